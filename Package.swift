@@ -1,0 +1,68 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// One set of Swift settings for every target: Swift 6 language mode, strict concurrency is implied.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Curlew",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Curlew", targets: ["Curlew"]),
+        .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
+        .executable(name: "SearchDemo", targets: ["SearchDemo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .target(
+            name: "Curlew",
+            dependencies: [
+                "CCurlShim",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CurlewTesting",
+            dependencies: ["Curlew", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: swiftSettings
+        ),
+        // A small HTTP/1.1 server on 127.0.0.1 used by the tests and by the demo's embedded API.
+        // It is not a product: users never link SwiftNIO through Curlew.
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "SearchDemo",
+            dependencies: ["Curlew", "LoopbackServer"],
+            path: "Samples/SearchDemo",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CurlewTests",
+            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

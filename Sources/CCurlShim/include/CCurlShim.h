@@ -1,0 +1,33 @@
+// Typed, non-variadic wrappers over libcurl's variadic option and info functions.
+// Swift cannot call C variadic functions, so each argument kind gets one wrapper here.
+// This target narrows types and does nothing else: no logic lives in C.
+#ifndef CURLEW_CCURLSHIM_H
+#define CURLEW_CCURLSHIM_H
+
+#include <curl/curl.h>
+
+#pragma clang assume_nonnull begin
+
+/// The signature libcurl uses for CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION.
+typedef size_t (*curlew_data_callback)(char *_Nonnull bytes, size_t size, size_t count, void *_Nullable user);
+/// The signature libcurl uses for CURLOPT_XFERINFOFUNCTION.
+typedef int (*curlew_xferinfo_callback)(void *_Nullable user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
+
+CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode curlew_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode curlew_easy_setopt_string(CURL *handle, CURLoption option, const char *_Nullable value);
+CURLcode curlew_easy_setopt_pointer(CURL *handle, CURLoption option, void *_Nullable value);
+CURLcode curlew_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *_Nullable value);
+CURLcode curlew_easy_setopt_data_callback(CURL *handle, CURLoption option, curlew_data_callback _Nullable value);
+CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_callback _Nullable value);
+
+CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void *_Nullable *_Nonnull value);
+CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char *_Nullable *_Nonnull value);
+
+CURLMcode curlew_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
+
+#pragma clang assume_nonnull end
+
+#endif

@@ -1,0 +1,85 @@
+internal import Foundation
+internal import HTTPTypes
+
+extension Client {
+    /// Validates a request and turns it into what the transport sends: absolute URL, merged
+    /// headers, encoded body, transfer options. Nothing downstream re-validates.
+    /// - Throws: ``CurlewError`` of level `.invalidRequest`: `.malformedURL`, `.unsupportedScheme`,
+    ///   `.invalidPath`, `.invalidHeader`, `.invalidMethod`, `.encodingFailed`.
+    public nonisolated func prepare<R: Request>(_ request: R) throws(CurlewError) -> PreparedRequest {
+        let method = request.method
+        let url = try RequestURLBuilder(
+            baseURL: configuration.baseURL, path: request.path, query: request.query, method: method
+        ).build()
+        let summary = RequestSummary(method: method, url: url, secretKeyFragments: configuration.secretQueryKeyFragments)
+        guard HTTPMethodValidation.isValid(method.rawValue) else {
+            throw CurlewError(code: .invalidMethod, message: "the method is not a valid HTTP token", request: summary)
+        }
+
+        var headers = configuration.headers
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            guard let fieldName = HTTPField.Name(name) else {
+                throw CurlewError(code: .invalidHeader, message: "header name \(HeaderValidation.quoted(name)) is not a valid HTTP token", request: summary)
+            }
+            guard HeaderValidation.isSafeValue(value) else {
+                throw CurlewError(code: .invalidHeader, message: "the value of header \(fieldName.canonicalName) contains CR, LF, NUL or another control character", request: summary)
+            }
+            headers[fieldName] = value
+        }
+
+        var body: Data?
+        if let requestBody = request.body {
+            do {
+                let (data, contentType) = try requestBody.encoded(with: configuration.encoder)
+                body = data
+                if headers[.contentType] == nil { headers[.contentType] = contentType }
+            } catch {
+                throw CurlewError(code: .encodingFailed, message: "the body could not be encoded: \(error)", request: summary, underlying: error)
+            }
+        }
+
+        var prepared = PreparedRequest(
+            method: method, url: url, headers: headers, body: body,
+            options: configuration.transferOptions, secretKeyFragments: configuration.secretQueryKeyFragments)
+        do {
+            try request.willSend(&prepared)
+        } catch let error as CurlewError {
+            throw error
+        } catch {
+            throw CurlewError(code: .encodingFailed, message: "willSend failed: \(error)", request: summary, underlying: error)
+        }
+        // The hook may have changed the URL: check it once more before it leaves.
+        if prepared.url != url {
+            try RequestURLBuilder.validateAbsolute(prepared.url, method: prepared.method)
+            prepared.summary = RequestSummary(method: prepared.method, url: prepared.url, secretKeyFragments: configuration.secretQueryKeyFragments)
+        }
+        return prepared
+    }
+}
+
+/// Header checks the `HTTPFields` initialisers would silently repair (they turn bad bytes into
+/// spaces); Curlew rejects them instead, so nothing is sent that the caller did not write.
+enum HeaderValidation {
+    static func isSafeValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }
+    }
+
+    /// A name for an error message, with control characters made visible.
+    static func quoted(_ name: String) -> String {
+        "\"" + name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined() + "\""
+    }
+}
+
+/// `HTTPRequest.Method` already refuses non-token strings; this re-checks methods built otherwise.
+enum HTTPMethodValidation {
+    static func isValid(_ method: String) -> Bool {
+        !method.isEmpty && method.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+public import Foundation
+public import HTTPTypes
+
+/// Everything a ``Client`` is configured with. Immutable once the client exists.
+public struct ClientConfiguration: Sendable {
+    /// The URL relative request paths are resolved against, e.g. `https://api.example.com/v1`.
+    public var baseURL: String?
+    /// Headers sent with every request; a request's own header of the same name wins.
+    public var headers: HTTPFields
+    /// Timeouts, limits and protocol choices applied to every request (a request may adjust its
+    /// copy in ``Request/willSend(_:)``).
+    public var transferOptions: TransferOptions
+    /// Decodes JSON responses.
+    public var decoder: JSONDecoder
+    /// Encodes JSON bodies.
+    public var encoder: JSONEncoder
+    /// Query keys containing one of these lower-case fragments have their values redacted in
+    /// errors and logs.
+    public var secretQueryKeyFragments: Set<String>
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - baseURL: The base URL for relative paths; `nil` when every request uses absolute URLs.
+    ///   - headers: Default headers. Default: `User-Agent: Curlew`.
+    ///   - transferOptions: Default transfer options.
+    ///   - decoder: The JSON decoder for responses.
+    ///   - encoder: The JSON encoder for bodies.
+    ///   - secretQueryKeyFragments: Which query keys to redact in descriptions.
+    public init(
+        baseURL: String? = nil,
+        headers: HTTPFields = [.userAgent: "Curlew"],
+        transferOptions: TransferOptions = TransferOptions(),
+        decoder: JSONDecoder = JSONDecoder(),
+        encoder: JSONEncoder = JSONEncoder(),
+        secretQueryKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments
+    ) {
+        self.baseURL = baseURL
+        self.headers = headers
+        self.transferOptions = transferOptions
+        self.decoder = decoder
+        self.encoder = encoder
+        self.secretQueryKeyFragments = secretQueryKeyFragments
+    }
+}

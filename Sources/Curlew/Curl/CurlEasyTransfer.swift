@@ -1,0 +1,219 @@
+internal import CCurlShim
+internal import Foundation
+internal import HTTPTypes
+
+/// One exchange on the engine thread: the easy handle, its header list, its body sink and the
+/// continuation to resume. Confined to the engine thread for its whole life; never shared.
+final class CurlEasyTransfer {
+    let id: UInt64
+    let request: PreparedRequest
+    let handle: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var continuation: CheckedContinuation<RawResponse, any Error>?
+    private var head = ResponseHeadParser()
+    private let sink: BufferedBodySink
+    private var sinkExpected = false
+    /// Set when a callback aborted the transfer, so the error reports our reason, not curl's.
+    private var abortReason: (CurlewError.Code, String)?
+
+    /// Creates the easy handle and applies every option; throws if libcurl refuses one.
+    init(id: UInt64, request: PreparedRequest, continuation: CheckedContinuation<RawResponse, any Error>) throws(CurlewError) {
+        guard let handle = curl_easy_init() else {
+            throw CurlewError(code: .transportFailure, message: "curl_easy_init failed", request: request.summary)
+        }
+        self.id = id
+        self.request = request
+        self.handle = handle
+        self.continuation = continuation
+        self.sink = BufferedBodySink(maximumSize: request.options.maximumBodySize)
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        try configure()
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    // MARK: Options
+
+    private func configure() throws(CurlewError) {
+        let options = request.options
+        let this = Unmanaged.passUnretained(self).toOpaque()
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        try set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(id)))
+        try set(CURLOPT_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caBundlePath = options.caBundlePath { try set(CURLOPT_CAINFO, caBundlePath) }
+        try set(CURLOPT_FOLLOWLOCATION, options.redirectLimit > 0 ? 1 : 0)
+        try set(CURLOPT_MAXREDIRS, options.redirectLimit)
+        try set(CURLOPT_UNRESTRICTED_AUTH, 0)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
+        if let total = options.totalTimeout { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        if let idle = options.idleTimeout {
+            try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try set(CURLOPT_LOW_SPEED_TIME, max(1, Int((Self.milliseconds(idle) + 999) / 1000)))
+        }
+        try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(options.maximumBodySize))
+        switch options.httpVersion {
+        case .automatic:
+            try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+            try set(CURLOPT_PIPEWAIT, 1)
+        case .http1Only:
+            try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        }
+        if options.acceptsCompressedResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
+        try configureMethodAndBody()
+        try configureHeaders()
+        try check(curlew_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlewWriteCallback), CURLOPT_WRITEFUNCTION)
+        try set(CURLOPT_WRITEDATA, pointer: this)
+        try check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlewHeaderCallback), CURLOPT_HEADERFUNCTION)
+        try set(CURLOPT_HEADERDATA, pointer: this)
+    }
+
+    private func configureMethodAndBody() throws(CurlewError) {
+        let method = request.method
+        if let body = request.body {
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(body.count))
+            let code = body.withUnsafeBytes { raw in
+                curlew_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(errorBuffer)))
+            }
+            try check(code, CURLOPT_COPYPOSTFIELDS)
+            if method != .post { try set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            return
+        }
+        switch method {
+        case .get: try set(CURLOPT_HTTPGET, 1)
+        case .head: try set(CURLOPT_NOBODY, 1)
+        case .post:
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
+            try set(CURLOPT_COPYPOSTFIELDS, "")
+        default: try set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+        }
+    }
+
+    private func configureHeaders() throws(CurlewError) {
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        func append(_ line: String) {
+            if let next = curl_slist_append(list, line) { list = next }
+        }
+        var hasContentType = false
+        for field in request.headers {
+            if field.name == .contentType { hasContentType = true }
+            append("\(field.name.rawName): \(field.value)")
+        }
+        // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
+        append("Expect:")
+        if request.body != nil, !hasContentType { append("Content-Type:") }
+        headerList = list
+        try set(CURLOPT_HTTPHEADER, list: list)
+    }
+
+    // MARK: Callbacks (engine thread)
+
+    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
+        head.consume(line: bytes)
+        return bytes.count
+    }
+
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if !sinkExpected {
+            sinkExpected = true
+            var length: curl_off_t = -1
+            _ = curlew_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+            sink.expect(contentLength: length > 0 ? Int(length) : nil)
+        }
+        switch sink.receive(bytes) {
+        case .proceed:
+            return bytes.count
+        case .pause:
+            return Int(CURL_WRITEFUNC_PAUSE)
+        case .abort(let code, let message):
+            abortReason = (code, message)
+            return 0
+        }
+    }
+
+    // MARK: Completion
+
+    /// Hands the continuation out exactly once; later calls get `nil`.
+    func takeContinuation() -> CheckedContinuation<RawResponse, any Error>? {
+        defer { continuation = nil }
+        return continuation
+    }
+
+    /// Builds the outcome of a finished transfer from libcurl's result code.
+    func outcome(for code: CURLcode) -> Result<RawResponse, CurlewError> {
+        if let (reasonCode, message) = abortReason {
+            return .failure(CurlewError(code: reasonCode, message: message, request: request.summary))
+        }
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            return .failure(CurlResultMapping.error(for: code, detail: detail, request: request.summary))
+        }
+        var status = 0
+        _ = curlew_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var effective: UnsafePointer<CChar>? = nil
+        _ = curlew_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+        let url = effective.map { String(cString: $0) } ?? request.url
+        return .success(RawResponse(status: HTTPResponse.Status(code: status), headers: head.fields, body: sink.body, url: url))
+    }
+
+    // MARK: Option helpers
+
+    private func set(_ option: CURLoption, _ value: Int) throws(CurlewError) {
+        try check(curlew_easy_setopt_long(handle, option, value), option)
+    }
+
+    private func set(_ option: CURLoption, offset value: curl_off_t) throws(CurlewError) {
+        try check(curlew_easy_setopt_off_t(handle, option, value), option)
+    }
+
+    private func set(_ option: CURLoption, _ value: String) throws(CurlewError) {
+        try check(curlew_easy_setopt_string(handle, option, value), option)
+    }
+
+    private func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(CurlewError) {
+        try check(curlew_easy_setopt_pointer(handle, option, value), option)
+    }
+
+    private func set(_ option: CURLoption, list value: UnsafeMutablePointer<curl_slist>?) throws(CurlewError) {
+        try check(curlew_easy_setopt_slist(handle, option, value), option)
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(CurlewError) {
+        guard code == CURLE_OK else {
+            throw CurlewError(
+                code: .transportFailure,
+                message: "libcurl rejected option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))",
+                request: request.summary
+            )
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+/// `CURLOPT_WRITEFUNCTION`: forwards body bytes to the transfer named by the user pointer.
+private let curlewWriteCallback: curlew_data_callback = { bytes, size, count, user in
+    guard let user else { return 0 }
+    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: bytes, count: size * count))
+}
+
+/// `CURLOPT_HEADERFUNCTION`: forwards one header line to the transfer named by the user pointer.
+private let curlewHeaderCallback: curlew_data_callback = { bytes, size, count, user in
+    guard let user else { return 0 }
+    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.receiveHeader(UnsafeRawBufferPointer(start: bytes, count: size * count))
+}

@@ -1,0 +1,225 @@
+internal import CCurlShim
+internal import Foundation
+internal import Synchronization
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// One dedicated OS thread that owns a curl multi handle and every easy handle attached to it.
+///
+/// Other threads never touch libcurl state: they post commands into ``inbox`` (a `Mutex`) and
+/// call `curl_multi_wakeup`, which libcurl documents as safe from any thread. The engine thread
+/// loops on `curl_multi_poll`, applies commands, drives transfers and resumes continuations with
+/// no lock held.
+///
+/// Thread-safety (why `@unchecked Sendable` is sound): `inbox` is a `Mutex`; `nextID` is an
+/// `Atomic`; `multi` is set once in `init` and used off the engine thread only for
+/// `curl_multi_wakeup`; `transfers` is touched only by the engine thread; `thread` is written
+/// before the thread can be observed and read once by the joining caller.
+final class CurlEngine: @unchecked Sendable {
+    /// A transfer request travelling from a caller to the engine thread.
+    struct Job {
+        let ticket: TransferTicket
+        let request: PreparedRequest
+        let continuation: CheckedContinuation<RawResponse, any Error>
+    }
+
+    /// Limits for the multi handle's connection cache.
+    struct Limits: Sendable, Hashable {
+        var maximumCachedConnections: Int
+        var maximumConnectionsPerHost: Int?
+        var maximumTotalConnections: Int?
+    }
+
+    private let inbox = Mutex(CurlEngineInbox())
+    private let nextID = Atomic<UInt64>(1)
+    private let multi: UnsafeMutableRawPointer?
+    private var thread: pthread_t?
+    private var startFailure: String?
+    /// Engine thread only.
+    private var transfers: [UInt64: CurlEasyTransfer] = [:]
+
+    init(limits: Limits) {
+        guard CurlGlobal.initialized, let multi = curl_multi_init() else {
+            self.multi = nil
+            self.startFailure = "libcurl could not be initialised"
+            _ = inbox.withLock { inbox in inbox.requestShutdown(waiter: nil) }
+            _ = inbox.withLock { inbox in inbox.markStopped() }
+            return
+        }
+        self.multi = multi
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, limits.maximumCachedConnections)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maximumConnectionsPerHost ?? 0)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maximumTotalConnections ?? 0)
+        _ = curlew_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+
+        var thread = pthread_t()
+        let retained = Unmanaged.passRetained(self)
+        let result = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            let engine = Unmanaged<CurlEngine>.fromOpaque(raw).takeRetainedValue()
+            engine.run()
+            return nil
+        }, retained.toOpaque())
+        if result == 0 {
+            self.thread = thread
+        } else {
+            retained.release()
+            self.startFailure = "could not start the engine thread (pthread_create: \(result))"
+            curl_multi_cleanup(multi)
+            _ = inbox.withLock { inbox in inbox.requestShutdown(waiter: nil) }
+            _ = inbox.withLock { inbox in inbox.markStopped() }
+        }
+    }
+
+    // MARK: Caller side (any thread)
+
+    /// Runs one exchange; cancellation of the calling task removes the transfer on the engine
+    /// thread and throws `.cancelled`.
+    func execute(_ request: PreparedRequest) async throws -> RawResponse {
+        if let startFailure {
+            throw CurlewError(code: .transportFailure, message: startFailure, request: request.summary)
+        }
+        let ticket = TransferTicket(id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RawResponse, any Error>) in
+                guard ticket.markSubmitted() else {
+                    continuation.resume(throwing: Self.cancellationError(request))
+                    return
+                }
+                let action = inbox.withLock { $0.submit(Job(ticket: ticket, request: request, continuation: continuation)) }
+                switch action {
+                case .wake:
+                    wake()
+                case .rejectShutdown(let job):
+                    job.continuation.resume(throwing: Self.shutdownError(request))
+                }
+            }
+        } onCancel: {
+            if ticket.markCancelled() { post(.cancel(ticket.id)) }
+        }
+    }
+
+    /// Resumes a paused transfer (for streaming sinks).
+    func unpause(_ id: UInt64) { post(.unpause(id)) }
+
+    /// Fails in-flight transfers with `.shutdown`, stops the thread and cleans up on it.
+    /// Returns once the thread has exited; a second call returns once the first has finished.
+    func shutdown() async {
+        var shouldJoin = false
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let action = inbox.withLock { $0.requestShutdown(waiter: continuation) }
+            switch action {
+            case .wakeAndJoin:
+                shouldJoin = true
+                wake()
+            case .wait:
+                break
+            case .resumeNow:
+                continuation.resume()
+            }
+        }
+        if shouldJoin, let thread {
+            // The thread has resumed us as its last act; joining waits only for its return.
+            pthread_join(thread, nil)
+        }
+    }
+
+    /// Asks the engine to stop without waiting (used from `deinit` of an owning transport).
+    func requestShutdown() {
+        let action = inbox.withLock { $0.requestShutdown(waiter: nil) }
+        if case .wakeAndJoin = action {
+            wake()
+            if let thread { pthread_detach(thread) }
+        }
+    }
+
+    private func post(_ command: CurlEngineInbox.Command) {
+        if inbox.withLock({ $0.post(command) }) { wake() }
+    }
+
+    private func wake() {
+        if let multi { _ = curl_multi_wakeup(multi) }
+    }
+
+    // MARK: Engine thread
+
+    private func run() {
+        guard let multi else { return }
+        var running: Int32 = 0
+        while true {
+            let (commands, shutdown) = inbox.withLock { $0.drain() }
+            for command in commands { apply(command, multi: multi) }
+            if shutdown { break }
+            _ = curl_multi_perform(multi, &running)
+            collectFinished(multi: multi)
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        // Fail everything still in flight, then also any job posted in the same instant.
+        for (_, transfer) in transfers {
+            curl_multi_remove_handle(multi, transfer.handle)
+            transfer.takeContinuation()?.resume(throwing: Self.shutdownError(transfer.request))
+        }
+        transfers.removeAll()
+        let (late, _) = inbox.withLock { $0.drain() }
+        for case .add(let job) in late { job.continuation.resume(throwing: Self.shutdownError(job.request)) }
+        curl_multi_cleanup(multi)
+        let waiters = inbox.withLock { $0.markStopped() }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func apply(_ command: CurlEngineInbox.Command, multi: UnsafeMutableRawPointer) {
+        switch command {
+        case .add(let job):
+            do throws(CurlewError) {
+                let transfer = try CurlEasyTransfer(id: job.ticket.id, request: job.request, continuation: job.continuation)
+                let added = curl_multi_add_handle(multi, transfer.handle)
+                guard added == CURLM_OK else {
+                    let reason = String(cString: curl_multi_strerror(added))
+                    transfer.takeContinuation()?.resume(
+                        throwing: CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: job.request.summary))
+                    return
+                }
+                transfers[job.ticket.id] = transfer
+            } catch {
+                job.continuation.resume(throwing: error)
+            }
+        case .cancel(let id):
+            guard let transfer = transfers.removeValue(forKey: id) else { return }
+            curl_multi_remove_handle(multi, transfer.handle)
+            transfer.takeContinuation()?.resume(throwing: Self.cancellationError(transfer.request))
+        case .unpause(let id):
+            guard let transfer = transfers[id] else { return }
+            _ = curl_easy_pause(transfer.handle, CURLPAUSE_RECV_CONT | CURLPAUSE_SEND_CONT)
+        }
+    }
+
+    private func collectFinished(multi: UnsafeMutableRawPointer) {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let result = message.pointee.data.result
+            var privateData: UnsafeMutableRawPointer? = nil
+            _ = curlew_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &privateData)
+            let id = UInt64(UInt(bitPattern: privateData))
+            curl_multi_remove_handle(multi, easy)
+            guard let transfer = transfers.removeValue(forKey: id) else { continue }
+            let outcome = transfer.outcome(for: result)
+            guard let continuation = transfer.takeContinuation() else { continue }
+            switch outcome {
+            case .success(let response): continuation.resume(returning: response)
+            case .failure(let error): continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    static func cancellationError(_ request: PreparedRequest) -> CurlewError {
+        CurlewError(code: .cancelled, message: "the request was cancelled", request: request.summary, underlying: CancellationError())
+    }
+
+    static func shutdownError(_ request: PreparedRequest) -> CurlewError {
+        CurlewError(code: .shutdown, message: "the transport was shut down", request: request.summary)
+    }
+}

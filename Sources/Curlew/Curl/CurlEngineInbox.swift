@@ -1,0 +1,84 @@
+/// The commands other threads hand to the engine thread, and the engine's lifecycle, as a value.
+///
+/// Guarded by the engine's `Mutex`; every method is a pure state transition that returns what the
+/// caller must do after releasing the lock (resume a continuation, wake the engine).
+struct CurlEngineInbox {
+    /// A unit of work for the engine thread.
+    enum Command {
+        /// Start a transfer.
+        case add(CurlEngine.Job)
+        /// Stop a transfer and fail it with a cancellation error.
+        case cancel(UInt64)
+        /// Resume a transfer whose body sink paused it.
+        case unpause(UInt64)
+    }
+
+    enum Phase {
+        case running
+        /// Shutdown requested; the engine thread fails in-flight work, cleans up and exits.
+        case shuttingDown(waiters: [CheckedContinuation<Void, Never>])
+        case stopped
+    }
+
+    private(set) var phase: Phase = .running
+    private var commands: [Command] = []
+
+    /// What the caller of ``submit(_:)`` must do after unlocking.
+    enum SubmitAction {
+        case wake
+        case rejectShutdown(CurlEngine.Job)
+    }
+
+    mutating func submit(_ job: CurlEngine.Job) -> SubmitAction {
+        guard case .running = phase else { return .rejectShutdown(job) }
+        commands.append(.add(job))
+        return .wake
+    }
+
+    /// Queues a command that only matters while running. Returns whether to wake the engine.
+    mutating func post(_ command: Command) -> Bool {
+        guard case .running = phase else { return false }
+        commands.append(command)
+        return true
+    }
+
+    /// What the caller of ``requestShutdown(waiter:)`` must do after unlocking.
+    enum ShutdownAction {
+        /// This call started the shutdown: wake the engine, then wait and join.
+        case wakeAndJoin
+        /// Shutdown already underway: just wait.
+        case wait
+        /// Already stopped: resume the waiter at once.
+        case resumeNow
+    }
+
+    mutating func requestShutdown(waiter: CheckedContinuation<Void, Never>?) -> ShutdownAction {
+        switch phase {
+        case .running:
+            phase = .shuttingDown(waiters: waiter.map { [$0] } ?? [])
+            return .wakeAndJoin
+        case .shuttingDown(var waiters):
+            if let waiter { waiters.append(waiter) }
+            phase = .shuttingDown(waiters: waiters)
+            return .wait
+        case .stopped:
+            return .resumeNow
+        }
+    }
+
+    /// The engine thread takes everything posted since its last look.
+    /// Returns the commands and whether the engine must shut down.
+    mutating func drain() -> (commands: [Command], shutdown: Bool) {
+        let taken = commands
+        commands.removeAll(keepingCapacity: true)
+        if case .shuttingDown = phase { return (taken, true) }
+        return (taken, false)
+    }
+
+    /// The engine thread finished shutting down; returns the waiters to resume.
+    mutating func markStopped() -> [CheckedContinuation<Void, Never>] {
+        defer { phase = .stopped }
+        if case .shuttingDown(let waiters) = phase { return waiters }
+        return []
+    }
+}

@@ -1,0 +1,66 @@
+/// The default ``Transport``: libcurl's multi interface driven by one engine thread.
+///
+/// Use ``shared`` for the common case; create your own to choose connection limits or to shut it
+/// down deterministically (tests, command-line tools):
+///
+/// ```swift
+/// let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 8))
+/// let client = Client(baseURL: "https://api.example.com", transport: transport)
+/// // …
+/// await transport.shutdown()
+/// ```
+///
+/// Connections are kept alive and reused through the multi handle's connection cache; HTTP/2 is
+/// used over TLS when the server offers it (see ``TransferOptions/HTTPVersion``).
+public final class CurlTransport: Transport {
+    /// Connection limits of one engine.
+    public struct Configuration: Sendable, Hashable {
+        /// How many idle connections the cache keeps open (`CURLMOPT_MAXCONNECTS`).
+        public var maximumCachedConnections: Int
+        /// Most simultaneous connections to one host, `nil` for no limit
+        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`). Transfers beyond it wait for a free connection.
+        public var maximumConnectionsPerHost: Int?
+        /// Most simultaneous connections overall, `nil` for no limit (`CURLMOPT_MAX_TOTAL_CONNECTIONS`).
+        public var maximumTotalConnections: Int?
+
+        /// Creates a configuration.
+        public init(maximumCachedConnections: Int = 128, maximumConnectionsPerHost: Int? = nil, maximumTotalConnections: Int? = nil) {
+            self.maximumCachedConnections = maximumCachedConnections
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.maximumTotalConnections = maximumTotalConnections
+        }
+    }
+
+    /// A process-wide transport with default limits; it lives as long as the process.
+    public static let shared = CurlTransport()
+
+    /// The limits this transport was created with.
+    public let configuration: Configuration
+    private let engine: CurlEngine
+
+    /// Starts an engine thread with the given limits.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.engine = CurlEngine(limits: .init(
+            maximumCachedConnections: configuration.maximumCachedConnections,
+            maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+            maximumTotalConnections: configuration.maximumTotalConnections
+        ))
+    }
+
+    deinit {
+        engine.requestShutdown()
+    }
+
+    /// Sends the request on the engine thread. Cancelling the calling task removes the transfer
+    /// and throws `.cancelled` promptly.
+    public func send(_ request: PreparedRequest) async throws -> RawResponse {
+        try await engine.execute(request)
+    }
+
+    /// Fails in-flight requests with `.shutdown`, stops the engine thread and frees every handle on
+    /// it. Requests sent afterwards fail with `.shutdown`. Calling it again is a no-op.
+    public func shutdown() async {
+        await engine.shutdown()
+    }
+}

@@ -1,0 +1,91 @@
+extension CurlewError {
+    /// The precise reason for a failure. A struct wrapping a private enum, so new codes can be
+    /// added without breaking callers' `switch` statements; compare with `==` or use ``level``.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case cannotConnect, dnsFailure, tlsFailure, connectTimeout, totalTimeout, idleTimeout
+            case connectionReset, emptyReply, tooManyRedirects, redirectRefused, bodyTooLarge
+            case shutdown, transportFailure
+            case unacceptableStatus
+            case serverError
+            case decodingFailed
+            case unauthorized
+            case cancelled
+            case malformedURL, unsupportedScheme, invalidHeader, invalidMethod, invalidPath
+            case encodingFailed
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The connection could not be established (refused, unreachable).
+        public static let cannotConnect = Code(.cannotConnect)
+        /// The host name could not be resolved.
+        public static let dnsFailure = Code(.dnsFailure)
+        /// TLS handshake or certificate verification failed.
+        public static let tlsFailure = Code(.tlsFailure)
+        /// The connection was not established within the connect timeout.
+        public static let connectTimeout = Code(.connectTimeout)
+        /// The whole exchange took longer than the total timeout.
+        public static let totalTimeout = Code(.totalTimeout)
+        /// No bytes moved for longer than the idle timeout.
+        public static let idleTimeout = Code(.idleTimeout)
+        /// The peer reset or closed the connection mid-exchange.
+        public static let connectionReset = Code(.connectionReset)
+        /// The server closed the connection without sending a response.
+        public static let emptyReply = Code(.emptyReply)
+        /// More redirects than the configured limit.
+        public static let tooManyRedirects = Code(.tooManyRedirects)
+        /// A redirect pointed at a scheme other than http or https.
+        public static let redirectRefused = Code(.redirectRefused)
+        /// The response body exceeded the configured maximum (decoded bytes).
+        public static let bodyTooLarge = Code(.bodyTooLarge)
+        /// The transport was shut down before the exchange completed.
+        public static let shutdown = Code(.shutdown)
+        /// Any other transport failure; the message carries libcurl's explanation.
+        public static let transportFailure = Code(.transportFailure)
+        /// The response status is outside the request's acceptable statuses.
+        public static let unacceptableStatus = Code(.unacceptableStatus)
+        /// The server's envelope carried a business error code.
+        public static let serverError = Code(.serverError)
+        /// The body could not be decoded into the expected type.
+        public static let decodingFailed = Code(.decodingFailed)
+        /// Authentication is missing or was refused.
+        public static let unauthorized = Code(.unauthorized)
+        /// The calling task was cancelled.
+        public static let cancelled = Code(.cancelled)
+        /// The URL could not be formed from the base URL and path.
+        public static let malformedURL = Code(.malformedURL)
+        /// The URL's scheme is not http or https.
+        public static let unsupportedScheme = Code(.unsupportedScheme)
+        /// A header name or value contains CR, LF, NUL or is not a valid token.
+        public static let invalidHeader = Code(.invalidHeader)
+        /// The method is not a valid HTTP token.
+        public static let invalidMethod = Code(.invalidMethod)
+        /// The path contains CR, LF or NUL.
+        public static let invalidPath = Code(.invalidPath)
+        /// The request body could not be encoded.
+        public static let encodingFailed = Code(.encodingFailed)
+
+        /// The level this code belongs to.
+        public var level: Level {
+            switch base {
+            case .cannotConnect, .dnsFailure, .tlsFailure, .connectTimeout, .totalTimeout, .idleTimeout,
+                .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
+                .shutdown, .transportFailure:
+                .transport
+            case .unacceptableStatus: .httpStatus
+            case .serverError: .server
+            case .decodingFailed: .dataFormat
+            case .unauthorized: .auth
+            case .cancelled: .cancelled
+            case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
+                .encodingFailed:
+                .invalidRequest
+            }
+        }
+
+        /// The code's name, e.g. `idleTimeout`.
+        public var description: String { base.rawValue }
+    }
+}

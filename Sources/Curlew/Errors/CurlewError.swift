@@ -1,0 +1,123 @@
+public import Foundation
+public import HTTPTypes
+
+/// The one error type Curlew throws.
+///
+/// Switch on ``level`` to decide what to show or do — the three levels of the seed frameworks
+/// (network, server, data format) plus auth, cancellation and invalid input — and on ``code``
+/// for the precise reason:
+///
+/// ```swift
+/// do {
+///     let pictures = try await client.send(SearchRequest(key: "sunset"))
+/// } catch let error as CurlewError {
+///     switch error.level {
+///     case .transport: retryLater()
+///     case .httpStatus: print("HTTP", error.status?.code ?? 0)
+///     case .dataFormat: report(error.dataPath ?? "")
+///     default: throw error
+///     }
+/// }
+/// ```
+///
+/// The ``description`` names the request (method and URL with secret-looking query values
+/// redacted) and never contains header values.
+public struct CurlewError: Error, Sendable {
+    /// The precise reason for the failure.
+    public var code: Code
+    /// A human-readable explanation, without secrets.
+    public var message: String
+    /// The request that failed, redacted for display. `nil` only when the failure happened before
+    /// the request could be described (for example a malformed base URL).
+    public var request: RequestSummary?
+    /// The HTTP status, when a response was received.
+    public var status: HTTPResponse.Status?
+    /// The response headers, when a response was received. Not part of ``description``.
+    public var headers: HTTPFields?
+    /// The first bytes of the response body as text (at most ``bodySnippetLimit`` characters).
+    public var bodySnippet: String?
+    /// For data-format errors: where in the body the problem is, e.g. `data[3].id`.
+    public var dataPath: String?
+    /// For server errors: the business code the envelope carried.
+    public var businessCode: String?
+    /// The error this one wraps (a `DecodingError`, a `CancellationError`, …), if any.
+    public var underlying: (any Error)?
+
+    /// How many characters of a response body ``bodySnippet`` keeps.
+    public static let bodySnippetLimit = 512
+
+    /// The level of the failure, derived from ``code``.
+    public var level: Level { code.level }
+
+    /// Creates an error. Most callers only inspect errors; middleware may create server errors.
+    public init(
+        code: Code,
+        message: String,
+        request: RequestSummary? = nil,
+        status: HTTPResponse.Status? = nil,
+        headers: HTTPFields? = nil,
+        bodySnippet: String? = nil,
+        dataPath: String? = nil,
+        businessCode: String? = nil,
+        underlying: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.request = request
+        self.status = status
+        self.headers = headers
+        self.bodySnippet = bodySnippet
+        self.dataPath = dataPath
+        self.businessCode = businessCode
+        self.underlying = underlying
+    }
+
+    /// Makes a snippet of a response body for an error: valid UTF-8 text cut at
+    /// ``bodySnippetLimit`` characters, or a byte count for binary bodies.
+    public static func snippet(of body: Data) -> String? {
+        if body.isEmpty { return nil }
+        guard let text = String(validating: body.prefix(Self.bodySnippetLimit * 4), as: UTF8.self)
+            ?? String(validating: body.prefix(Self.bodySnippetLimit), as: UTF8.self)
+        else {
+            return "<\(body.count) bytes of binary data>"
+        }
+        if text.count <= Self.bodySnippetLimit { return text }
+        return String(text.prefix(Self.bodySnippetLimit)) + "…"
+    }
+}
+
+extension CurlewError {
+    /// The broad class of a failure, matching how a caller usually reacts to it.
+    public enum Level: String, Sendable, Hashable, CaseIterable {
+        /// The exchange did not complete: connect, DNS, TLS, timeouts, reset, body limits, shutdown.
+        case transport
+        /// A response arrived with a status the request does not accept.
+        case httpStatus
+        /// The server answered with a business error code inside its envelope.
+        case server
+        /// The body could not be turned into the expected value.
+        case dataFormat
+        /// Authentication is missing, expired or was refused.
+        case auth
+        /// The caller's task was cancelled.
+        case cancelled
+        /// The request itself is malformed; nothing was sent.
+        case invalidRequest
+    }
+}
+
+extension CurlewError: CustomStringConvertible, CustomDebugStringConvertible {
+    /// `"<code>: <message> (<METHOD> <redacted URL>) [HTTP <status>] body: <snippet>"`.
+    /// Header values are never included.
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let request { text += " (\(request))" }
+        if let status { text += " [HTTP \(status.code)]" }
+        if let businessCode { text += " [code \(businessCode)]" }
+        if let bodySnippet { text += " body: \(bodySnippet)" }
+        return text
+    }
+
+    /// Same as ``description``; header values stay out of debug output too.
+    public var debugDescription: String { "CurlewError(\(description))" }
+}

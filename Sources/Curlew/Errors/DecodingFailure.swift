@@ -1,0 +1,107 @@
+internal import Foundation
+
+/// Explains a `DecodingError` as `path: expected X, found Y`, looking up what the body really
+/// holds at that path.
+struct DecodingFailure {
+    let path: String
+    let message: String
+
+    init(_ error: DecodingError, body: Data) {
+        switch error {
+        case .typeMismatch(let type, let context):
+            path = Self.render(context.codingPath)
+            let found = Self.kindOfValue(at: context.codingPath, in: body) ?? "something else"
+            message = "\(Self.label(path)): expected \(Self.typeName(type)), found \(found)"
+        case .valueNotFound(let type, let context):
+            path = Self.render(context.codingPath)
+            message = "\(Self.label(path)): expected \(Self.typeName(type)), found null"
+        case .keyNotFound(let key, let context):
+            path = Self.render(context.codingPath + [key])
+            message = "\(Self.label(path)): required key is missing"
+        case .dataCorrupted(let context):
+            path = Self.render(context.codingPath)
+            let reason = context.underlyingError.map { "\($0)" } ?? context.debugDescription
+            message = "\(Self.label(path)): data corrupted: \(context.debugDescription)"
+                + (reason == context.debugDescription ? "" : " (\(reason))")
+        @unknown default:
+            path = ""
+            message = "\(error)"
+        }
+    }
+
+    /// `data[3].id`; the root is the empty string.
+    static func render(_ codingPath: [any CodingKey]) -> String {
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == "\(index)" {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        return text
+    }
+
+    private static func label(_ path: String) -> String { path.isEmpty ? "<root>" : path }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Array<") || name.hasPrefix("[") { return "array" }
+        if name.hasPrefix("Dictionary<") { return "object" }
+        return name
+    }
+
+    /// What JSON value sits at the coding path: `number`, `string`, `bool`, `null`, `object`,
+    /// `array`, or `nil` when it cannot be determined.
+    static func kindOfValue(at codingPath: [any CodingKey], in body: Data) -> String? {
+        guard var value = try? JSONDecoder().decode(JSONProbe.self, from: body) else { return nil }
+        for key in codingPath {
+            switch value {
+            case .array(let array):
+                guard let index = key.intValue, array.indices.contains(index) else { return nil }
+                value = array[index]
+            case .object(let object):
+                guard let next = object[key.stringValue] else { return nil }
+                value = next
+            default:
+                return nil
+            }
+        }
+        return value.kind
+    }
+}
+
+/// Just enough of a JSON tree to say what kind of value sits at a path.
+private enum JSONProbe: Decodable {
+    case null, bool, number, string
+    case array([JSONProbe])
+    case object([String: JSONProbe])
+
+    var kind: String {
+        switch self {
+        case .null: "null"
+        case .bool: "bool"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if (try? container.decode(Bool.self)) != nil {
+            self = .bool
+        } else if (try? container.decode(Double.self)) != nil {
+            self = .number
+        } else if (try? container.decode(String.self)) != nil {
+            self = .string
+        } else if let array = try? container.decode([JSONProbe].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONProbe].self))
+        }
+    }
+}

@@ -1,0 +1,52 @@
+public import HTTPTypes
+
+/// A request as it appears in errors and logs: method and URL, with the values of secret-looking
+/// query parameters replaced by `<redacted>`. Header values are never part of it.
+public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
+    /// The request's method.
+    public var method: HTTPRequest.Method
+    /// The URL with secret query values redacted.
+    public var redactedURL: String
+
+    /// Query keys whose values are redacted when they contain one of these fragments
+    /// (compared case-insensitively).
+    public static let defaultSecretKeyFragments: Set<String> = [
+        "token", "secret", "password", "passwd", "signature", "sign", "auth", "apikey", "api_key",
+        "session", "credential", "private",
+    ]
+
+    /// Creates a summary, redacting query values whose key contains a secret fragment.
+    /// - Parameters:
+    ///   - method: The request method.
+    ///   - url: The absolute URL as sent.
+    ///   - secretKeyFragments: Lower-case fragments that mark a query key as secret.
+    public init(method: HTTPRequest.Method, url: String, secretKeyFragments: Set<String> = Self.defaultSecretKeyFragments) {
+        self.method = method
+        self.redactedURL = Self.redact(url: url, secretKeyFragments: secretKeyFragments)
+    }
+
+    /// `"GET http://host/path?token=<redacted>"`.
+    public var description: String { "\(method.rawValue) \(redactedURL)" }
+
+    static func redact(url: String, secretKeyFragments: Set<String>) -> String {
+        guard let queryStart = url.firstIndex(of: "?") else { return Self.stripUserInfo(url) }
+        let fragmentStart = url[queryStart...].firstIndex(of: "#") ?? url.endIndex
+        let query = url[url.index(after: queryStart)..<fragmentStart]
+        let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let key = pair[..<equals].lowercased()
+            let isSecret = secretKeyFragments.contains { key.contains($0) }
+            return isSecret ? "\(pair[..<equals])=<redacted>" : String(pair)
+        }.joined(separator: "&")
+        return Self.stripUserInfo(String(url[..<queryStart])) + "?" + redacted + url[fragmentStart...]
+    }
+
+    /// Removes `user:password@` from the authority, which must never be printed.
+    static func stripUserInfo(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let authorityStart = schemeEnd.upperBound
+        let authorityEnd = url[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+        guard let at = url[authorityStart..<authorityEnd].lastIndex(of: "@") else { return url }
+        return String(url[..<authorityStart]) + "<redacted>@" + url[url.index(after: at)...]
+    }
+}

@@ -1,0 +1,51 @@
+internal import Foundation
+
+/// Percent-encoding rules used when building URLs and form bodies.
+enum PercentEncoding {
+    /// RFC 3986 unreserved characters: `A–Z a–z 0–9 - . _ ~`.
+    static let unreserved: CharacterSet = {
+        var set = CharacterSet()
+        set.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return set
+    }()
+
+    /// Characters left as they are in a path: unreserved, sub-delims, `:`, `@`, `/`, `?` and `%`
+    /// (so an already-encoded path, or one carrying its own query, stays as it is).
+    static let pathAllowed: CharacterSet = {
+        var set = unreserved
+        set.insert(charactersIn: "!$&'()*+,;=:@/%?")
+        return set
+    }()
+
+    /// Encodes a query name or value: everything but unreserved characters.
+    static func queryComponent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    /// `name=value&name=value`, RFC 3986 encoding; a `nil` value gives the bare name.
+    static func query(_ items: [URLQueryItem]) -> String {
+        items.map { item in
+            let name = queryComponent(item.name)
+            guard let value = item.value else { return name }
+            return name + "=" + queryComponent(value)
+        }.joined(separator: "&")
+    }
+
+    /// `application/x-www-form-urlencoded` per the URL standard: space becomes `+`.
+    static func formEncoded(_ items: [URLQueryItem]) -> String {
+        func encode(_ text: String) -> String {
+            text.split(separator: " ", omittingEmptySubsequences: false)
+                .map { queryComponent(String($0)) }
+                .joined(separator: "+")
+        }
+        return items.map { item in
+            guard let value = item.value else { return encode(item.name) }
+            return encode(item.name) + "=" + encode(value)
+        }.joined(separator: "&")
+    }
+
+    /// Encodes characters a path may not contain (spaces, non-ASCII, quotes…), keeping the rest.
+    static func path(_ path: String) -> String {
+        path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path
+    }
+}

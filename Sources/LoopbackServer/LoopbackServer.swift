@@ -1,0 +1,1 @@
+// The loopback server arrives in the next commit.
