@@ -57,7 +57,7 @@ public actor Client {
         guard request.accepts(raw.status) else {
             throw CurlewError(
                 code: .unacceptableStatus,
-                message: "unacceptable status \(raw.status.code) \(raw.status.reasonPhrase)",
+                message: "unacceptable status \(raw.status.code)",
                 request: prepared.summary,
                 status: raw.status,
                 headers: raw.headers,

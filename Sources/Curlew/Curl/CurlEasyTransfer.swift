@@ -16,6 +16,8 @@ final class CurlEasyTransfer {
     private var sinkExpected = false
     /// Set when a callback aborted the transfer, so the error reports our reason, not curl's.
     private var abortReason: (CurlewError.Code, String)?
+    /// Present when the request has an idle timeout; sampled by the engine.
+    private var idleTracker: IdleTracker?
 
     /// Creates the easy handle and applies every option; throws if libcurl refuses one.
     init(id: UInt64, request: PreparedRequest, continuation: CheckedContinuation<RawResponse, any Error>) throws(CurlewError) {
@@ -29,6 +31,9 @@ final class CurlEasyTransfer {
         self.sink = BufferedBodySink(maximumSize: request.options.maximumBodySize)
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        if let idle = request.options.idleTimeout {
+            self.idleTracker = IdleTracker(timeoutNanoseconds: Self.nanoseconds(idle), now: EngineClock.now())
+        }
         try configure()
     }
 
@@ -57,15 +62,12 @@ final class CurlEasyTransfer {
         try set(CURLOPT_UNRESTRICTED_AUTH, 0)
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         if let total = options.totalTimeout { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
-        if let idle = options.idleTimeout {
-            try set(CURLOPT_LOW_SPEED_LIMIT, 1)
-            try set(CURLOPT_LOW_SPEED_TIME, max(1, Int((Self.milliseconds(idle) + 999) / 1000)))
-        }
         try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(options.maximumBodySize))
         switch options.httpVersion {
         case .automatic:
             try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-            try set(CURLOPT_PIPEWAIT, 1)
+            // Over TLS, wait for a connection that may multiplex instead of opening another.
+            if request.url.utf8.starts(with: "https:".utf8) { try set(CURLOPT_PIPEWAIT, 1) }
         case .http1Only:
             try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         }
@@ -111,7 +113,7 @@ final class CurlEasyTransfer {
         }
         // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
         append("Expect:")
-        if request.body != nil, !hasContentType { append("Content-Type:") }
+        if !hasContentType { append("Content-Type:") }
         headerList = list
         try set(CURLOPT_HTTPHEADER, list: list)
     }
@@ -141,6 +143,23 @@ final class CurlEasyTransfer {
         }
     }
 
+    // MARK: Idle detection (engine thread)
+
+    /// Samples the byte counters; returns the idle-timeout error once no byte moved for longer
+    /// than the request's idle timeout.
+    func idleFailure(now: UInt64) -> CurlewError? {
+        guard var tracker = idleTracker else { return nil }
+        var received: curl_off_t = 0
+        var sent: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &sent)
+        let expired = tracker.observe(bytesMoved: Int64(received) &+ Int64(sent) &+ Int64(head.bytesSeen), now: now)
+        idleTracker = tracker
+        guard expired else { return nil }
+        let limit = Self.milliseconds(request.options.idleTimeout ?? .zero)
+        return CurlewError(code: .idleTimeout, message: "no data moved for \(limit) ms", request: request.summary)
+    }
+
     // MARK: Completion
 
     /// Hands the continuation out exactly once; later calls get `nil`.
@@ -153,6 +172,10 @@ final class CurlEasyTransfer {
     func outcome(for code: CURLcode) -> Result<RawResponse, CurlewError> {
         if let (reasonCode, message) = abortReason {
             return .failure(CurlewError(code: reasonCode, message: message, request: request.summary))
+        }
+        if code == CURLE_FILESIZE_EXCEEDED {
+            let limit = request.options.maximumBodySize
+            return .failure(CurlewError(code: .bodyTooLarge, message: "response body exceeds the maximum of \(limit) bytes", request: request.summary))
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
@@ -196,6 +219,11 @@ final class CurlEasyTransfer {
                 request: request.summary
             )
         }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

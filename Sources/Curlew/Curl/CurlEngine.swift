@@ -147,13 +147,22 @@ final class CurlEngine: @unchecked Sendable {
     private func run() {
         guard let multi else { return }
         var running: Int32 = 0
+        var nextIdleCheck: UInt64 = 0
         while true {
             let (commands, shutdown) = inbox.withLock { $0.drain() }
             for command in commands { apply(command, multi: multi) }
             if shutdown { break }
             _ = curl_multi_perform(multi, &running)
             collectFinished(multi: multi)
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            if !transfers.isEmpty {
+                let now = EngineClock.now()
+                if now >= nextIdleCheck {
+                    failIdleTransfers(multi: multi, now: now)
+                    nextIdleCheck = now + Self.idleCheckInterval
+                }
+            }
+            // While transfers are active, wake at least as often as idle detection needs.
+            _ = curl_multi_poll(multi, nil, 0, transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000), nil)
         }
         // Fail everything still in flight, then also any job posted in the same instant.
         for (_, transfer) in transfers {
@@ -191,6 +200,18 @@ final class CurlEngine: @unchecked Sendable {
         case .unpause(let id):
             guard let transfer = transfers[id] else { return }
             _ = curl_easy_pause(transfer.handle, CURLPAUSE_RECV_CONT | CURLPAUSE_SEND_CONT)
+        }
+    }
+
+    /// How often the engine samples transfers for idle timeouts (nanoseconds).
+    static let idleCheckInterval: UInt64 = 100_000_000
+
+    private func failIdleTransfers(multi: UnsafeMutableRawPointer, now: UInt64) {
+        for (id, transfer) in transfers {
+            guard let failure = transfer.idleFailure(now: now) else { continue }
+            transfers[id] = nil
+            curl_multi_remove_handle(multi, transfer.handle)
+            transfer.takeContinuation()?.resume(throwing: failure)
         }
     }
 

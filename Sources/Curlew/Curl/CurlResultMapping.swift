@@ -27,13 +27,12 @@ enum CurlResultMapping {
     }
 
     /// libcurl reports every timeout as `CURLE_OPERATION_TIMEDOUT`; its message says which phase:
-    /// "Resolving timed out" / "Connection timed out" (connect), "Operation too slow" (the
-    /// low-speed limit we use for idle), otherwise the total timeout.
+    /// "Resolving timed out" / "Connection timed out" (connect), otherwise the total timeout.
+    /// (Idle timeouts are Curlew's own, detected by the engine, never libcurl's.)
     static func timeoutCode(detail: String) -> CurlewError.Code {
         if detail.hasPrefix("Connection timed out") || detail.hasPrefix("Resolving timed out") {
             return .connectTimeout
         }
-        if detail.hasPrefix("Operation too slow") { return .idleTimeout }
         return .totalTimeout
     }
 }

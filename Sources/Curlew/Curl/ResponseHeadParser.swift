@@ -4,8 +4,11 @@ internal import HTTPTypes
 /// (each status line — a redirect, a `100 Continue` — starts over).
 struct ResponseHeadParser {
     private(set) var fields = HTTPFields()
+    /// Header bytes seen so far, across all responses (activity for idle detection).
+    private(set) var bytesSeen = 0
 
     mutating func consume(line bytes: UnsafeRawBufferPointer) {
+        bytesSeen += bytes.count
         var end = bytes.count
         while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") {
             end -= 1

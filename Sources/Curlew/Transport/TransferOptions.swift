@@ -12,8 +12,8 @@ public struct TransferOptions: Sendable, Hashable {
     public var connectTimeout: Duration = .seconds(10)
     /// Longest time for the whole exchange, `nil` for none. Fails with `.totalTimeout`.
     public var totalTimeout: Duration? = .seconds(60)
-    /// Longest time with no bytes received, `nil` for none. libcurl measures this in whole seconds,
-    /// so it is rounded up to at least one second. Fails with `.idleTimeout`.
+    /// Longest time with no byte received or sent, `nil` for none. The engine checks it ten times
+    /// a second, so it fires within about 100 ms after the deadline. Fails with `.idleTimeout`.
     public var idleTimeout: Duration? = .seconds(30)
     /// Largest accepted response body, counted in decoded bytes. Fails with `.bodyTooLarge`.
     public var maximumBodySize: Int = 16 * 1024 * 1024

@@ -1,0 +1,69 @@
+import Foundation
+import LoopbackServer
+
+/// The embedded picture-gallery API the tour talks to, in the spirit of the first seed document:
+/// search pictures by key, picture details, an image to download.
+enum DemoAPI {
+    struct Picture {
+        var id: Int
+        var title: String
+        var author: String
+        var tags: [String]
+    }
+
+    static let pictures: [Picture] = [
+        Picture(id: 1, title: "Sunset over the dunes", author: "Amira", tags: ["sunset", "desert"]),
+        Picture(id: 2, title: "Harbour at sunset", author: "Jonas", tags: ["sunset", "sea"]),
+        Picture(id: 3, title: "Morning fog", author: "Mei", tags: ["fog", "forest"]),
+        Picture(id: 4, title: "Sunset from the ridge", author: "Kofi", tags: ["sunset", "mountain"]),
+        Picture(id: 5, title: "Curlew on the mudflats", author: "Ines", tags: ["bird", "coast"]),
+    ]
+
+    /// Routes under `/api`.
+    static var router: LoopbackRouter {
+        var router = LoopbackRouter()
+        router.on("GET", "/api/pictures/search") { request, _ in search(request) }
+        router.on("GET", "/api/pictures/{id}") { _, parameters in details(parameters["id"]) }
+        router.on("GET", "/api/images/{file}") { _, parameters in image(parameters["file"]) }
+        return router
+    }
+
+    /// Starts the API on 127.0.0.1 with an ephemeral port.
+    static func start() async throws -> LoopbackServer {
+        let router = Self.router
+        return try await LoopbackServer.start { await router.handle($0) }
+    }
+
+    private static func search(_ request: ServerRequest) -> ServerResponse {
+        let key = request.queryItems.first { $0.name == "key" }?.value ?? ""
+        let matches = pictures.filter { picture in
+            key.isEmpty || picture.tags.contains(key.lowercased()) || picture.title.lowercased().contains(key.lowercased())
+        }
+        let items = matches.map { #"{"id":\#($0.id),"title":\#(quoted($0.title)),"image_url":"images/\#($0.id).jpg"}"# }
+        return .json(#"{"code":0,"msg":"ok","data":{"key":\#(quoted(key)),"total":\#(matches.count),"pictures":[\#(items.joined(separator: ","))]}}"#)
+    }
+
+    private static func details(_ id: String?) -> ServerResponse {
+        guard let id = id.flatMap(Int.init), let picture = pictures.first(where: { $0.id == id }) else {
+            return .json(#"{"code":404,"msg":"no such picture"}"#, status: 404)
+        }
+        let tags = picture.tags.map(quoted).joined(separator: ",")
+        return .json(#"{"code":0,"msg":"ok","data":{"id":\#(picture.id),"title":\#(quoted(picture.title)),"author":\#(quoted(picture.author)),"width":1600,"height":1067,"tags":[\#(tags)]}}"#)
+    }
+
+    private static func image(_ file: String?) -> ServerResponse {
+        guard let file, file.hasSuffix(".jpg"), let id = Int(file.dropLast(4)), pictures.contains(where: { $0.id == id }) else {
+            return .json(#"{"code":404,"msg":"no such image"}"#, status: 404)
+        }
+        // A deterministic stand-in for JPEG bytes: SOI marker, then a pattern, then EOI.
+        var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0]
+        bytes += (0..<(48 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* (id + 7)) }
+        bytes += [0xFF, 0xD9]
+        return ServerResponse(status: 200, headers: [(name: "Content-Type", value: "image/jpeg")], body: bytes)
+    }
+
+    private static func quoted(_ text: String) -> String {
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"\(escaped)\""
+    }
+}

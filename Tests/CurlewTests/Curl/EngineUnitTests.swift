@@ -1,0 +1,87 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite("Engine pieces without I/O")
+struct EngineUnitTests {
+    @Test func headParserKeepsOnlyTheLastResponsesHeaders() {
+        var parser = ResponseHeadParser()
+        for line in [
+            "HTTP/1.1 302 Found\r\n", "Location: /next\r\n", "\r\n",
+            "HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n", "X-Many:  a \r\n", "x-many: b\r\n",
+            "Bad Name: dropped\r\n", " folded continuation\r\n", "NoColon\r\n", "\r\n",
+        ] {
+            Array(line.utf8).withUnsafeBytes { parser.consume(line: $0) }
+        }
+        #expect(parser.fields[.location] == nil)
+        #expect(parser.fields[.contentType] == "text/plain")
+        #expect(parser.fields[values: HTTPField.Name("X-Many")!] == ["a", "b"])
+        #expect(parser.fields.count == 3)
+    }
+
+    @Test func bufferedSinkEnforcesTheMaximumInBytesReceived() {
+        let sink = BufferedBodySink(maximumSize: 10)
+        sink.expect(contentLength: 1_000_000)
+        let first = Array(repeating: UInt8(1), count: 6).withUnsafeBytes { sink.receive($0) }
+        let second = Array(repeating: UInt8(2), count: 4).withUnsafeBytes { sink.receive($0) }
+        let third = [UInt8(3)].withUnsafeBytes { sink.receive($0) }
+        guard case .proceed = first, case .proceed = second, case .abort(let code, _) = third else {
+            Issue.record("unexpected decisions \(first) \(second) \(third)")
+            return
+        }
+        #expect(code == .bodyTooLarge)
+        #expect(sink.body.count == 10)
+    }
+
+    @Test func timeoutsAreClassifiedByPhase() {
+        #expect(CurlResultMapping.timeoutCode(detail: "Connection timed out after 1001 milliseconds") == .connectTimeout)
+        #expect(CurlResultMapping.timeoutCode(detail: "Resolving timed out after 5000 milliseconds") == .connectTimeout)
+        #expect(CurlResultMapping.timeoutCode(detail: "Operation timed out after 300 milliseconds with 0 bytes received") == .totalTimeout)
+    }
+
+    @Test func idleTrackerFiresOnlyAfterAQuietPeriod() {
+        var tracker = IdleTracker(timeoutNanoseconds: 1_000, now: 0)
+        #expect(tracker.observe(bytesMoved: 0, now: 10) == false, "first sample counts as activity")
+        #expect(tracker.observe(bytesMoved: 0, now: 900) == false)
+        #expect(tracker.observe(bytesMoved: 5, now: 1_500) == false, "bytes moved: the clock restarts")
+        #expect(tracker.observe(bytesMoved: 5, now: 2_500) == false, "exactly the timeout is not yet idle")
+        #expect(tracker.observe(bytesMoved: 5, now: 2_501) == true)
+    }
+
+    @Test func inboxRejectsWorkAfterShutdownAndStopsOnce() {
+        var inbox = CurlEngineInbox()
+        let accepted = inbox.post(.cancel(1))
+        #expect(accepted)
+        guard case .wakeAndJoin = inbox.requestShutdown(waiter: nil) else {
+            Issue.record("first shutdown must start it")
+            return
+        }
+        guard case .wait = inbox.requestShutdown(waiter: nil) else {
+            Issue.record("second shutdown must wait")
+            return
+        }
+        let acceptedAfterShutdown = inbox.post(.cancel(2))
+        #expect(!acceptedAfterShutdown)
+        let drained = inbox.drain()
+        #expect(drained.commands.count == 1)
+        #expect(drained.shutdown)
+        let waiters = inbox.markStopped()
+        #expect(waiters.isEmpty)
+        guard case .resumeNow = inbox.requestShutdown(waiter: nil) else {
+            Issue.record("shutdown after stop must return at once")
+            return
+        }
+    }
+
+    @Test func ticketOrdersSubmissionAgainstCancellation() {
+        let early = TransferTicket(id: 1)
+        #expect(early.markCancelled() == false, "nothing to remove from the engine yet")
+        #expect(early.markSubmitted() == false, "a cancelled ticket is never submitted")
+
+        let late = TransferTicket(id: 2)
+        #expect(late.markSubmitted())
+        #expect(late.markCancelled(), "the engine must be told to remove the transfer")
+        #expect(late.markCancelled() == false, "only once")
+    }
+}

@@ -1,0 +1,95 @@
+import Curlew
+import CurlewTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// The README's examples, copied here so they are compiled (and run against a mock) with every
+/// test run. Keep the two in step.
+enum ReadmeExample {
+    struct SearchResults: Decodable, Sendable {
+        var total: Int
+        var pictures: [Picture]
+    }
+
+    struct Picture: Decodable, Sendable {
+        var id: Int
+        var title: String
+    }
+
+    /// `GET /pictures/search?key=…` — one small struct per endpoint.
+    struct SearchRequest: Request {
+        typealias Response = SearchResults
+        var key: String
+
+        var path: String { "pictures/search" }
+        var query: [URLQueryItem] { [URLQueryItem(name: "key", value: key)] }
+    }
+
+    /// `POST /pictures` with a JSON body, answered by `201 Created` and no body worth reading.
+    struct UploadRequest: Request {
+        typealias Response = EmptyResponse
+        var title: String
+
+        var method: HTTPRequest.Method { .post }
+        var path: String { "pictures" }
+        var headers: [String: String] { ["X-Client": "gallery-sync"] }
+        var body: RequestBody? { .json(["title": title]) }
+    }
+
+    static func tour(_ client: Client) async throws {
+        let results = try await client.send(SearchRequest(key: "sunset"))
+        print(results.total)
+
+        let response = try await client.response(for: SearchRequest(key: "fog"))
+        print(response.status, response.headers[.contentType] ?? "", response.body.count, response.source)
+
+        do {
+            _ = try await client.send(UploadRequest(title: "Dunes"))
+        } catch let error as CurlewError {
+            switch error.level {
+            case .transport: print("network trouble:", error.code)
+            case .httpStatus: print("HTTP", error.status?.code ?? 0, error.bodySnippet ?? "")
+            case .dataFormat: print("bad data at", error.dataPath ?? "")
+            default: throw error
+            }
+        }
+    }
+
+    static func configuredClient() -> (Client, CurlTransport) {
+        let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
+        var options = TransferOptions()
+        options.totalTimeout = .seconds(10)
+        options.idleTimeout = .seconds(5)
+        options.maximumBodySize = 4 * 1024 * 1024
+        let client = Client(
+            configuration: ClientConfiguration(baseURL: "https://api.example.com", transferOptions: options),
+            transport: transport)
+        return (client, transport)
+    }
+}
+
+@Suite("README examples")
+struct ReadmeExampleTests {
+    @Test func theTourRunsAgainstAMock() async throws {
+        let transport = MockTransport { request in
+            if request.method == .post { return .text("", status: .created, for: request) }
+            return .json(#"{"total":0,"pictures":[]}"#, for: request)
+        }
+        let client = Client(baseURL: "https://api.test", transport: transport)
+        try await ReadmeExample.tour(client)
+        #expect(transport.requests.map(\.url) == [
+            "https://api.test/pictures/search?key=sunset",
+            "https://api.test/pictures/search?key=fog",
+            "https://api.test/pictures",
+        ])
+        #expect(transport.requests.last?.body == Data(#"{"title":"Dunes"}"#.utf8))
+    }
+
+    @Test func theConfiguredClientKeepsItsOptions() async {
+        let (client, transport) = ReadmeExample.configuredClient()
+        #expect(client.configuration.transferOptions.totalTimeout == .seconds(10))
+        #expect(transport.configuration.maximumConnectionsPerHost == 16)
+        await transport.shutdown()
+    }
+}
