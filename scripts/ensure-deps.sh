@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building Curlew needs on a fresh Debian/Ubuntu machine: libcurl's development
-# package (headers and pkg-config file). Does nothing when it is already there.
+# package (headers and pkg-config file), plus the curl command the server smoke tests drive.
+# Does nothing when they are already there.
 set -euo pipefail
-if pkg-config --exists libcurl 2>/dev/null; then
+if pkg-config --exists libcurl 2>/dev/null && command -v curl >/dev/null; then
     exit 0
 fi
 SUDO=""
@@ -10,4 +11,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "Installing libcurl4-openssl-dev and pkg-config…" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq libcurl4-openssl-dev pkg-config >/dev/null
+$SUDO apt-get install -y -qq libcurl4-openssl-dev pkg-config curl >/dev/null

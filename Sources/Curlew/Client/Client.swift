@@ -17,19 +17,23 @@ public actor Client {
     public nonisolated let configuration: ClientConfiguration
     /// The transport every request goes through.
     public nonisolated let transport: any Transport
+    /// The named queues requests with a ``Request/queueName`` wait in.
+    public nonisolated let queues: QueueActor
 
     /// Creates a client.
     /// - Parameters:
     ///   - configuration: Base URL, default headers, transfer options, coders.
     ///   - transport: Defaults to the process-wide ``CurlTransport/shared``.
-    public init(configuration: ClientConfiguration, transport: any Transport = CurlTransport.shared) {
+    ///   - queues: The named queues; share one ``QueueActor`` between clients to share limits.
+    public init(configuration: ClientConfiguration, transport: any Transport = CurlTransport.shared, queues: QueueActor = QueueActor()) {
         self.configuration = configuration
         self.transport = transport
+        self.queues = queues
     }
 
     /// Creates a client with a base URL and default configuration otherwise.
-    public init(baseURL: String, transport: any Transport = CurlTransport.shared) {
-        self.init(configuration: ClientConfiguration(baseURL: baseURL), transport: transport)
+    public init(baseURL: String, transport: any Transport = CurlTransport.shared, queues: QueueActor = QueueActor()) {
+        self.init(configuration: ClientConfiguration(baseURL: baseURL), transport: transport, queues: queues)
     }
 
     /// Sends a request and returns its decoded response.
@@ -40,10 +44,40 @@ public actor Client {
         try await response(for: request).value
     }
 
+    /// Sends a request through a named queue, overriding the request's own queue and priority.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - queue: The ``QueueActor`` queue to wait in.
+    ///   - priority: Its place among the queue's waiters.
+    /// - Throws: The same errors as ``send(_:)``; `.cancelled` if cancelled while waiting.
+    public nonisolated func send<R: Request>(_ request: R, queue: String, priority: QueuePriority = .normal) async throws -> R.Response {
+        try await response(for: request, queue: queue, priority: priority).value
+    }
+
     /// Sends a request and returns the decoded value with status, headers, raw body and source.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - queue: A queue overriding ``Request/queueName``; `nil` keeps the request's own.
+    ///   - priority: A priority overriding ``Request/priority``; `nil` keeps the request's own.
     /// - Throws: The same errors as ``send(_:)``.
-    public nonisolated func response<R: Request>(for request: R) async throws -> ClientResponse<R.Response> {
+    public nonisolated func response<R: Request>(
+        for request: R, queue: String? = nil, priority: QueuePriority? = nil
+    ) async throws -> ClientResponse<R.Response> {
         let prepared = try prepare(request)
+        guard let queueName = queue ?? request.queueName else { return try await exchange(request, prepared) }
+        do {
+            return try await queues.run(in: queueName, priority: priority ?? request.priority) {
+                try await exchange(request, prepared)
+            }
+        } catch is CancellationError {
+            throw CurlewError(
+                code: .cancelled, message: "cancelled while waiting in queue \"\(queueName)\"",
+                request: prepared.summary, underlying: CancellationError())
+        }
+    }
+
+    /// Transfer, check the status, decode: one exchange, outside the actor.
+    private nonisolated func exchange<R: Request>(_ request: R, _ prepared: PreparedRequest) async throws -> ClientResponse<R.Response> {
         let raw: RawResponse
         do {
             raw = try await transport.send(prepared)

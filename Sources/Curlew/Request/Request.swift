@@ -43,6 +43,12 @@ public protocol Request: Sendable {
     /// The body. Default: none.
     var body: RequestBody? { get }
 
+    /// The ``QueueActor`` queue this request waits in, `nil` for none (not limited). A call site
+    /// may override it with ``Client/send(_:queue:priority:)``. Default: `nil`.
+    var queueName: String? { get }
+    /// Where the request stands among waiters of its queue. Default: `.normal`.
+    var priority: QueuePriority { get }
+
     /// Whether a response status counts as success. Default: any 2xx. Widen it to receive, say,
     /// a 404 body as a value instead of an `.unacceptableStatus` error.
     func accepts(_ status: HTTPResponse.Status) -> Bool
@@ -70,6 +76,10 @@ extension Request {
     public var headers: [String: String] { [:] }
     /// No body.
     public var body: RequestBody? { nil }
+    /// Not queued.
+    public var queueName: String? { nil }
+    /// Normal priority.
+    public var priority: QueuePriority { .normal }
     /// Accepts 2xx statuses.
     public func accepts(_ status: HTTPResponse.Status) -> Bool { status.kind == .successful }
     /// Leaves the prepared request unchanged.

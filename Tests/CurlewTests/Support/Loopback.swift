@@ -41,13 +41,13 @@ func withLoopback(
 
 /// Polls `condition` every 10 ms for up to `seconds`; returns whether it became true.
 /// For waiting on server-side effects (a disconnect noticed), never for timing assertions.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 5, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
-        if condition() { return true }
+        if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
-    return condition()
+    return await condition()
 }
 
 /// Waits until the server has received `count` requests (they are recorded before handlers run).

@@ -1,0 +1,31 @@
+/// The outcome of ``Client/batch(_:options:onEach:)``: one result per request, in input order.
+public struct BatchResult<R: Request>: Sendable {
+    /// The requests, in input order.
+    public let requests: [R]
+    /// Each request's result, at the same index.
+    public let results: [Result<R.Response, CurlewError>]
+
+    /// The requests that failed, in input order (LCNetwork's `failedRequests`).
+    public var failedRequests: [R] {
+        zip(requests, results).compactMap { request, result in
+            if case .failure = result { return request }
+            return nil
+        }
+    }
+
+    /// The failures with their indices, in input order.
+    public var failures: [(index: Int, error: CurlewError)] {
+        results.enumerated().compactMap { index, result in
+            if case .failure(let error) = result { return (index, error) }
+            return nil
+        }
+    }
+
+    /// The successful values, in input order.
+    public var values: [R.Response] {
+        results.compactMap { try? $0.get() }
+    }
+
+    /// Whether every request succeeded.
+    public var allSucceeded: Bool { failures.isEmpty }
+}

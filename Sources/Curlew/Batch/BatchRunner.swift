@@ -1,0 +1,85 @@
+/// Runs indexed operations in a task group with a concurrency cap, fail-fast and a deadline.
+/// The one mechanism behind every batch API.
+enum BatchRunner {
+    private enum Event<T: Sendable>: Sendable {
+        case finished(Int, Result<T, any Error>)
+        case deadline
+    }
+
+    /// Runs `operation(0..<count)`; returns results in input order.
+    /// - Parameter onEach: Called on the caller's task as each member finishes.
+    static func run<T: Sendable>(
+        count: Int,
+        options: BatchOptions,
+        operation: @escaping @Sendable (Int) async throws -> T,
+        onEach: ((Int, Result<T, any Error>) -> Void)? = nil
+    ) async -> [Result<T, any Error>] {
+        var results = [Result<T, any Error>?](repeating: nil, count: count)
+        let limit = max(1, options.maximumConcurrency ?? count)
+        var stopReason: CurlewError.Code?
+
+        await withTaskGroup(of: Event<T>.self) { group in
+            if let deadline = options.deadline {
+                group.addTask {
+                    try? await Task.sleep(for: deadline)
+                    return .deadline
+                }
+            }
+            var next = 0
+            var running = 0
+            while next < count, running < limit {
+                let index = next
+                group.addTask { .finished(index, await Self.capture { try await operation(index) }) }
+                next += 1
+                running += 1
+            }
+            while running > 0, let event = await group.next() {
+                switch event {
+                case .deadline:
+                    if stopReason == nil, !Task.isCancelled {
+                        stopReason = .totalTimeout
+                        group.cancelAll()
+                    }
+                case .finished(let index, var result):
+                    running -= 1
+                    if case .failure(let error) = result, stopReason == .totalTimeout, Self.isCancellation(error) {
+                        result = .failure(Self.stoppedError(.totalTimeout))
+                    }
+                    results[index] = result
+                    onEach?(index, result)
+                    if case .failure = result, options.mode == .failFast, stopReason == nil {
+                        stopReason = .cancelled
+                        group.cancelAll()
+                    }
+                    while stopReason == nil, next < count, running < limit {
+                        let index = next
+                        group.addTask { .finished(index, await Self.capture { try await operation(index) }) }
+                        next += 1
+                        running += 1
+                    }
+                }
+            }
+            group.cancelAll()  // stops the deadline timer once every member is done
+        }
+        return results.enumerated().map { index, result in
+            if let result { return result }
+            let failure: Result<T, any Error> = .failure(Self.stoppedError(stopReason ?? .cancelled))
+            onEach?(index, failure)
+            return failure
+        }
+    }
+
+    private static func capture<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? CurlewError)?.code == .cancelled
+    }
+
+    static func stoppedError(_ code: CurlewError.Code) -> CurlewError {
+        code == .totalTimeout
+            ? CurlewError(code: .totalTimeout, message: "the batch deadline passed before this request finished")
+            : CurlewError(code: .cancelled, message: "cancelled because another member of a fail-fast batch failed", underlying: CancellationError())
+    }
+}

@@ -1,0 +1,77 @@
+extension Client {
+    /// Sends requests of one type together in a task group and returns every result in input order.
+    ///
+    /// ```swift
+    /// let batch = await client.batch((1...20).map { PictureRequest(id: $0) },
+    ///                                options: .init(maximumConcurrency: 4))
+    /// print(batch.values.count, "loaded;", batch.failedRequests.map(\.id), "failed")
+    /// ```
+    /// - Parameters:
+    ///   - requests: The requests.
+    ///   - options: Collect-all or fail-fast, a concurrency cap, a deadline.
+    ///   - onEach: Called as each request completes, with its index and result.
+    /// - Returns: The combined result; it never throws — each member carries its own outcome.
+    public nonisolated func batch<R: Request>(
+        _ requests: [R],
+        options: BatchOptions = BatchOptions(),
+        onEach: ((Int, Result<R.Response, CurlewError>) -> Void)? = nil
+    ) async -> BatchResult<R> {
+        let results = await BatchRunner.run(
+            count: requests.count, options: options,
+            operation: { index in try await self.send(requests[index]) },
+            onEach: onEach.map { callback in { index, result in callback(index, result.mapError(CurlewError.wrapping)) } }
+        )
+        return BatchResult(requests: requests, results: results.map { $0.mapError(CurlewError.wrapping) })
+    }
+
+    /// Runs arbitrary operations — chains, nested batches, custom sequences — as one batch.
+    /// - Parameters:
+    ///   - operations: The work; each receives this client.
+    ///   - options: Collect-all or fail-fast, a concurrency cap, a deadline.
+    /// - Returns: Each operation's result, in input order.
+    public nonisolated func batch<T: Sendable>(
+        operations: [@Sendable (Client) async throws -> T],
+        options: BatchOptions = BatchOptions()
+    ) async -> [Result<T, any Error>] {
+        await BatchRunner.run(count: operations.count, options: options) { index in try await operations[index](self) }
+    }
+
+    /// Sends requests of different types together and returns their results as a tuple.
+    ///
+    /// ```swift
+    /// let (profile, pictures) = await client.batch(ProfileRequest(), SearchRequest(key: "fog"))
+    /// ```
+    public nonisolated func batch<each R: Request>(_ requests: repeat each R) async -> (repeat Result<(each R).Response, CurlewError>) {
+        let slots = (repeat Self.slot(for: each requests))
+        await withTaskGroup(of: Void.self) { group in
+            repeat addMember(each requests, slot: each slots, to: &group)
+        }
+        return (repeat (each slots).take())
+    }
+
+    private static func slot<R: Request>(for request: R) -> ResultSlot<R.Response> {
+        ResultSlot()
+    }
+
+    private nonisolated func addMember<R: Request>(_ request: R, slot: ResultSlot<R.Response>, to group: inout TaskGroup<Void>) {
+        group.addTask {
+            do {
+                slot.store(.success(try await self.send(request)))
+            } catch {
+                slot.store(.failure(CurlewError.wrapping(error)))
+            }
+        }
+    }
+}
+
+extension CurlewError {
+    /// Returns a `CurlewError` as it is; wraps cancellation as `.cancelled` and anything else as
+    /// `.transportFailure` with the original as ``underlying``.
+    public static func wrapping(_ error: any Error) -> CurlewError {
+        if let error = error as? CurlewError { return error }
+        if error is CancellationError {
+            return CurlewError(code: .cancelled, message: "the task was cancelled", underlying: error)
+        }
+        return CurlewError(code: .transportFailure, message: "\(error)", underlying: error)
+    }
+}
