@@ -25,6 +25,8 @@ enum DemoAPI {
         router.on("GET", "/api/pictures/search") { request, _ in search(request) }
         router.on("GET", "/api/pictures/{id}") { _, parameters in details(parameters["id"]) }
         router.on("GET", "/api/images/{file}") { _, parameters in image(parameters["file"]) }
+        router.on("POST", "/api/login") { request, _ in login(request) }
+        router.on("GET", "/api/profile") { request, _ in profile(request) }
         return router
     }
 
@@ -60,6 +62,27 @@ enum DemoAPI {
         bytes += (0..<(48 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* (id + 7)) }
         bytes += [0xFF, 0xD9]
         return ServerResponse(status: 200, headers: [(name: "Content-Type", value: "image/jpeg")], body: bytes)
+    }
+
+    /// `POST /api/login` with form fields `user` and `password`; any password but "wrong" works.
+    private static func login(_ request: ServerRequest) -> ServerResponse {
+        let fields = Dictionary(request.bodyText.split(separator: "&").map { pair -> (String, String) in
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+        }, uniquingKeysWith: { first, _ in first })
+        guard let user = fields["user"], !user.isEmpty, fields["password"] != "wrong" else {
+            return .json(#"{"code":401,"msg":"wrong user or password"}"#, status: 401)
+        }
+        return .json(#"{"code":0,"msg":"ok","data":{"token":"token-\#(user)","user":\#(quoted(user))}}"#)
+    }
+
+    /// `GET /api/profile` with `Authorization: Bearer token-<user>`.
+    private static func profile(_ request: ServerRequest) -> ServerResponse {
+        guard let token = request.header("Authorization"), token.hasPrefix("Bearer token-") else {
+            return .json(#"{"code":401,"msg":"not logged in"}"#, status: 401)
+        }
+        let user = String(token.dropFirst("Bearer token-".count))
+        return .json(#"{"code":0,"msg":"ok","data":{"user":\#(quoted(user)),"favourites":[1,4,5]}}"#)
     }
 
     private static func quoted(_ text: String) -> String {

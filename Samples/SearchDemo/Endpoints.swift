@@ -1,5 +1,6 @@
 import Curlew
 import Foundation
+import HTTPTypes
 
 /// `GET /api/pictures/search?key=…&page=…` — one struct per endpoint, declared once.
 struct SearchRequest: Request {
@@ -24,4 +25,24 @@ struct PictureRequest: Request {
 struct ImageRequest: Request {
     typealias Response = Data
     var path: String
+}
+
+/// `POST /api/login` with a form body.
+struct LoginRequest: Request {
+    typealias Response = Envelope<Session>
+    var user: String
+    var password: String
+
+    var method: HTTPRequest.Method { .post }
+    var path: String { "login" }
+    var body: RequestBody? { .form(["user": user, "password": password]) }
+}
+
+/// `GET /api/profile` with the session token.
+struct ProfileRequest: Request {
+    typealias Response = Envelope<Profile>
+    var token: String
+
+    var path: String { "profile" }
+    var headers: [String: String] { ["Authorization": "Bearer \(token)"] }
 }

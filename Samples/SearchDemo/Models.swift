@@ -33,3 +33,15 @@ struct PictureDetails: Decodable, Sendable {
     var height: Int
     var tags: [String]
 }
+
+/// What logging in returns.
+struct Session: Decodable, Sendable {
+    var token: String
+    var user: String
+}
+
+/// The logged-in user's profile.
+struct Profile: Decodable, Sendable {
+    var user: String
+    var favourites: [Int]
+}

@@ -17,6 +17,9 @@ struct Tour {
         DownloadStep(),
         ConcurrentStep(),
         ErrorsStep(),
+        QueuedDownloadsStep(),
+        BatchStep(),
+        ChainStep(),
     ]
 
     let client: Client

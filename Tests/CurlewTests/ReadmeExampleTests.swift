@@ -93,3 +93,80 @@ struct ReadmeExampleTests {
         await transport.shutdown()
     }
 }
+
+/// The README's queue / batch / chain example, compiled against the demo-like endpoints below.
+enum ReadmeConcurrencyExample {
+    struct ImageRequest: Request {
+        typealias Response = Data
+        var path: String
+    }
+
+    struct PictureRequest: Request {
+        typealias Response = String
+        var id: Int
+        var path: String { "pictures/\(id)" }
+    }
+
+    struct SearchRequest: Request {
+        typealias Response = String
+        var key: String
+        var path: String { "pictures/search" }
+    }
+
+    struct Session: Decodable, Sendable { var token: String }
+
+    struct LoginRequest: Request {
+        typealias Response = Session
+        var user: String
+        var password: String
+        var method: HTTPRequest.Method { .post }
+        var path: String { "login" }
+        var body: RequestBody? { .form(["user": user, "password": password]) }
+    }
+
+    struct ProfileRequest: Request {
+        typealias Response = String
+        var token: String
+        var path: String { "profile" }
+    }
+
+    static func run(transport: any Transport) async throws -> (Int, [Int], String) {
+        let queues = QueueActor(limits: ["images": 2])
+        let client = Client(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
+
+        let bytes = try await client.send(ImageRequest(path: "images/1.jpg"), queue: "images", priority: .high)
+        await queues.waitUntilIdle("images")
+
+        await queues.hold("api")
+        await queues.resume("api")
+
+        let batch = await client.batch([1, 2, 3].map { PictureRequest(id: $0) },
+                                       options: BatchOptions(mode: .collectAll, maximumConcurrency: 2))
+        print(batch.values.count, batch.failedRequests.map(\.id))
+
+        let (search, details) = await client.batch(SearchRequest(key: "fog"), PictureRequest(id: 3))
+        _ = (search, details)
+
+        let profile = try await client
+            .chain(LoginRequest(user: "ines", password: "curlew"), name: "login")
+            .then("profile") { session in ProfileRequest(token: session.token) }
+            .run()
+        return (bytes.count, batch.failedRequests.map(\.id), profile)
+    }
+}
+
+extension ReadmeExampleTests {
+    @Test func theConcurrencyExampleRuns() async throws {
+        let transport = MockTransport { request in
+            if request.url.hasSuffix("/login") { return .json(#"{"token":"t"}"#, for: request) }
+            if request.url.hasSuffix("/pictures/2") { return .text("", status: .notFound, for: request) }
+            return .text("ok", for: request)
+        }
+        let (count, failed, profile) = try await ReadmeConcurrencyExample.run(transport: transport)
+        #expect(count == 2)
+        #expect(failed == [2])
+        #expect(profile == "ok")
+        let sent = transport.requests.count
+        #expect(sent == 8)
+    }
+}

@@ -28,8 +28,8 @@ public actor QueueActor {
     private var nextID: UInt64 = 0
     private let eventContinuation: AsyncStream<QueueEvent>.Continuation
 
-    /// Queue events (drained, held, resumed) for anyone who listens. Buffered up to 256 events;
-    /// older ones are dropped when nobody reads.
+    /// Queue events (drained, held, resumed). An `AsyncStream` has one consumer: read it from one
+    /// task. Buffered up to 256 events; older ones are dropped when nobody reads.
     public nonisolated let events: AsyncStream<QueueEvent>
 
     /// Creates the actor.
