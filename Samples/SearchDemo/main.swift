@@ -24,7 +24,9 @@ if baseURL == nil {
 }
 
 let transport = CurlTransport()
-let client = Client(baseURL: baseURL ?? "", transport: transport)
+let client = Client(
+    configuration: ClientConfiguration(baseURL: baseURL ?? "", accessories: [TerminalHUD()]),
+    transport: transport)
 print("Curlew tour against \(baseURL ?? "")")
 let failures = await Tour(client: client).run()
 await transport.shutdown()

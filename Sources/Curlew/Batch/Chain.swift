@@ -19,6 +19,7 @@ internal import Synchronization
 /// inside batches (``Client/batch(operations:options:)``).
 public struct Chain<Output: Sendable>: Sendable {
     fileprivate let client: Client
+    fileprivate let name: String
     fileprivate let stepCount: Int
     fileprivate let body: @Sendable (ChainProgress) async throws -> Output
 
@@ -47,7 +48,7 @@ public struct Chain<Output: Sendable>: Sendable {
         let previous = body
         let client = client
         let number = stepCount + 1
-        return Chain<Next>(client: client, stepCount: number) { progress in
+        return Chain<Next>(client: client, name: self.name, stepCount: number) { progress in
             let input = try await previous(progress)
             return try await progress.step(number: number, name: name, onComplete: onComplete) {
                 try await operation(input, client)
@@ -61,7 +62,10 @@ public struct Chain<Output: Sendable>: Sendable {
     public func run() async throws(ChainError) -> Output {
         let progress = ChainProgress()
         do {
-            return try await body(progress)
+            let activity = Activity(kind: .chain, name: "chain \(name) (\(stepCount) steps)")
+            return try await AccessoryScope.run(activity, accessories: client.configuration.accessories) {
+                try await body(progress)
+            }
         } catch let error as ChainError {
             throw error
         } catch {
@@ -74,6 +78,7 @@ extension Chain {
     /// The first step of a chain.
     init<R: Request>(client: Client, name: String?, request: R, onComplete: (@Sendable (R.Response) -> Void)?) where Output == R.Response {
         self.client = client
+        self.name = name ?? String(describing: R.self)
         self.stepCount = 1
         self.body = { progress in
             try await progress.step(number: 1, name: name, onComplete: onComplete) {

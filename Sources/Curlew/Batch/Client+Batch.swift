@@ -16,11 +16,14 @@ extension Client {
         options: BatchOptions = BatchOptions(),
         onEach: ((Int, Result<R.Response, CurlewError>) -> Void)? = nil
     ) async -> BatchResult<R> {
-        let results = await BatchRunner.run(
-            count: requests.count, options: options,
-            operation: { index in try await self.send(requests[index]) },
-            onEach: onEach.map { callback in { index, result in callback(index, result.mapError(CurlewError.wrapping)) } }
-        )
+        let activity = Activity(kind: .batch, name: "batch of \(requests.count) \(R.self)", memberCount: requests.count)
+        let results = await reportingBatch(activity) {
+            await BatchRunner.run(
+                count: requests.count, options: options,
+                operation: { index in try await self.send(requests[index]) },
+                onEach: onEach.map { callback in { index, result in callback(index, result.mapError(CurlewError.wrapping)) } }
+            )
+        }
         return BatchResult(requests: requests, results: results.map { $0.mapError(CurlewError.wrapping) })
     }
 
@@ -33,7 +36,21 @@ extension Client {
         operations: [@Sendable (Client) async throws -> T],
         options: BatchOptions = BatchOptions()
     ) async -> [Result<T, any Error>] {
-        await BatchRunner.run(count: operations.count, options: options) { index in try await operations[index](self) }
+        await reportingBatch(Activity(kind: .batch, name: "batch of \(operations.count) operations", memberCount: operations.count)) {
+            await BatchRunner.run(count: operations.count, options: options) { index in try await operations[index](self) }
+        }
+    }
+
+    /// Reports a whole batch to the client's accessories as one unit; members stay quiet.
+    private nonisolated func reportingBatch<T>(
+        _ activity: Activity, _ work: () async -> [Result<T, any Error>]
+    ) async -> [Result<T, any Error>] {
+        let failureCount: ([Result<T, any Error>]) -> (any Error)? = { results in
+            let failed = results.filter { if case .failure = $0 { return true } else { return false } }.count
+            return failed == 0 ? nil : CurlewError(code: .transportFailure, message: "\(failed) of \(results.count) batch members failed")
+        }
+        // `work` never throws, so neither does the scope.
+        return (try? await AccessoryScope.run(activity, accessories: configuration.accessories, isFailure: failureCount, work)) ?? []
     }
 
     /// Sends requests of different types together and returns their results as a tuple.
@@ -43,8 +60,15 @@ extension Client {
     /// ```
     public nonisolated func batch<each R: Request>(_ requests: repeat each R) async -> (repeat Result<(each R).Response, CurlewError>) {
         let slots = (repeat Self.slot(for: each requests))
-        await withTaskGroup(of: Void.self) { group in
-            repeat addMember(each requests, slot: each slots, to: &group)
+        var count = 0
+        for _ in repeat each requests { count += 1 }
+        _ = await reportingBatch(Activity(kind: .batch, name: "batch of \(count) requests", memberCount: count)) { () async -> [Result<Void, any Error>] in
+            await withTaskGroup(of: Void.self) { group in
+                repeat addMember(each requests, slot: each slots, to: &group)
+            }
+            var outcomes: [Result<Void, any Error>] = []
+            for slot in repeat each slots { outcomes.append(slot.peekFailure().map { .failure($0) } ?? .success(())) }
+            return outcomes
         }
         return (repeat (each slots).take())
     }

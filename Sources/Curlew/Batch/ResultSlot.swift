@@ -10,6 +10,14 @@ final class ResultSlot<T: Sendable>: Sendable {
         value.withLock { $0 = result }
     }
 
+    /// The stored error, if the member failed.
+    func peekFailure() -> CurlewError? {
+        value.withLock { value in
+            if case .failure(let error) = value { return error }
+            return nil
+        }
+    }
+
     func take() -> Result<T, CurlewError> {
         value.withLock { $0 } ?? .failure(CurlewError(code: .cancelled, message: "the batch ended before this request ran"))
     }

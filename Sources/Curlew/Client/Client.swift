@@ -64,9 +64,22 @@ public actor Client {
         for request: R, queue: String? = nil, priority: QueuePriority? = nil
     ) async throws -> ClientResponse<R.Response> {
         let prepared = try prepare(request)
-        guard let queueName = queue ?? request.queueName else { return try await exchange(request, prepared) }
+        let accessories = request.usesAccessories ? configuration.accessories + request.accessories : []
+        return try await AccessoryScope.run(
+            Activity(kind: .request, name: String(describing: R.self), request: prepared.summary),
+            accessories: accessories
+        ) {
+            try await queuedExchange(request, prepared, queue: queue ?? request.queueName, priority: priority ?? request.priority)
+        }
+    }
+
+    /// Waits in the named queue (if any), then runs the exchange.
+    private nonisolated func queuedExchange<R: Request>(
+        _ request: R, _ prepared: PreparedRequest, queue: String?, priority: QueuePriority
+    ) async throws -> ClientResponse<R.Response> {
+        guard let queueName = queue else { return try await exchange(request, prepared) }
         do {
-            return try await queues.run(in: queueName, priority: priority ?? request.priority) {
+            return try await queues.run(in: queueName, priority: priority) {
                 try await exchange(request, prepared)
             }
         } catch is CancellationError {

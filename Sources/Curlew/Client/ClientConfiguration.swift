@@ -17,6 +17,8 @@ public struct ClientConfiguration: Sendable {
     /// Query keys containing one of these lower-case fragments have their values redacted in
     /// errors and logs.
     public var secretQueryKeyFragments: Set<String>
+    /// HUD-style callbacks for every request, batch and chain (see ``Accessory``).
+    public var accessories: [any Accessory]
 
     /// Creates a configuration.
     /// - Parameters:
@@ -26,13 +28,15 @@ public struct ClientConfiguration: Sendable {
     ///   - decoder: The JSON decoder for responses.
     ///   - encoder: The JSON encoder for bodies.
     ///   - secretQueryKeyFragments: Which query keys to redact in descriptions.
+    ///   - accessories: Callbacks around every request, batch and chain.
     public init(
         baseURL: String? = nil,
         headers: HTTPFields = [.userAgent: "Curlew"],
         transferOptions: TransferOptions = TransferOptions(),
         decoder: JSONDecoder = JSONDecoder(),
         encoder: JSONEncoder = JSONEncoder(),
-        secretQueryKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments
+        secretQueryKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments,
+        accessories: [any Accessory] = []
     ) {
         self.baseURL = baseURL
         self.headers = headers
@@ -40,5 +44,6 @@ public struct ClientConfiguration: Sendable {
         self.decoder = decoder
         self.encoder = encoder
         self.secretQueryKeyFragments = secretQueryKeyFragments
+        self.accessories = accessories
     }
 }

@@ -49,6 +49,12 @@ public protocol Request: Sendable {
     /// Where the request stands among waiters of its queue. Default: `.normal`.
     var priority: QueuePriority { get }
 
+    /// Accessories for this request in addition to the client's. Default: none.
+    var accessories: [any Accessory] { get }
+    /// Whether accessories (the client's and the request's) see this request (LCNetwork's
+    /// `invalidAccessory` inverted). Default: `true`.
+    var usesAccessories: Bool { get }
+
     /// Whether a response status counts as success. Default: any 2xx. Widen it to receive, say,
     /// a 404 body as a value instead of an `.unacceptableStatus` error.
     func accepts(_ status: HTTPResponse.Status) -> Bool
@@ -80,6 +86,10 @@ extension Request {
     public var queueName: String? { nil }
     /// Normal priority.
     public var priority: QueuePriority { .normal }
+    /// No extra accessories.
+    public var accessories: [any Accessory] { [] }
+    /// Accessories see the request.
+    public var usesAccessories: Bool { true }
     /// Accepts 2xx statuses.
     public func accepts(_ status: HTTPResponse.Status) -> Bool { status.kind == .successful }
     /// Leaves the prepared request unchanged.

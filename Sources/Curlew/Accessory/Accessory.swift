@@ -1,0 +1,84 @@
+/// HUD-style callbacks around a unit of work: a request, a batch or a chain (LCNetwork's
+/// request accessories).
+///
+/// Attach accessories client-wide in ``ClientConfiguration/accessories`` or per request in
+/// ``Request/accessories``; a request turns them off with ``Request/usesAccessories``. A batch or
+/// chain reports as one unit: its members do not report on their own.
+///
+/// ```swift
+/// struct Spinner: Accessory {
+///     func willStart(_ activity: Activity) { print("⏳", activity.name) }
+///     func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {
+///         print(outcome.isSuccess ? "✓" : "✗", activity.name, duration)
+///     }
+/// }
+/// ```
+///
+/// Callbacks run on the task doing the work, in order: `willStart`, then `willStop` and
+/// `didStop` once it finished. Keep them quick.
+public protocol Accessory: Sendable {
+    /// The work is about to start.
+    func willStart(_ activity: Activity)
+    /// The work finished and its outcome is known; called before ``didStop(_:outcome:duration:)``.
+    func willStop(_ activity: Activity, outcome: ActivityOutcome)
+    /// The work has finished.
+    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration)
+}
+
+extension Accessory {
+    /// Does nothing.
+    public func willStart(_ activity: Activity) {}
+    /// Does nothing.
+    public func willStop(_ activity: Activity, outcome: ActivityOutcome) {}
+    /// Does nothing.
+    public func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {}
+}
+
+/// What an accessory is told about: one request, or a batch or chain as a whole.
+public struct Activity: Sendable, Hashable, CustomStringConvertible {
+    /// The kind of work.
+    public enum Kind: String, Sendable, Hashable {
+        /// One request.
+        case request
+        /// A batch of requests or operations.
+        case batch
+        /// A chain of steps.
+        case chain
+    }
+
+    /// The kind of work.
+    public var kind: Kind
+    /// A display name: the request type's name, or `"batch of N"`, or the chain's first step.
+    public var name: String
+    /// For a request: method and redacted URL.
+    public var request: RequestSummary?
+    /// For a batch: how many members it has.
+    public var memberCount: Int?
+
+    /// Creates an activity.
+    public init(kind: Kind, name: String, request: RequestSummary? = nil, memberCount: Int? = nil) {
+        self.kind = kind
+        self.name = name
+        self.request = request
+        self.memberCount = memberCount
+    }
+
+    /// `request SearchRequest (GET https://…)`.
+    public var description: String {
+        "\(kind.rawValue) \(name)" + (request.map { " (\($0))" } ?? "")
+    }
+}
+
+/// How a unit of work ended.
+public enum ActivityOutcome: Sendable {
+    /// It succeeded (for a batch: every member succeeded).
+    case success
+    /// It failed (for a batch: the number of failed members is in the error's message).
+    case failure(any Error)
+
+    /// Whether the work succeeded.
+    public var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+}

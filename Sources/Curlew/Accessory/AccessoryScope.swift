@@ -1,0 +1,33 @@
+/// Runs work between accessory callbacks, and keeps members of a batch or chain quiet so the
+/// group reports as one unit.
+enum AccessoryScope {
+    /// Set while the members of a batch or chain run.
+    @TaskLocal static var insideGroup = false
+
+    /// Reports `activity` to `accessories` around `work` (unless inside a group or empty).
+    static func run<T>(
+        _ activity: @autoclosure () -> Activity,
+        accessories: [any Accessory],
+        isFailure: (T) -> (any Error)? = { _ in nil },
+        _ work: () async throws -> T
+    ) async throws -> T {
+        guard !accessories.isEmpty, !insideGroup else { return try await work() }
+        let activity = activity()
+        let started = ContinuousClock.now
+        for accessory in accessories { accessory.willStart(activity) }
+        let outcome: ActivityOutcome
+        let result: Result<T, any Error>
+        do {
+            let value = try await $insideGroup.withValue(activity.kind != .request) { try await work() }
+            result = .success(value)
+            outcome = isFailure(value).map { .failure($0) } ?? .success
+        } catch {
+            result = .failure(error)
+            outcome = .failure(error)
+        }
+        for accessory in accessories { accessory.willStop(activity, outcome: outcome) }
+        let duration = ContinuousClock.now - started
+        for accessory in accessories { accessory.didStop(activity, outcome: outcome, duration: duration) }
+        return try result.get()
+    }
+}

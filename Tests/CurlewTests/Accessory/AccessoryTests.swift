@@ -1,0 +1,86 @@
+import Curlew
+import CurlewTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Records every callback as a line.
+final class RecordingAccessory: Accessory {
+    private let lines = Mutex<[String]>([])
+    let label: String
+    init(_ label: String = "") { self.label = label }
+
+    var events: [String] { lines.withLock { $0 } }
+
+    func willStart(_ activity: Activity) { record("start \(activity.kind) \(activity.name)") }
+    func willStop(_ activity: Activity, outcome: ActivityOutcome) { record("willStop \(activity.kind) \(outcome.isSuccess ? "ok" : "failed")") }
+    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {
+        record("didStop \(activity.kind) \(outcome.isSuccess ? "ok" : "failed")\(duration >= .zero ? "" : " negative")")
+    }
+
+    private func record(_ line: String) { lines.withLock { $0.append(label + line) } }
+}
+
+struct QuietRequest: Request {
+    typealias Response = String
+    var path = "quiet"
+    var usesAccessories: Bool { false }
+}
+
+struct ExtraRequest: Request {
+    typealias Response = String
+    let extra: RecordingAccessory
+    var path: String { "extra" }
+    var accessories: [any Accessory] { [extra] }
+}
+
+@Suite("Accessories")
+struct AccessoryTests {
+    func client(_ accessory: RecordingAccessory) -> Client {
+        let transport = MockTransport { request in
+            request.url.hasSuffix("/bad") ? .text("no", status: .badRequest, for: request) : .text("fine", for: request)
+        }
+        return Client(configuration: ClientConfiguration(baseURL: "https://api.test", accessories: [accessory]), transport: transport)
+    }
+
+    @Test func aRequestReportsStartAndStopInOrder() async throws {
+        let accessory = RecordingAccessory()
+        _ = try await client(accessory).send(Send(path: "ok"))
+        #expect(accessory.events == ["start request Send", "willStop request ok", "didStop request ok"])
+    }
+
+    @Test func failuresAreReported() async {
+        let accessory = RecordingAccessory()
+        _ = await #expect(throws: CurlewError.self) { try await client(accessory).send(Send(path: "bad")) }
+        #expect(accessory.events == ["start request Send", "willStop request failed", "didStop request failed"])
+    }
+
+    @Test func aRequestCanTurnAccessoriesOffOrAddItsOwn() async throws {
+        let accessory = RecordingAccessory()
+        let extra = RecordingAccessory("extra ")
+        let client = client(accessory)
+        _ = try await client.send(QuietRequest())
+        #expect(accessory.events.isEmpty)
+        _ = try await client.send(ExtraRequest(extra: extra))
+        #expect(accessory.events.count == 3)
+        #expect(extra.events == ["extra start request ExtraRequest", "extra willStop request ok", "extra didStop request ok"])
+    }
+
+    @Test func aBatchReportsAsOneUnit() async {
+        let accessory = RecordingAccessory()
+        let batch = await client(accessory).batch((0..<5).map { Send(path: $0 == 3 ? "bad" : "ok\($0)") })
+        #expect(batch.failedRequests.count == 1)
+        #expect(accessory.events == ["start batch batch of 5 Send", "willStop batch failed", "didStop batch failed"])
+    }
+
+    @Test func heterogeneousBatchesAndChainsReportAsOneUnit() async throws {
+        let accessory = RecordingAccessory()
+        let client = client(accessory)
+        _ = await client.batch(Send(path: "a"), FetchBytes(path: "b"))
+        _ = try await client.chain(Send(path: "one"), name: "login").then { _ in Send(path: "two") }.run()
+        #expect(accessory.events == [
+            "start batch batch of 2 requests", "willStop batch ok", "didStop batch ok",
+            "start chain chain login (2 steps)", "willStop chain ok", "didStop chain ok",
+        ])
+    }
+}
