@@ -61,7 +61,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlewTests",
-            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "Curlew", "CurlewTesting", "LoopbackServer",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -91,6 +91,20 @@ public actor Client {
 
     /// Transfer, check the status, decode: one exchange, outside the actor.
     private nonisolated func exchange<R: Request>(_ request: R, _ prepared: PreparedRequest) async throws -> ClientResponse<R.Response> {
+        let logger = configuration.logger
+        guard logger.logLevel <= .debug else { return try await transfer(request, prepared) }
+        let started = ContinuousClock.now
+        do {
+            let response = try await transfer(request, prepared)
+            logger.debug("\(prepared.summary) → \(response.status.code) in \(ContinuousClock.now - started)")
+            return response
+        } catch let error as CurlewError {
+            logger.debug("\(prepared.summary) → \(error.code) in \(ContinuousClock.now - started)")
+            throw error
+        }
+    }
+
+    private nonisolated func transfer<R: Request>(_ request: R, _ prepared: PreparedRequest) async throws -> ClientResponse<R.Response> {
         let raw: RawResponse
         do {
             raw = try await transport.send(prepared)

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+public import Logging
 
 /// Everything a ``Client`` is configured with. Immutable once the client exists.
 public struct ClientConfiguration: Sendable {
@@ -19,6 +20,9 @@ public struct ClientConfiguration: Sendable {
     public var secretQueryKeyFragments: Set<String>
     /// HUD-style callbacks for every request, batch and chain (see ``Accessory``).
     public var accessories: [any Accessory]
+    /// Where the client logs: one line per request at `debug` (method, redacted URL, status or
+    /// error code, duration). Header values and secret query values never appear.
+    public var logger: Logger
 
     /// Creates a configuration.
     /// - Parameters:
@@ -29,6 +33,7 @@ public struct ClientConfiguration: Sendable {
     ///   - encoder: The JSON encoder for bodies.
     ///   - secretQueryKeyFragments: Which query keys to redact in descriptions.
     ///   - accessories: Callbacks around every request, batch and chain.
+    ///   - logger: The logger; default label `curlew`.
     public init(
         baseURL: String? = nil,
         headers: HTTPFields = [.userAgent: "Curlew"],
@@ -36,7 +41,8 @@ public struct ClientConfiguration: Sendable {
         decoder: JSONDecoder = JSONDecoder(),
         encoder: JSONEncoder = JSONEncoder(),
         secretQueryKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments,
-        accessories: [any Accessory] = []
+        accessories: [any Accessory] = [],
+        logger: Logger = Logger(label: "curlew")
     ) {
         self.baseURL = baseURL
         self.headers = headers
@@ -45,5 +51,6 @@ public struct ClientConfiguration: Sendable {
         self.encoder = encoder
         self.secretQueryKeyFragments = secretQueryKeyFragments
         self.accessories = accessories
+        self.logger = logger
     }
 }
