@@ -9,11 +9,10 @@ struct RequestURLBuilder {
     let method: HTTPRequest.Method
 
     func build() throws(CurlewError) -> String {
-        let summaryURL = (baseURL ?? "") + path
         func fail(_ code: CurlewError.Code, _ message: String) -> CurlewError {
-            CurlewError(code: code, message: message, request: RequestSummary(method: method, url: Self.visible(summaryURL)))
+            CurlewError(code: code, message: message, request: RequestSummary(method: method, url: Self.visible((baseURL ?? "") + path)))
         }
-        if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw fail(.invalidPath, "the path contains CR, LF, NUL or another control character")
         }
         var url: String
@@ -26,7 +25,7 @@ struct RequestURLBuilder {
             guard let baseURL, !baseURL.isEmpty else {
                 throw fail(.malformedURL, "the path is relative and the client has no base URL")
             }
-            if baseURL.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            if baseURL.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
                 throw fail(.malformedURL, "the base URL contains a control character")
             }
             var base = Substring(baseURL)
@@ -43,20 +42,43 @@ struct RequestURLBuilder {
         return url
     }
 
-    /// Checks that a URL is absolute http(s) with a host and no control characters.
+    /// Checks that a URL is absolute http(s) with a host and no spaces or control characters.
+    /// Works on the UTF-8 bytes; no URL parser runs on the hot path.
     static func validateAbsolute(_ url: String, method: HTTPRequest.Method) throws(CurlewError) {
-        let summary = RequestSummary(method: method, url: visible(url))
-        if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == " " }) {
-            throw CurlewError(code: .invalidPath, message: "the URL contains a space or control character", request: summary)
+        func fail(_ code: CurlewError.Code, _ message: String) -> CurlewError {
+            CurlewError(code: code, message: message, request: RequestSummary(method: method, url: visible(url)))
+        }
+        if url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            throw fail(.invalidPath, "the URL contains a space or control character")
         }
         guard let scheme = scheme(of: url) else {
-            throw CurlewError(code: .malformedURL, message: "the URL has no scheme", request: summary)
+            throw fail(.malformedURL, "the URL has no scheme")
         }
         guard scheme == "http" || scheme == "https" else {
-            throw CurlewError(code: .unsupportedScheme, message: "scheme \"\(scheme)\" is not supported; use http or https", request: summary)
+            throw fail(.unsupportedScheme, "scheme \"\(scheme)\" is not supported; use http or https")
         }
-        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
-            throw CurlewError(code: .malformedURL, message: "the URL is malformed or has no host", request: summary)
+        // scheme "://" authority — the authority ends at "/", "?" or "#" and needs a host.
+        let bytes = url.utf8
+        let afterScheme = bytes.index(bytes.startIndex, offsetBy: scheme.utf8.count + 1)
+        guard bytes[afterScheme...].starts(with: "//".utf8) else {
+            throw fail(.malformedURL, "the URL has no authority (expected \"\(scheme)://host\")")
+        }
+        let authorityStart = bytes.index(afterScheme, offsetBy: 2)
+        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        var hostStart = authorityStart
+        if let at = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = bytes.index(after: at) }
+        let hostAndPort = bytes[hostStart..<authorityEnd]
+        let hostEnd: String.UTF8View.Index
+        if hostAndPort.first == UInt8(ascii: "[") {
+            guard let close = hostAndPort.firstIndex(of: UInt8(ascii: "]")) else { throw fail(.malformedURL, "the URL's IPv6 host is not closed") }
+            hostEnd = bytes.index(after: close)
+        } else {
+            hostEnd = hostAndPort.firstIndex(of: UInt8(ascii: ":")) ?? authorityEnd
+        }
+        guard hostStart < hostEnd else { throw fail(.malformedURL, "the URL has no host") }
+        let port = bytes[hostEnd..<authorityEnd].dropFirst()
+        guard port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), port.count <= 5 else {
+            throw fail(.malformedURL, "the URL's port is not a number")
         }
     }
 

@@ -106,20 +106,12 @@ final class CurlEngine: @unchecked Sendable {
     /// Fails in-flight transfers with `.shutdown`, stops the thread and cleans up on it.
     /// Returns once the thread has exited; a second call returns once the first has finished.
     func shutdown() async {
-        var shouldJoin = false
+        let action = inbox.withLock { $0.requestShutdown(waiter: nil) }
+        if case .wakeAndJoin = action { wake() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let action = inbox.withLock { $0.requestShutdown(waiter: continuation) }
-            switch action {
-            case .wakeAndJoin:
-                shouldJoin = true
-                wake()
-            case .wait:
-                break
-            case .resumeNow:
-                continuation.resume()
-            }
+            if !inbox.withLock({ $0.addStopWaiter(continuation) }) { continuation.resume() }
         }
-        if shouldJoin, let thread {
+        if case .wakeAndJoin = action, let thread {
             // The thread has resumed us as its last act; joining waits only for its return.
             pthread_join(thread, nil)
         }

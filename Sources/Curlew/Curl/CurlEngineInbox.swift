@@ -66,6 +66,19 @@ struct CurlEngineInbox {
         }
     }
 
+    /// Registers a continuation resumed when the engine has stopped; returns `false` when it
+    /// already has (resume it at once).
+    mutating func addStopWaiter(_ waiter: CheckedContinuation<Void, Never>) -> Bool {
+        switch phase {
+        case .running, .stopped:
+            return false
+        case .shuttingDown(var waiters):
+            waiters.append(waiter)
+            phase = .shuttingDown(waiters: waiters)
+            return true
+        }
+    }
+
     /// The engine thread takes everything posted since its last look.
     /// Returns the commands and whether the engine must shut down.
     mutating func drain() -> (commands: [Command], shutdown: Bool) {

@@ -5,8 +5,14 @@ public import HTTPTypes
 public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
     /// The request's method.
     public var method: HTTPRequest.Method
-    /// The URL with secret query values redacted.
-    public var redactedURL: String
+    /// The URL as sent; private so only the redacted form can be read.
+    private let url: String
+    /// Which query keys are secret.
+    private let secretKeyFragments: Set<String>
+
+    /// The URL with secret query values and user info redacted. Computed on demand: summaries are
+    /// made for every request but read only for errors and logs.
+    public var redactedURL: String { Self.redact(url: url, secretKeyFragments: secretKeyFragments) }
 
     /// Query keys whose values are redacted when they contain one of these fragments
     /// (compared case-insensitively).
@@ -22,7 +28,18 @@ public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
     ///   - secretKeyFragments: Lower-case fragments that mark a query key as secret.
     public init(method: HTTPRequest.Method, url: String, secretKeyFragments: Set<String> = Self.defaultSecretKeyFragments) {
         self.method = method
-        self.redactedURL = Self.redact(url: url, secretKeyFragments: secretKeyFragments)
+        self.url = url
+        self.secretKeyFragments = secretKeyFragments
+    }
+
+    /// Summaries are equal when they print the same.
+    public static func == (lhs: RequestSummary, rhs: RequestSummary) -> Bool {
+        lhs.description == rhs.description
+    }
+
+    /// Hashes what the summary prints.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(description)
     }
 
     /// `"GET http://host/path?token=<redacted>"`.

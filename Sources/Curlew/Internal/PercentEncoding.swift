@@ -19,7 +19,18 @@ enum PercentEncoding {
 
     /// Encodes a query name or value: everything but unreserved characters.
     static func queryComponent(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        if text.utf8.allSatisfy(isUnreserved) { return text }
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
     }
 
     /// `name=value&name=value`, RFC 3986 encoding; a `nil` value gives the bare name.
@@ -46,6 +57,17 @@ enum PercentEncoding {
 
     /// Encodes characters a path may not contain (spaces, non-ASCII, quotes…), keeping the rest.
     static func path(_ path: String) -> String {
-        path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path
+        if path.utf8.allSatisfy(isPathAllowed) { return path }
+        return path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path
+    }
+
+    /// The ASCII test behind ``pathAllowed``, for the fast path that needs no encoding.
+    private static func isPathAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "-._~!$&'()*+,;=:@/%?".utf8.contains(byte)
+        }
     }
 }
