@@ -64,3 +64,8 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     /// `.null`.
     public init(nilLiteral: ()) { self = .null }
 }
+
+extension JSONValue: CustomStringConvertible {
+    /// The value as compact JSON text, object keys sorted: `{"a":[1,"x"]}`.
+    public var description: String { String(decoding: jsonData, as: UTF8.self) }
+}
