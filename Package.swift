@@ -55,7 +55,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SearchDemo",
-            dependencies: ["Curlew", "LoopbackServer"],
+            dependencies: ["Curlew", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Samples/SearchDemo",
             swiftSettings: swiftSettings
         ),

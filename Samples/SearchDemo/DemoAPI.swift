@@ -27,6 +27,8 @@ enum DemoAPI {
         router.on("GET", "/api/images/{file}") { _, parameters in image(parameters["file"]) }
         router.on("POST", "/api/login") { request, _ in login(request) }
         router.on("GET", "/api/profile") { request, _ in profile(request) }
+
+        router.on("GET", "/api/v2/search") { request, _ in searchV2(request) }
         return router
     }
 
@@ -43,6 +45,21 @@ enum DemoAPI {
         }
         let items = matches.map { #"{"id":\#($0.id),"title":\#(quoted($0.title)),"image_url":"images/\#($0.id).jpg"}"# }
         return .json(#"{"code":0,"msg":"ok","data":{"key":\#(quoted(key)),"total":\#(matches.count),"pictures":[\#(items.joined(separator: ","))]}}"#)
+    }
+
+    /// The v2 search: `?q=…&limit=…`, results of mixed media in a `resp.data` envelope; every
+    /// third match is a video, and the client's `X-Client` header is echoed in `resp.client`.
+    private static func searchV2(_ request: ServerRequest) -> ServerResponse {
+        let key = (request.queryValue("q") ?? "").lowercased()
+        let limit = request.queryValue("limit").flatMap(Int.init) ?? 10
+        let matches = pictures.filter { key.isEmpty || $0.tags.contains(key) || $0.title.lowercased().contains(key) }.prefix(limit)
+        let items = matches.enumerated().map { index, picture in
+            index % 3 == 2
+                ? #"{"type":"video","id":"\#(picture.id)","title":\#(quoted(picture.title)),"videoUrl":"videos/\#(picture.id).mp4","seconds":"42"}"#
+                : #"{"type":"pic","id":\#(picture.id),"title":\#(quoted(picture.title)),"picUrl":"images/\#(picture.id).jpg","picW":1600,"picH":1067}"#
+        }
+        let client = quoted(request.header("X-Client") ?? "")
+        return .json(#"{"resp":{"code":0,"client":\#(client),"data":[\#(items.joined(separator: ","))]}}"#)
     }
 
     private static func details(_ id: String?) -> ServerResponse {

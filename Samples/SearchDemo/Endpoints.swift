@@ -46,3 +46,17 @@ struct ProfileRequest: Request {
     var path: String { "profile" }
     var headers: [String: String] { ["Authorization": "Bearer \(token)"] }
 }
+
+/// `GET /api/v2/search?q=…&limit=…` — parameters declared on the properties, renamed for the
+/// wire, a header, and mixed media decoded from the `resp.data` part of the envelope.
+struct MediaSearchRequest: Request {
+    typealias Response = PolymorphicArray<MediaFamily>
+    @Query var key: String                              // sent as `q`, see parameterNames
+    @Query var limit: Int = 10
+    @Header("X-Client") var clientName: String? = "curlew-demo"
+    var note = "plain properties are not parameters"
+
+    static let parameterNames = ["key": "q"]
+    var path: String { "v2/search" }
+    var keyPath: String? { "resp.data" }
+}

@@ -1,3 +1,5 @@
+import Curlew
+
 /// The gallery API's envelope: `{"code": 0, "msg": "ok", "data": …}`.
 struct Envelope<Payload: Decodable & Sendable>: Decodable, Sendable {
     var code: Int
@@ -44,4 +46,33 @@ struct Session: Decodable, Sendable {
 struct Profile: Decodable, Sendable {
     var user: String
     var favourites: [Int]
+}
+
+/// Anything the v2 search returns.
+protocol MediaItem: Decodable, Sendable {
+    var title: String { get }
+}
+
+/// `{"type":"pic", "id": 1, …}` — the id arrives as a number.
+struct PicItem: MediaItem {
+    @AutoCast var id: String
+    var title: String
+    var picUrl: String
+    var picW: Int
+    var picH: Int
+}
+
+/// `{"type":"video", "id": "3", "seconds": "42", …}` — numbers arrive as strings.
+struct VideoItem: MediaItem {
+    @AutoCast var id: String
+    var title: String
+    var videoUrl: String
+    @AutoCast var seconds: Int
+}
+
+/// `type` picks the model; unknown types are skipped.
+enum MediaFamily: PolymorphicFamily {
+    typealias Member = any MediaItem
+    static var members: [String: any Decodable.Type] { ["pic": PicItem.self, "video": VideoItem.self] }
+    static var unknownPolicy: UnknownTypePolicy { .skip }
 }

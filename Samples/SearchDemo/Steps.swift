@@ -1,5 +1,6 @@
 import Curlew
 import Foundation
+import HTTPTypes
 
 /// Describe the endpoint once, send it with one line.
 struct SearchStep: TourStep {
@@ -12,6 +13,27 @@ struct SearchStep: TourStep {
         for picture in page.pictures {
             say("  #\(picture.id) \(picture.title)  (\(picture.imageURL))")
         }
+    }
+}
+
+/// Declared, renamed parameters; mixed media decoded from the `resp.data` envelope.
+struct MediaSearchStep: TourStep {
+    let title = "Search v2: declared parameters, polymorphic results"
+
+    func run(with client: Client) async throws {
+        let request = MediaSearchRequest(key: "sunset", limit: 3)
+        let prepared = try client.prepare(request)
+        say(#"MediaSearchRequest(key: "sunset", limit: 3) → GET \#(prepared.url)"#)
+        say("X-Client: \(HTTPField.Name("X-Client").flatMap { prepared.headers[$0] } ?? "-")")
+        let response = try await client.response(for: request)
+        for item in response.value.elements {
+            switch item {
+            case let pic as PicItem: say("  picture #\(pic.id) \(pic.title) (\(pic.picW)×\(pic.picH), \(pic.picUrl))")
+            case let video as VideoItem: say("  video   #\(video.id) \(video.title) (\(video.seconds) s, \(video.videoUrl))")
+            default: say("  \(item.title)")
+            }
+        }
+        say("the raw body stays beside the value: \(response.body.count) bytes, resp.code = \(try response.raw.json(at: "resp.code"))")
     }
 }
 

@@ -13,6 +13,7 @@ protocol TourStep: Sendable {
 struct Tour {
     static let steps: [any TourStep] = [
         SearchStep(),
+        MediaSearchStep(),
         DetailsStep(),
         DownloadStep(),
         ConcurrentStep(),

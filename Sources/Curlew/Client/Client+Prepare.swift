@@ -8,8 +8,9 @@ extension Client {
     ///   `.invalidPath`, `.invalidHeader`, `.invalidMethod`, `.encodingFailed`.
     public nonisolated func prepare<R: Request>(_ request: R) throws(CurlewError) -> PreparedRequest {
         let method = request.method
+        let encoded = try encodeParameters(of: request)
         let url = try RequestURLBuilder(
-            baseURL: configuration.baseURL, path: request.path, query: request.query, method: method
+            baseURL: configuration.baseURL, path: encoded.path, query: request.query + encoded.query, method: method
         ).build()
         let summary = RequestSummary(method: method, url: url, secretKeyFragments: configuration.secretQueryKeyFragments)
         guard HTTPMethodValidation.isValid(method.rawValue) else {
@@ -17,7 +18,7 @@ extension Client {
         }
 
         var headers = configuration.headers
-        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) + encoded.headers {
             guard let fieldName = HTTPField.Name(name) else {
                 throw CurlewError(code: .invalidHeader, message: "header name \(HeaderValidation.quoted(name)) is not a valid HTTP token", request: summary)
             }
@@ -28,7 +29,13 @@ extension Client {
         }
 
         var body: Data?
-        if let requestBody = request.body {
+        if let parameterBody = encoded.body {
+            guard request.body == nil else {
+                throw CurlewError(code: .encodingFailed, message: "the request has both a body and body parameters", request: summary)
+            }
+            body = parameterBody.data
+            if headers[.contentType] == nil { headers[.contentType] = parameterBody.contentType }
+        } else if let requestBody = request.body {
             do {
                 let (data, contentType) = try requestBody.encoded(with: configuration.encoder)
                 body = data

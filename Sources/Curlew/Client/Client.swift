@@ -131,13 +131,22 @@ public actor Client {
 
     private nonisolated func decode<R: Request>(_ request: R, _ raw: RawResponse, summary: RequestSummary) throws -> R.Response {
         do {
+            try request.didReceive(raw)
+        } catch let error as CurlewError {
+            throw completed(error, summary: summary, raw: raw)
+        } catch {
+            throw CurlewError(
+                code: .serverError, message: "\(error)", request: summary, status: raw.status,
+                headers: raw.headers, bodySnippet: CurlewError.snippet(of: raw.body), underlying: error)
+        }
+        do {
             return try request.decode(raw, decoder: configuration.decoder)
         } catch let error as CurlewError {
-            throw error
+            throw completed(error, summary: summary, raw: raw)
         } catch let error as DecodingError {
             let explained = DecodingFailure(error, body: raw.body)
             throw CurlewError(
-                code: .decodingFailed,
+                code: explained.code,
                 message: explained.message,
                 request: summary,
                 status: raw.status,
@@ -151,5 +160,16 @@ public actor Client {
                 code: .decodingFailed, message: "\(error)", request: summary, status: raw.status,
                 headers: raw.headers, bodySnippet: CurlewError.snippet(of: raw.body), underlying: error)
         }
+    }
+
+    /// Fills in what an error thrown by a request hook could not know: request, status, headers,
+    /// body snippet.
+    private nonisolated func completed(_ error: CurlewError, summary: RequestSummary, raw: RawResponse) -> CurlewError {
+        var error = error
+        if error.request == nil { error.request = summary }
+        if error.status == nil { error.status = raw.status }
+        if error.headers == nil { error.headers = raw.headers }
+        if error.bodySnippet == nil { error.bodySnippet = CurlewError.snippet(of: raw.body) }
+        return error
     }
 }

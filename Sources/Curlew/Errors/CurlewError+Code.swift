@@ -8,7 +8,7 @@ extension CurlewError {
             case shutdown, transportFailure
             case unacceptableStatus
             case serverError
-            case decodingFailed
+            case decodingFailed, validationFailed
             case unauthorized
             case cancelled
             case malformedURL, unsupportedScheme, invalidHeader, invalidMethod, invalidPath
@@ -50,6 +50,8 @@ extension CurlewError {
         public static let serverError = Code(.serverError)
         /// The body could not be decoded into the expected type.
         public static let decodingFailed = Code(.decodingFailed)
+        /// The body decoded, but a ``Validatable`` value rejected itself.
+        public static let validationFailed = Code(.validationFailed)
         /// Authentication is missing or was refused.
         public static let unauthorized = Code(.unauthorized)
         /// The calling task was cancelled.
@@ -76,7 +78,7 @@ extension CurlewError {
                 .transport
             case .unacceptableStatus: .httpStatus
             case .serverError: .server
-            case .decodingFailed: .dataFormat
+            case .decodingFailed, .validationFailed: .dataFormat
             case .unauthorized: .auth
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,

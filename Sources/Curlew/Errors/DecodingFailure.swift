@@ -1,32 +1,45 @@
 internal import Foundation
 
 /// Explains a `DecodingError` as `path: expected X, found Y`, looking up what the body really
-/// holds at that path.
+/// holds at that path. `prefix` is the key path the decoded part sits at, so paths start at the
+/// root of the body (`resp.data` + `[3].id`).
 struct DecodingFailure {
     let path: String
     let message: String
+    /// `.validationFailed` when a ``ValidationFailure`` caused the error, else `.decodingFailed`.
+    let code: CurlewError.Code
 
-    init(_ error: DecodingError, body: Data) {
+    init(_ error: DecodingError, body: Data, prefix: String = "") {
+        var code = CurlewError.Code.decodingFailed
         switch error {
         case .typeMismatch(let type, let context):
-            path = Self.render(context.codingPath)
+            path = JSONKeyPath.join(prefix, Self.render(context.codingPath))
             let found = Self.kindOfValue(at: context.codingPath, in: body) ?? "something else"
             message = "\(Self.label(path)): expected \(Self.typeName(type)), found \(found)"
         case .valueNotFound(let type, let context):
-            path = Self.render(context.codingPath)
+            path = JSONKeyPath.join(prefix, Self.render(context.codingPath))
             message = "\(Self.label(path)): expected \(Self.typeName(type)), found null"
         case .keyNotFound(let key, let context):
-            path = Self.render(context.codingPath + [key])
+            path = JSONKeyPath.join(prefix, Self.render(context.codingPath + [key]))
             message = "\(Self.label(path)): required key is missing"
         case .dataCorrupted(let context):
-            path = Self.render(context.codingPath)
-            let reason = context.underlyingError.map { "\($0)" } ?? context.debugDescription
-            message = "\(Self.label(path)): data corrupted: \(context.debugDescription)"
-                + (reason == context.debugDescription ? "" : " (\(reason))")
+            path = JSONKeyPath.join(prefix, Self.render(context.codingPath))
+            if let failure = context.underlyingError as? ValidationFailure {
+                code = .validationFailed
+                message = "\(Self.label(path)): \(failure.reason)"
+            } else if context.debugDescription.hasPrefix("expected ") {
+                // Curlew's lenient wrappers explain themselves: "expected one of pic, video, found \"gif\"".
+                message = "\(Self.label(path)): \(context.debugDescription)"
+            } else {
+                let reason = context.underlyingError.map { "\($0)" } ?? context.debugDescription
+                message = "\(Self.label(path)): data corrupted: \(context.debugDescription)"
+                    + (reason == context.debugDescription ? "" : " (\(reason))")
+            }
         @unknown default:
-            path = ""
+            path = prefix
             message = "\(error)"
         }
+        self.code = code
     }
 
     /// `data[3].id`; the root is the empty string.

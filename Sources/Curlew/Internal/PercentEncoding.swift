@@ -17,15 +17,29 @@ enum PercentEncoding {
         return set
     }()
 
-    /// Encodes a query name or value: everything but unreserved characters.
+    /// Encodes a query name or value: everything but unreserved characters, byte by byte over
+    /// UTF-8 (several times faster than `addingPercentEncoding` on Linux).
     static func queryComponent(_ text: String) -> String {
         if text.utf8.allSatisfy(isUnreserved) { return text }
-        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
+    /// `A–Z a–z 0–9 - . _ ~`.
+    static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             true
         default:
@@ -63,11 +77,6 @@ enum PercentEncoding {
 
     /// The ASCII test behind ``pathAllowed``, for the fast path that needs no encoding.
     private static func isPathAllowed(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "-._~!$&'()*+,;=:@/%?".utf8.contains(byte)
-        }
+        isUnreserved(byte) || "!$&'()*+,;=:@/%?".utf8.contains(byte)
     }
 }

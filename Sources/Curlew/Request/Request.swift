@@ -19,9 +19,36 @@ public import HTTPTypes
 /// let results = try await client.send(SearchRequest(key: "sunset"))
 /// ```
 ///
-/// The ``Client`` turns a request into a ``PreparedRequest`` in one throwing step (building the
-/// URL, validating headers, encoding the body), hands it to the transport, checks the status with
-/// ``accepts(_:)`` and decodes with ``decode(_:decoder:)``.
+/// Parameters can instead be declared on the properties themselves; the call site does not change
+/// (`SearchRequest(key: "sunset")`) and plain stored properties are not parameters:
+///
+/// ```swift
+/// struct SearchRequest: Request {
+///     typealias Response = [Media]
+///     @Query var searchKey: String                  // ?key=…  (renamed below, HAccess HPMapto)
+///     @Query("size") var pageSize = 20              // a name in the attribute needs a default
+///     @Header("X-Token") var token: String? = nil   // a header, omitted when nil (HPHeader)
+///     @Path var album: Int                          // fills {album}
+///     var retries = 0                               // not a parameter
+///
+///     static let parameterNames = ["searchKey": "key"]
+///     var path: String { "albums/{album}/search" }
+///     var keyPath: String? { "resp.data" }          // decode only this part of the body
+/// }
+/// ```
+///
+/// ## Lifecycle
+///
+/// The ``Client`` turns a request into a ``PreparedRequest`` in one throwing step, then sends it:
+///
+/// 1. declared parameters and ``parameters`` are collected, then ``setUpParameters(_:)`` runs;
+/// 2. the path template is filled, the URL, headers and body are encoded and validated;
+/// 3. ``willSend(_:)`` adjusts the prepared request;
+/// 4. the prepared request goes through the client's middleware (outermost first) to the
+///    transport — request hooks run *outside* the middleware chain: steps 1–3 run before any
+///    middleware sees the request;
+/// 5. once every middleware has returned, ``accepts(_:)`` checks the status, ``didReceive(_:)``
+///    looks at the raw response, and ``decode(_:decoder:)`` produces the ``Response``.
 public protocol Request: Sendable {
     /// What ``Client/send(_:)`` returns. Any `Decodable` is decoded from JSON; `Data`, `String`
     /// and ``EmptyResponse`` have built-in decoding; anything else implements ``decode(_:decoder:)``.
@@ -40,7 +67,7 @@ public protocol Request: Sendable {
     /// tokens and values must not contain CR, LF or NUL, or the send fails with `.invalidHeader`
     /// before anything is sent. Default: none.
     var headers: [String: String] { get }
-    /// The body. Default: none.
+    /// The body. Default: none, or the encoded body parameters (see ``parameterEncoding``).
     var body: RequestBody? { get }
 
     /// The ``QueueActor`` queue this request waits in, `nil` for none (not limited). A call site
@@ -55,6 +82,36 @@ public protocol Request: Sendable {
     /// `invalidAccessory` inverted). Default: `true`.
     var usesAccessories: Bool { get }
 
+    /// Extra body parameters as a dictionary (LCNetwork's `requestArgument`), merged with the
+    /// `@Field` properties (a declared field of the same name wins) and encoded per
+    /// ``parameterEncoding``. Default: none.
+    var parameters: [String: ParameterValue] { get }
+    /// Wire names for declared parameters, Swift property name → wire name (HAccess's
+    /// `ppx(searchKey, HPMapto(@"key"))`), for required properties that cannot carry a name in
+    /// their attribute. A name in the attribute wins. Default: none.
+    static var parameterNames: [String: String] { get }
+    /// How body parameters are encoded: `.query`, `.form` or `.json`. Default: `.query` for `GET`,
+    /// `HEAD` and `DELETE`, `.form` otherwise. A request with both an explicit ``body`` and body
+    /// parameters encoded as `.form` or `.json` fails with `.encodingFailed`.
+    var parameterEncoding: ParameterEncoding { get }
+    /// How parameter values are written (arrays, booleans, dates, nil, key order).
+    /// Default: ``ParameterEncodingOptions/default`` (sorted keys).
+    var parameterEncodingOptions: ParameterEncodingOptions { get }
+    /// Adjusts the collected parameters before they are encoded, e.g. adds a signature computed
+    /// from the final values (HAccess's `setupParams` / `willSendRequest:params:`).
+    /// Default: no change.
+    /// - Throws: Any error, which fails the send with `.encodingFailed` before anything is sent.
+    func setUpParameters(_ parameters: inout RequestParameters) throws
+
+    /// Where in a JSON body the ``Response`` is, e.g. `"resp.data"`, `"data.user.friends"`,
+    /// `"items[2]"`. Only that part is decoded; the rest is skipped without building values.
+    /// Data-format errors name the full path from the root of the body (`resp.data[3].id`).
+    /// Default: `nil`, the whole body.
+    var keyPath: String? { get }
+    /// Whether a `Decodable` ``Response`` is read from JSON or from a property list.
+    /// Default: `.json`.
+    var responseFormat: ResponseFormat { get }
+
     /// Whether a response status counts as success. Default: any 2xx. Widen it to receive, say,
     /// a 404 body as a value instead of an `.unacceptableStatus` error.
     func accepts(_ status: HTTPResponse.Status) -> Bool
@@ -64,12 +121,22 @@ public protocol Request: Sendable {
     /// - Throws: Any error, which fails the send before anything reaches the network.
     func willSend(_ request: inout PreparedRequest) throws
 
-    /// Turns an accepted response into ``Response``.
+    /// A look at the accepted raw response before it is decoded (HAccess's
+    /// `requestFinishedSucessWithInfo`), e.g. to check a business code in an envelope.
+    /// Default: nothing.
+    /// - Throws: A ``CurlewError`` to choose the failure (for example
+    ///   ``CurlewError/serverError(businessCode:message:)``); any other error becomes `.serverError`.
+    func didReceive(_ response: RawResponse) throws
+
+    /// Turns an accepted response into ``Response`` (HAccess's `getOutputEntiy`). Implement it to
+    /// decode by hand; ``RawResponse/decode(_:at:format:decoder:)`` and ``RawResponse/json(at:)``
+    /// help.
     /// - Parameters:
     ///   - response: Status, headers and body bytes.
     ///   - decoder: The client's configured `JSONDecoder`.
     /// - Throws: Any error; a `DecodingError` becomes a `.decodingFailed` ``CurlewError`` whose
-    ///   message names the JSON path, e.g. `data[3].id: expected String, found number`.
+    ///   message names the JSON path, e.g. `data[3].id: expected String, found number`; a
+    ///   ``CurlewError`` is passed on with the request, status and body snippet filled in.
     func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Response
 }
 
@@ -94,12 +161,30 @@ extension Request {
     public func accepts(_ status: HTTPResponse.Status) -> Bool { status.kind == .successful }
     /// Leaves the prepared request unchanged.
     public func willSend(_ request: inout PreparedRequest) throws {}
+    /// No dictionary parameters.
+    public var parameters: [String: ParameterValue] { [:] }
+    /// No renamed properties.
+    public static var parameterNames: [String: String] { [:] }
+    /// `.query` for `GET`, `HEAD` and `DELETE`, `.form` otherwise.
+    public var parameterEncoding: ParameterEncoding { .methodDependent(method.rawValue) }
+    /// ``ParameterEncodingOptions/default``.
+    public var parameterEncodingOptions: ParameterEncodingOptions { .default }
+    /// Leaves the parameters unchanged.
+    public func setUpParameters(_ parameters: inout RequestParameters) throws {}
+    /// The whole body.
+    public var keyPath: String? { nil }
+    /// JSON.
+    public var responseFormat: ResponseFormat { .json }
+    /// Accepts every response.
+    public func didReceive(_ response: RawResponse) throws {}
 }
 
 extension Request where Response: Decodable {
-    /// Decodes the body as JSON with the client's decoder.
+    /// Decodes the part of the body at ``keyPath`` (JSON, or a property list per
+    /// ``responseFormat``) with the client's decoder, then runs ``Validatable/validate()`` on the
+    /// value and on the elements of a top-level array.
     public func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Response {
-        try decoder.decode(Response.self, from: response.body)
+        try response.decode(Response.self, at: keyPath, format: responseFormat, decoder: decoder)
     }
 }
 

@@ -25,6 +25,12 @@ public struct ClientResponse<Value: Sendable>: Sendable {
         self.url = raw.url
         self.source = raw.source
     }
+
+    /// The response without the decoded value, e.g. to read another part of the body with
+    /// ``RawResponse/json(at:)`` (LCNetwork's `rawJSONObject`).
+    public var raw: RawResponse {
+        RawResponse(status: status, headers: headers, body: body, url: url, source: source)
+    }
 }
 
 /// Where a response came from. A struct so later sources (cache, mock) can be added.

@@ -1,0 +1,57 @@
+internal import Foundation
+
+/// A request's parameters, encoded: the filled path, extra query items, headers and body.
+struct EncodedParameters {
+    var path: String
+    var query: [URLQueryItem] = []
+    var headers: [(key: String, value: String)] = []
+    var body: (data: Data, contentType: String)?
+}
+
+extension Client {
+    /// Collects the request's declared parameters, runs ``Request/setUpParameters(_:)`` and
+    /// encodes them with one ``ParameterEncoder``.
+    /// - Throws: `.invalidPath` for path template problems, `.encodingFailed` otherwise.
+    nonisolated func encodeParameters<R: Request>(of request: R) throws(CurlewError) -> EncodedParameters {
+        var parameters = ParameterCollector.collect(request)
+        let summary = RequestSummary(
+            method: request.method, url: RequestURLBuilder.visible((configuration.baseURL ?? "") + request.path),
+            secretKeyFragments: configuration.secretQueryKeyFragments)
+        do {
+            try request.setUpParameters(&parameters)
+        } catch let error as CurlewError {
+            throw error
+        } catch {
+            throw CurlewError(code: .encodingFailed, message: "setUpParameters failed: \(error)", request: summary, underlying: error)
+        }
+        if parameters.isEmpty { return EncodedParameters(path: request.path) }
+
+        let encoder = ParameterEncoder(options: parameters.options)
+        var encoded: EncodedParameters
+        do {
+            encoded = EncodedParameters(path: try PathTemplate.resolve(request.path, values: parameters.path, encoder: encoder))
+        } catch {
+            throw CurlewError(code: .invalidPath, message: error.description, request: summary, underlying: error)
+        }
+        do {
+            encoded.query = try encoder.queryItems(parameters.query)
+            for entry in parameters.headers {
+                if let value = try encoder.scalarText(entry.value) { encoded.headers.append((entry.name, value)) }
+            }
+            if !parameters.fields.isEmpty {
+                switch parameters.encoding {
+                case .query:
+                    encoded.query += try encoder.queryItems(parameters.fields)
+                case .form:
+                    let text = PercentEncoding.formEncoded(try encoder.queryItems(parameters.fields))
+                    encoded.body = (Data(text.utf8), "application/x-www-form-urlencoded")
+                case .json:
+                    encoded.body = (try encoder.json(parameters.fields), "application/json")
+                }
+            }
+        } catch {
+            throw CurlewError(code: .encodingFailed, message: "a parameter could not be encoded: \(error.description)", request: summary, underlying: error)
+        }
+        return encoded
+    }
+}

@@ -1,0 +1,82 @@
+public import Foundation
+
+extension RawResponse {
+    /// Decodes the body, or the part of it at `keyPath`, and validates the result.
+    ///
+    /// The default ``Request/decode(_:decoder:)`` calls this; a hand-written `decode` can too:
+    ///
+    /// ```swift
+    /// func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> [Media] {
+    ///     let envelope = try response.json(at: "resp")
+    ///     guard envelope.code == 0 else {
+    ///         throw CurlewError.serverError(businessCode: "\(envelope.code?.intValue ?? -1)", message: envelope.msg?.stringValue ?? "")
+    ///     }
+    ///     return try response.decode([Media].self, at: "resp.data", decoder: decoder)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - keyPath: Where the value is in a JSON body (`resp.data`, `items[2]`); `nil` for the whole body.
+    ///   - format: JSON or property list.
+    ///   - decoder: The JSON decoder to use (its strategies apply).
+    /// - Throws: ``CurlewError`` with code `.decodingFailed` or `.validationFailed` and a
+    ///   ``CurlewError/dataPath`` from the root of the body.
+    public func decode<T: Decodable>(
+        _ type: T.Type = T.self, at keyPath: String? = nil, format: ResponseFormat = .json, decoder: JSONDecoder = JSONDecoder()
+    ) throws(CurlewError) -> T {
+        let value: T
+        var prefix = ""
+        switch format {
+        case .json:
+            var slice = body
+            if let keyPath {
+                guard let parsed = JSONKeyPath(keyPath) else {
+                    throw CurlewError(code: .decodingFailed, message: "the key path \"\(keyPath)\" is malformed", dataPath: keyPath)
+                }
+                slice = try Self.locate(parsed, in: body)
+                prefix = parsed.description
+            }
+            do {
+                value = try decoder.decode(T.self, from: slice)
+            } catch let error as DecodingError {
+                throw Self.explain(error, body: slice, prefix: prefix)
+            } catch {
+                throw CurlewError(code: .decodingFailed, message: "\(error)", dataPath: prefix, underlying: error)
+            }
+        case .propertyList:
+            if let keyPath {
+                throw CurlewError(code: .decodingFailed, message: "key paths apply to JSON bodies, not property lists", dataPath: keyPath)
+            }
+            do {
+                value = try PropertyListDecoder().decode(T.self, from: body)
+            } catch let error as DecodingError {
+                throw Self.explain(error, body: Data(), prefix: "")
+            } catch {
+                throw CurlewError(code: .decodingFailed, message: "\(error)", underlying: error)
+            }
+        }
+        try Validation.run(value, prefix: prefix)
+        return value
+    }
+
+    /// The body, or the part at `keyPath`, as a ``JSONValue`` (LCNetwork's `rawJSONObject`).
+    /// - Throws: ``CurlewError`` `.decodingFailed` when the body is not JSON or the path is absent.
+    public func json(at keyPath: String? = nil) throws(CurlewError) -> JSONValue {
+        try decode(JSONValue.self, at: keyPath)
+    }
+
+    private static func locate(_ path: JSONKeyPath, in body: Data) throws(CurlewError) -> Data {
+        do {
+            let range = try JSONSubtreeScanner.locate(path, in: body)
+            return body.subdata(in: (body.startIndex + range.lowerBound)..<(body.startIndex + range.upperBound))
+        } catch {
+            throw CurlewError(code: .decodingFailed, message: error.message, dataPath: error.path, underlying: error)
+        }
+    }
+
+    private static func explain(_ error: DecodingError, body: Data, prefix: String) -> CurlewError {
+        let explained = DecodingFailure(error, body: body, prefix: prefix)
+        return CurlewError(code: explained.code, message: explained.message, dataPath: explained.path, underlying: error)
+    }
+}

@@ -1,0 +1,77 @@
+/// A model that checks itself after decoding (required-but-empty fields, ranges…).
+///
+/// A failure is a data-format error: ``CurlewError/Code/validationFailed`` with the full path
+/// from the root of the body.
+///
+/// ```swift
+/// struct Picture: Decodable, Sendable, Validatable {
+///     var id: String
+///     var width: Int
+///     func validate() throws {
+///         if id.isEmpty { throw ValidationFailure("must not be empty", field: "id") }
+///         if !(1...10_000).contains(width) { throw ValidationFailure("expected 1...10000, found \(width)", field: "width") }
+///     }
+/// }
+/// ```
+///
+/// Curlew validates the decoded value, each element of a decoded top-level array, and each
+/// element of a ``Polymorphic`` / ``PolymorphicArray`` (where the full coding path is known).
+/// Validate nested values from your own `validate()`, or wrap them in ``Validated``.
+public protocol Validatable {
+    /// Checks the value.
+    /// - Throws: A ``ValidationFailure`` (or any error) when the value is not acceptable.
+    func validate() throws
+}
+
+/// Why a ``Validatable`` value is not acceptable.
+public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The offending member relative to the validated value (`"id"`, `"items[2].name"`), if any.
+    public var field: String?
+    /// What is wrong, e.g. `"must not be empty"`.
+    public var reason: String
+
+    /// Creates a failure.
+    /// - Parameters:
+    ///   - reason: What is wrong.
+    ///   - field: The member it concerns, relative to the validated value.
+    public init(_ reason: String, field: String? = nil) {
+        self.reason = reason
+        self.field = field
+    }
+
+    /// `field: reason`, or the reason alone.
+    public var description: String { field.map { "\($0): \(reason)" } ?? reason }
+}
+
+/// Lets validation look inside arrays without knowing their element type.
+protocol ValidatableElements {
+    var validatableElements: [Any] { get }
+}
+
+extension Array: ValidatableElements {
+    var validatableElements: [Any] { map { $0 } }
+}
+
+enum Validation {
+    /// Validates a value and, if it is an array, its elements; paths are relative to `prefix`.
+    static func run(_ value: Any, prefix: String) throws(CurlewError) {
+        try check(value, path: prefix)
+        if let array = value as? any ValidatableElements {
+            for (index, element) in array.validatableElements.enumerated() {
+                try check(element, path: JSONKeyPath.join(prefix, "[\(index)]"))
+            }
+        }
+    }
+
+    private static func check(_ value: Any, path: String) throws(CurlewError) {
+        guard let validatable = value as? any Validatable else { return }
+        do {
+            try validatable.validate()
+        } catch let failure as ValidationFailure {
+            let full = JSONKeyPath.join(path, failure.field ?? "")
+            throw CurlewError(code: .validationFailed, message: "\(full.isEmpty ? "<root>" : full): \(failure.reason)", dataPath: full, underlying: failure)
+        } catch {
+            throw CurlewError(code: .validationFailed, message: "\(path.isEmpty ? "<root>" : path): \(error)", dataPath: path, underlying: error)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// Implemented by the parameter property wrappers (`@Query`, `@Field`, `@Header`, `@Path`) so
+/// the client can find them with `Mirror` when it prepares a request.
+protocol DeclaredParameter {
+    /// Adds this parameter to `parameters`, named `propertyName` unless the wrapper has a name.
+    func declare(propertyName: String, into parameters: inout RequestParameters)
+}
+
+
+/// Collects a request's declared parameters and its ``Request/parameters`` dictionary.
+enum ParameterCollector {
+    static func collect<R: Request>(_ request: R) -> RequestParameters {
+        var parameters = RequestParameters(encoding: request.parameterEncoding, options: request.parameterEncodingOptions)
+        let renames = R.parameterNames
+        for child in Mirror(reflecting: request).children {
+            guard let declared = child.value as? any DeclaredParameter else { continue }
+            var name = child.label ?? ""
+            if name.hasPrefix("_") { name.removeFirst() }
+            declared.declare(propertyName: renames[name] ?? name, into: &parameters)
+        }
+        let dictionary = request.parameters
+        if !dictionary.isEmpty {
+            for key in dictionary.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                parameters.fields[key] = dictionary[key]
+            }
+        }
+        return parameters
+    }
+}

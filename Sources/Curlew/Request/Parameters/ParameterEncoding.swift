@@ -1,0 +1,19 @@
+/// Where and how a request's body parameters (`@Field` properties and ``Request/parameters``)
+/// are encoded.
+public enum ParameterEncoding: Sendable, Hashable {
+    /// Appended to the URL's query string, on any method.
+    case query
+    /// An `application/x-www-form-urlencoded` body.
+    case form
+    /// An `application/json` body (an object with the parameters as members).
+    case json
+
+    /// `.query` for `GET`, `HEAD` and `DELETE`, `.form` otherwise (as Alamofire and the seed
+    /// frameworks do).
+    public static func methodDependent(_ method: String) -> ParameterEncoding {
+        switch method {
+        case "GET", "HEAD", "DELETE": .query
+        default: .form
+        }
+    }
+}

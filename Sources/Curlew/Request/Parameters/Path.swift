@@ -1,0 +1,38 @@
+/// Declares a property as the value of a `{name}` placeholder in `Request/path`, percent-encoded as one path segment (`/`, `?`, `..` are encoded, never interpreted).
+///
+/// The wire name is the property's name, or the name given in the attribute, or the one in
+/// ``Request/parameterNames`` (HAccess's `HPMapto`). Swift only lets a wrapper attribute carry
+/// arguments when the property has an initial value, so a *required* renamed parameter is
+/// renamed in ``Request/parameterNames`` instead. A `nil` value is written per
+/// ``ParameterEncodingOptions/nilStyle`` (omitted by default). The memberwise initializer still
+/// takes the plain value:
+///
+/// ```swift
+/// struct SearchRequest: Request {
+///     typealias Response = SearchResults
+///     @Path var id: Int                             // fills {id} in `path`
+///     var path: String { "search" }
+/// }
+/// ```
+@propertyWrapper
+public struct Path<Value: ParameterConvertible>: Sendable {
+    /// The property's value.
+    public var wrappedValue: Value
+    /// The wire name, or `nil` to use the property's name.
+    public let name: String?
+
+    /// Declares the parameter with an initial value and an optional wire name.
+    public init(wrappedValue: Value, _ name: String? = nil) {
+        self.wrappedValue = wrappedValue
+        self.name = name
+    }
+}
+
+extension Path: Equatable where Value: Equatable {}
+extension Path: Hashable where Value: Hashable {}
+
+extension Path: DeclaredParameter {
+    func declare(propertyName: String, into parameters: inout RequestParameters) {
+        parameters.path[name ?? propertyName] = wrappedValue.parameterValue
+    }
+}

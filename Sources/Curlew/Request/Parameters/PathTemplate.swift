@@ -1,0 +1,40 @@
+internal import Foundation
+
+/// Fills the `{name}` placeholders of a request path with `@Path` values, each percent-encoded
+/// as a single segment: `/`, `?`, `#`, `%` and every other reserved character are encoded, and a
+/// value made only of dots (`.`/`..`) is encoded too, so a value can never change the path.
+enum PathTemplate {
+    static func resolve(_ template: String, values: ParameterList, encoder: ParameterEncoder) throws(ParameterEncodingError) -> String {
+        if values.isEmpty { return template }
+        var result = ""
+        var used = Set<String>()
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw ParameterEncodingError(description: "the path has a \"{\" without a closing \"}\"")
+            }
+            result += rest[..<open]
+            let name = String(rest[rest.index(after: open)..<close])
+            guard let value = values[name] else {
+                throw ParameterEncodingError(description: "the path placeholder {\(name)} has no @Path value")
+            }
+            guard let text = try encoder.scalarText(value), !text.isEmpty else {
+                throw ParameterEncodingError(description: "the path placeholder {\(name)} has an empty or nil value")
+            }
+            result += segment(text)
+            used.insert(name)
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        if let unused = values.first(where: { !used.contains($0.name) }) {
+            throw ParameterEncodingError(description: "@Path \(unused.name) has no {\(unused.name)} placeholder in the path")
+        }
+        return result
+    }
+
+    /// One path segment: everything but RFC 3986 unreserved characters is encoded.
+    static func segment(_ text: String) -> String {
+        if text.allSatisfy({ $0 == "." }) { return String(repeating: "%2E", count: text.count) }
+        return PercentEncoding.queryComponent(text)
+    }
+}
