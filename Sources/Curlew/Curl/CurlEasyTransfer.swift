@@ -2,15 +2,21 @@ internal import CCurlShim
 internal import Foundation
 internal import HTTPTypes
 
-/// One exchange on the engine thread: the easy handle, its header list, its body sink and the
-/// continuation to resume. Confined to the engine thread for its whole life; never shared.
-final class CurlEasyTransfer {
+/// One exchange: the easy handle, its header list, its body sink and the continuation to resume.
+///
+/// Created and configured on the caller's thread, then handed to the engine thread through the
+/// inbox mutex; from then on only the engine thread touches it (the handle is never used by two
+/// threads at once, which is all libcurl asks). That hand-off is why it is `@unchecked Sendable`.
+final class CurlEasyTransfer: @unchecked Sendable {
+    typealias Continuation = CheckedContinuation<CompletedTransfer, any Error>
+
     let id: UInt64
     let request: PreparedRequest
     let handle: UnsafeMutableRawPointer
+    private let pool: EasyHandlePool
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var continuation: CheckedContinuation<RawResponse, any Error>?
+    private var continuation: Continuation?
     private var head = ResponseHeadParser()
     private let sink: BufferedBodySink
     private var sinkExpected = false
@@ -19,14 +25,15 @@ final class CurlEasyTransfer {
     /// Present when the request has an idle timeout; sampled by the engine.
     private var idleTracker: IdleTracker?
 
-    /// Creates the easy handle and applies every option; throws if libcurl refuses one.
-    init(id: UInt64, request: PreparedRequest, continuation: CheckedContinuation<RawResponse, any Error>) throws(CurlewError) {
-        guard let handle = curl_easy_init() else {
+    /// Takes an easy handle from the pool and applies every option; throws if libcurl refuses one.
+    init(id: UInt64, request: PreparedRequest, pool: EasyHandlePool, continuation: Continuation) throws(CurlewError) {
+        guard let handle = pool.take() else {
             throw CurlewError(code: .transportFailure, message: "curl_easy_init failed", request: request.summary)
         }
         self.id = id
         self.request = request
         self.handle = handle
+        self.pool = pool
         self.continuation = continuation
         self.sink = BufferedBodySink(maximumSize: request.options.maximumBodySize)
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -38,7 +45,7 @@ final class CurlEasyTransfer {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        pool.recycle(handle)
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
@@ -163,13 +170,13 @@ final class CurlEasyTransfer {
     // MARK: Completion
 
     /// Hands the continuation out exactly once; later calls get `nil`.
-    func takeContinuation() -> CheckedContinuation<RawResponse, any Error>? {
+    func takeContinuation() -> Continuation? {
         defer { continuation = nil }
         return continuation
     }
 
     /// Builds the outcome of a finished transfer from libcurl's result code.
-    func outcome(for code: CURLcode) -> Result<RawResponse, CurlewError> {
+    func outcome(for code: CURLcode) -> Result<CompletedTransfer, CurlewError> {
         if let (reasonCode, message) = abortReason {
             return .failure(CurlewError(code: reasonCode, message: message, request: request.summary))
         }
@@ -183,10 +190,15 @@ final class CurlEasyTransfer {
         }
         var status = 0
         _ = curlew_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        var effective: UnsafePointer<CChar>? = nil
-        _ = curlew_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
-        let url = effective.map { String(cString: $0) } ?? request.url
-        return .success(RawResponse(status: HTTPResponse.Status(code: status), headers: head.fields, body: sink.body, url: url))
+        var url = request.url
+        var redirects = 0
+        _ = curlew_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
+        if redirects > 0 {
+            var effective: UnsafePointer<CChar>? = nil
+            _ = curlew_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+            if let effective { url = String(cString: effective) }
+        }
+        return .success(CompletedTransfer(status: status, headerBlock: head.block, body: sink.body, url: url))
     }
 
     // MARK: Option helpers

@@ -1,5 +1,6 @@
 internal import CCurlShim
 internal import Foundation
+internal import HTTPTypes
 internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
@@ -17,11 +18,10 @@ internal import Glibc
 /// `curl_multi_wakeup`; `transfers` is touched only by the engine thread; `thread` is written
 /// before the thread can be observed and read once by the joining caller.
 final class CurlEngine: @unchecked Sendable {
-    /// A transfer request travelling from a caller to the engine thread.
-    struct Job {
+    /// A configured transfer travelling from a caller to the engine thread.
+    struct Job: Sendable {
         let ticket: TransferTicket
-        let request: PreparedRequest
-        let continuation: CheckedContinuation<RawResponse, any Error>
+        let transfer: CurlEasyTransfer
     }
 
     /// Limits for the multi handle's connection cache.
@@ -33,6 +33,7 @@ final class CurlEngine: @unchecked Sendable {
 
     private let inbox = Mutex(CurlEngineInbox())
     private let nextID = Atomic<UInt64>(1)
+    private let handles = EasyHandlePool(capacity: 256)
     private let multi: UnsafeMutableRawPointer?
     private var thread: pthread_t?
     private var startFailure: String?
@@ -81,23 +82,43 @@ final class CurlEngine: @unchecked Sendable {
             throw CurlewError(code: .transportFailure, message: startFailure, request: request.summary)
         }
         let ticket = TransferTicket(id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RawResponse, any Error>) in
-                guard ticket.markSubmitted() else {
-                    continuation.resume(throwing: Self.cancellationError(request))
+        let completed = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CurlEasyTransfer.Continuation) in
+                // Configure the easy handle here, on the caller's thread: the engine thread only
+                // attaches it.
+                let transfer: CurlEasyTransfer
+                do {
+                    transfer = try CurlEasyTransfer(id: ticket.id, request: request, pool: handles, continuation: continuation)
+                } catch {
+                    continuation.resume(throwing: error)
                     return
                 }
-                let action = inbox.withLock { $0.submit(Job(ticket: ticket, request: request, continuation: continuation)) }
+                // Marking the ticket submitted under the inbox lock orders a concurrent cancel
+                // after this add: the engine always sees `.add` before `.cancel`.
+                let job = Job(ticket: ticket, transfer: transfer)
+                let action = inbox.withLock { inbox -> CurlEngineInbox.SubmitAction in
+                    guard ticket.markSubmitted() else { return .rejectCancelled(job) }
+                    return inbox.submit(job)
+                }
                 switch action {
                 case .wake:
                     wake()
+                case .none:
+                    break
                 case .rejectShutdown(let job):
-                    job.continuation.resume(throwing: Self.shutdownError(request))
+                    job.transfer.takeContinuation()?.resume(throwing: Self.shutdownError(request))
+                case .rejectCancelled(let job):
+                    job.transfer.takeContinuation()?.resume(throwing: Self.cancellationError(request))
                 }
             }
         } onCancel: {
             if ticket.markCancelled() { post(.cancel(ticket.id)) }
         }
+        return RawResponse(
+            status: HTTPResponse.Status(code: completed.status),
+            headers: ResponseHeadParser.fields(of: completed.headerBlock),
+            body: completed.body,
+            url: completed.url)
     }
 
     /// Resumes a paused transfer (for streaming sinks).
@@ -163,7 +184,7 @@ final class CurlEngine: @unchecked Sendable {
         }
         transfers.removeAll()
         let (late, _) = inbox.withLock { $0.drain() }
-        for case .add(let job) in late { job.continuation.resume(throwing: Self.shutdownError(job.request)) }
+        for case .add(let job) in late { job.transfer.takeContinuation()?.resume(throwing: Self.shutdownError(job.transfer.request)) }
         curl_multi_cleanup(multi)
         let waiters = inbox.withLock { $0.markStopped() }
         for waiter in waiters { waiter.resume() }
@@ -172,19 +193,15 @@ final class CurlEngine: @unchecked Sendable {
     private func apply(_ command: CurlEngineInbox.Command, multi: UnsafeMutableRawPointer) {
         switch command {
         case .add(let job):
-            do throws(CurlewError) {
-                let transfer = try CurlEasyTransfer(id: job.ticket.id, request: job.request, continuation: job.continuation)
-                let added = curl_multi_add_handle(multi, transfer.handle)
-                guard added == CURLM_OK else {
-                    let reason = String(cString: curl_multi_strerror(added))
-                    transfer.takeContinuation()?.resume(
-                        throwing: CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: job.request.summary))
-                    return
-                }
-                transfers[job.ticket.id] = transfer
-            } catch {
-                job.continuation.resume(throwing: error)
+            let transfer = job.transfer
+            let added = curl_multi_add_handle(multi, transfer.handle)
+            guard added == CURLM_OK else {
+                let reason = String(cString: curl_multi_strerror(added))
+                transfer.takeContinuation()?.resume(
+                    throwing: CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: transfer.request.summary))
+                return
             }
+            transfers[job.ticket.id] = transfer
         case .cancel(let id):
             guard let transfer = transfers.removeValue(forKey: id) else { return }
             curl_multi_remove_handle(multi, transfer.handle)

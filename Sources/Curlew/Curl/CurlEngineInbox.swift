@@ -25,21 +25,29 @@ struct CurlEngineInbox {
 
     /// What the caller of ``submit(_:)`` must do after unlocking.
     enum SubmitAction {
+        /// The inbox was empty: wake the engine.
         case wake
+        /// A wake-up is already pending for earlier commands.
+        case none
         case rejectShutdown(CurlEngine.Job)
+        /// The caller was cancelled before the job was queued.
+        case rejectCancelled(CurlEngine.Job)
     }
 
+    /// Queues a transfer. Only the command that makes the inbox non-empty wakes the engine; the
+    /// engine drains everything at once, so later ones ride on that wake-up (one syscall saved
+    /// per request under load).
     mutating func submit(_ job: CurlEngine.Job) -> SubmitAction {
         guard case .running = phase else { return .rejectShutdown(job) }
         commands.append(.add(job))
-        return .wake
+        return commands.count == 1 ? .wake : .none
     }
 
     /// Queues a command that only matters while running. Returns whether to wake the engine.
     mutating func post(_ command: Command) -> Bool {
         guard case .running = phase else { return false }
         commands.append(command)
-        return true
+        return commands.count == 1
     }
 
     /// What the caller of ``requestShutdown(waiter:)`` must do after unlocking.

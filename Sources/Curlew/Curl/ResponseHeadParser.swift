@@ -1,33 +1,51 @@
 internal import HTTPTypes
 
-/// Turns libcurl's header lines into `HTTPFields`, keeping only the last response's headers
-/// (each status line — a redirect, a `100 Continue` — starts over).
+/// Collects libcurl's header lines on the engine thread, keeping only the last response's block
+/// (each status line — a redirect, a `100 Continue` — starts over), and parses a block into
+/// `HTTPFields` on the caller's thread.
 struct ResponseHeadParser {
-    private(set) var fields = HTTPFields()
+    /// The final response's header lines as received, without its status line.
+    private(set) var block: [UInt8] = []
     /// Header bytes seen so far, across all responses (activity for idle detection).
     private(set) var bytesSeen = 0
 
+    /// Engine thread: records one header line.
     mutating func consume(line bytes: UnsafeRawBufferPointer) {
         bytesSeen += bytes.count
-        var end = bytes.count
-        while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") {
-            end -= 1
-        }
-        guard end > 0 else { return }
-        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
-        if line.starts(with: "HTTP/".utf8) {
-            fields = HTTPFields()
+        if bytes.starts(with: "HTTP/".utf8) {
+            block.removeAll(keepingCapacity: true)
             return
         }
-        // Obsolete line folding (a line starting with whitespace) is not valid in responses we accept.
-        guard line[0] != UInt8(ascii: " "), line[0] != UInt8(ascii: "\t"),
-            let colon = line.firstIndex(of: UInt8(ascii: ":"))
+        block.append(contentsOf: bytes)
+    }
+
+    /// Caller side: the fields of a block. Lines without a colon, with an invalid name, or
+    /// starting with whitespace (obsolete folding) are skipped.
+    static func fields(of block: [UInt8]) -> HTTPFields {
+        var fields = HTTPFields()
+        var lineStart = 0
+        while lineStart < block.count {
+            var lineEnd = lineStart
+            while lineEnd < block.count, block[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            var contentEnd = lineEnd
+            while contentEnd > lineStart, block[contentEnd - 1] == UInt8(ascii: "\r") || block[contentEnd - 1] == UInt8(ascii: "\n") {
+                contentEnd -= 1
+            }
+            Self.parse(block[lineStart..<contentEnd], into: &fields)
+            lineStart = lineEnd + 1
+        }
+        return fields
+    }
+
+    private static func parse(_ line: ArraySlice<UInt8>, into fields: inout HTTPFields) {
+        guard let first = line.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t"),
+            let colon = line.firstIndex(of: UInt8(ascii: ":")),
+            let name = HTTPField.Name(String(decoding: line[line.startIndex..<colon], as: UTF8.self))
         else { return }
-        guard let name = HTTPField.Name(String(decoding: line[0..<colon], as: UTF8.self)) else { return }
         var valueStart = colon + 1
-        while valueStart < line.count, line[valueStart] == UInt8(ascii: " ") || line[valueStart] == UInt8(ascii: "\t") {
+        while valueStart < line.endIndex, line[valueStart] == UInt8(ascii: " ") || line[valueStart] == UInt8(ascii: "\t") {
             valueStart += 1
         }
-        fields.append(HTTPField(name: name, value: line[valueStart..<line.count]))
+        fields.append(HTTPField(name: name, value: line[valueStart..<line.endIndex]))
     }
 }
