@@ -1,4 +1,4 @@
-internal import Foundation
+public import Foundation
 
 /// Sends ``Request`` values and returns their typed responses.
 ///
@@ -19,6 +19,21 @@ public actor Client {
     public nonisolated let transport: any Transport
     /// The named queues requests with a ``Request/queueName`` wait in.
     public nonisolated let queues: QueueActor
+    /// Publishes ``ClientEvent``s (session ended, credential refreshed).
+    nonisolated let eventHub = ClientEvents()
+
+    /// Events an app observes, e.g. to log the user out when the server ends the session.
+    /// One consumer; the newest 64 events are kept while nobody reads.
+    public nonisolated var events: AsyncStream<ClientEvent> { eventHub.stream }
+
+    /// The server's current time, from the first ``ServerClock`` in the middleware (the local
+    /// time when there is none or no response has been seen).
+    public nonisolated func serverTime() -> Date {
+        for middleware in configuration.middleware {
+            if let clock = middleware as? ServerClock { return clock.now() }
+        }
+        return Date()
+    }
 
     /// Creates a client.
     /// - Parameters:
@@ -104,10 +119,36 @@ public actor Client {
         }
     }
 
+    /// Runs the middleware chain around the innermost step and casts the value back.
     private nonisolated func transfer<R: Request>(_ request: R, _ prepared: PreparedRequest) async throws -> ClientResponse<R.Response> {
+        let chain = configuration.middleware + request.middleware
+        let skipped = request.skippedMiddleware
+        let context = MiddlewareContext(
+            requestName: String(describing: R.self), requiresAuthentication: request.requiresAuthentication,
+            transport: transport, events: eventHub, logger: configuration.logger)
+        let innermost: MiddlewareNext = { prepared, context in
+            try await self.innermostStep(request, prepared, context)
+        }
+        var next = innermost
+        for middleware in chain.reversed() where !skipped.contains(middleware.kind) {
+            let inner = next
+            next = { request, context in try await middleware.intercept(request, context: context, next: inner) }
+        }
+        let response = try await next(prepared, context)
+        guard let value = response.value as? R.Response else {
+            throw CurlewError(
+                code: .decodingFailed, message: "a middleware returned \(type(of: response.value)) where \(R.Response.self) was expected",
+                request: prepared.summary, status: response.raw.status)
+        }
+        return ClientResponse(value: value, raw: response.raw)
+    }
+
+    /// The innermost step: transport, status check, envelope, hooks and decoding — so every
+    /// middleware sees decoded values and every failure as a thrown error.
+    private nonisolated func innermostStep<R: Request>(_ request: R, _ prepared: PreparedRequest, _ context: MiddlewareContext) async throws -> MiddlewareResponse {
         let raw: RawResponse
         do {
-            raw = try await transport.send(prepared)
+            raw = try await context.transport.send(prepared)
         } catch let error as CurlewError {
             throw error
         } catch is CancellationError {
@@ -125,8 +166,16 @@ public actor Client {
                 bodySnippet: CurlewError.snippet(of: raw.body)
             )
         }
-        let value = try decode(request, raw, summary: prepared.summary)
-        return ClientResponse(value: value, raw: raw)
+        guard let envelope = context.envelope else {
+            return MiddlewareResponse(raw: raw, value: try decode(request, raw, summary: prepared.summary))
+        }
+        let payload = try EnvelopeReader(envelope: envelope).payload(of: raw, summary: prepared.summary)
+        do {
+            return MiddlewareResponse(raw: raw, value: try decode(request, payload, summary: prepared.summary))
+        } catch var error as CurlewError where error.level == .dataFormat {
+            EnvelopeReader.prefix(&error, with: envelope.payloadPath, raw: raw)
+            throw error
+        }
     }
 
     private nonisolated func decode<R: Request>(_ request: R, _ raw: RawResponse, summary: RequestSummary) throws -> R.Response {

@@ -20,6 +20,9 @@ public struct ClientConfiguration: Sendable {
     public var secretQueryKeyFragments: Set<String>
     /// HUD-style callbacks for every request, batch and chain (see ``Accessory``).
     public var accessories: [any Accessory]
+    /// The middleware chain, outermost first: the first sees the request first and the response
+    /// last (see ``Middleware``).
+    public var middleware: [any Middleware]
     /// Where the client logs: one line per request at `debug` (method, redacted URL, status or
     /// error code, duration). Header values and secret query values never appear.
     public var logger: Logger
@@ -33,6 +36,7 @@ public struct ClientConfiguration: Sendable {
     ///   - encoder: The JSON encoder for bodies.
     ///   - secretQueryKeyFragments: Which query keys to redact in descriptions.
     ///   - accessories: Callbacks around every request, batch and chain.
+    ///   - middleware: The middleware chain, outermost first.
     ///   - logger: The logger; default label `curlew`.
     public init(
         baseURL: String? = nil,
@@ -42,6 +46,7 @@ public struct ClientConfiguration: Sendable {
         encoder: JSONEncoder = JSONEncoder(),
         secretQueryKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments,
         accessories: [any Accessory] = [],
+        middleware: [any Middleware] = [],
         logger: Logger = Logger(label: "curlew")
     ) {
         self.baseURL = baseURL
@@ -51,6 +56,7 @@ public struct ClientConfiguration: Sendable {
         self.encoder = encoder
         self.secretQueryKeyFragments = secretQueryKeyFragments
         self.accessories = accessories
+        self.middleware = middleware
         self.logger = logger
     }
 }

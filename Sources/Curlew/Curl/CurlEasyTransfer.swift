@@ -64,7 +64,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
         if let caBundlePath = options.caBundlePath { try set(CURLOPT_CAINFO, caBundlePath) }
-        try set(CURLOPT_FOLLOWLOCATION, options.redirectLimit > 0 ? 1 : 0)
+        try set(CURLOPT_FOLLOWLOCATION, options.redirectLimit > 0 && options.originBoundHeaders.isEmpty ? 1 : 0)
         try set(CURLOPT_MAXREDIRS, options.redirectLimit)
         try set(CURLOPT_UNRESTRICTED_AUTH, 0)
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))

@@ -55,7 +55,10 @@ public final class CurlTransport: Transport {
     /// Sends the request on the engine thread. Cancelling the calling task removes the transfer
     /// and throws `.cancelled` promptly.
     public func send(_ request: PreparedRequest) async throws -> RawResponse {
-        try await engine.execute(request)
+        guard !request.options.originBoundHeaders.isEmpty, request.options.redirectLimit > 0 else {
+            return try await engine.execute(request)
+        }
+        return try await RedirectFollower(limit: request.options.redirectLimit).send(request) { try await engine.execute($0) }
     }
 
     /// Fails in-flight requests with `.shutdown`, stops the engine thread and frees every handle on

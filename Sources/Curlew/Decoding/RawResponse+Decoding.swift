@@ -66,6 +66,16 @@ extension RawResponse {
         try decode(JSONValue.self, at: keyPath)
     }
 
+    /// This response with its body narrowed to the JSON value at `keyPath` (an envelope's payload).
+    func narrowed(to keyPath: String) throws(CurlewError) -> RawResponse {
+        guard let parsed = JSONKeyPath(keyPath) else {
+            throw CurlewError(code: .decodingFailed, message: "the key path \"\(keyPath)\" is malformed", dataPath: keyPath)
+        }
+        var narrowed = self
+        narrowed.body = try Self.locate(parsed, in: body)
+        return narrowed
+    }
+
     private static func locate(_ path: JSONKeyPath, in body: Data) throws(CurlewError) -> Data {
         do {
             let range = try JSONSubtreeScanner.locate(path, in: body)

@@ -9,7 +9,7 @@ extension CurlewError {
             case unacceptableStatus
             case serverError
             case decodingFailed, validationFailed
-            case unauthorized
+            case unauthorized, notLoggedIn, sessionEnded, refreshFailed
             case cancelled
             case malformedURL, unsupportedScheme, invalidHeader, invalidMethod, invalidPath
             case encodingFailed
@@ -54,6 +54,12 @@ extension CurlewError {
         public static let validationFailed = Code(.validationFailed)
         /// Authentication is missing or was refused.
         public static let unauthorized = Code(.unauthorized)
+        /// The request requires login and there is no credential; nothing was sent.
+        public static let notLoggedIn = Code(.notLoggedIn)
+        /// The server ended the session; the credential was cleared.
+        public static let sessionEnded = Code(.sessionEnded)
+        /// Refreshing the credential failed; every request waiting on that refresh gets this.
+        public static let refreshFailed = Code(.refreshFailed)
         /// The calling task was cancelled.
         public static let cancelled = Code(.cancelled)
         /// The URL could not be formed from the base URL and path.
@@ -79,7 +85,7 @@ extension CurlewError {
             case .unacceptableStatus: .httpStatus
             case .serverError: .server
             case .decodingFailed, .validationFailed: .dataFormat
-            case .unauthorized: .auth
+            case .unauthorized, .notLoggedIn, .sessionEnded, .refreshFailed: .auth
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
                 .encodingFailed:

@@ -8,7 +8,7 @@ public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
     /// The URL as sent; private so only the redacted form can be read.
     private let url: String
     /// Which query keys are secret.
-    private let secretKeyFragments: Set<String>
+    let secretKeyFragments: Set<String>
 
     /// The URL with secret query values and user info redacted. Computed on demand: summaries are
     /// made for every request but read only for errors and logs.

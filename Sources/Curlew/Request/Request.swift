@@ -76,6 +76,17 @@ public protocol Request: Sendable {
     /// Where the request stands among waiters of its queue. Default: `.normal`.
     var priority: QueuePriority { get }
 
+    /// Whether the request needs a credential: with ``AuthorizationMiddleware`` and no credential
+    /// it fails with `.notLoggedIn` and nothing is sent (LSBaseRequest's `isLogin`).
+    /// Default: `false`.
+    var requiresAuthentication: Bool { get }
+    /// Middleware for this request only, inside the client's (they see the request after the
+    /// client's middleware). Default: none.
+    var middleware: [any Middleware] { get }
+    /// Kinds of client middleware this request skips, e.g. `[.unifiedResponse]` to get the raw
+    /// body (LCNetwork's `ignoreUnifiedResponseProcess`). Default: none.
+    var skippedMiddleware: Set<MiddlewareKind> { get }
+
     /// Accessories for this request in addition to the client's. Default: none.
     var accessories: [any Accessory] { get }
     /// Whether accessories (the client's and the request's) see this request (LCNetwork's
@@ -153,6 +164,12 @@ extension Request {
     public var queueName: String? { nil }
     /// Normal priority.
     public var priority: QueuePriority { .normal }
+    /// No login required.
+    public var requiresAuthentication: Bool { false }
+    /// No request middleware.
+    public var middleware: [any Middleware] { [] }
+    /// Skips nothing.
+    public var skippedMiddleware: Set<MiddlewareKind> { [] }
     /// No extra accessories.
     public var accessories: [any Accessory] { [] }
     /// Accessories see the request.

@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 /// Per-exchange limits and protocol choices, carried by every ``PreparedRequest``.
 public struct TransferOptions: Sendable, Hashable {
     /// Which HTTP versions the transport may use.
@@ -26,6 +28,10 @@ public struct TransferOptions: Sendable, Hashable {
     public var acceptsCompressedResponses: Bool = true
     /// A PEM bundle of trusted CA certificates; `nil` uses the system bundle.
     public var caBundlePath: String?
+    /// Headers that, like `Authorization` and `Cookie`, are never sent to another origin (scheme,
+    /// host or port) on a redirect — a signature header, an API key. When any is set, Curlew
+    /// follows redirects itself instead of letting libcurl do it.
+    public var originBoundHeaders: Set<HTTPField.Name> = []
 
     /// Creates options with the defaults documented on each property.
     public init() {}

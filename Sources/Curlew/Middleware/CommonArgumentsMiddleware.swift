@@ -1,0 +1,44 @@
+internal import Foundation
+internal import HTTPTypes
+
+/// Adds parameters and headers to every request — version, platform, device, session key —
+/// unless the request already has one of the same name (so each is overridable per request).
+/// Parameters go into the query, which works for every method (LCNetwork's unified arguments).
+public struct CommonArgumentsMiddleware: Middleware {
+    /// Produces the current arguments; called for every request so values may change (a session
+    /// key after login).
+    public typealias Provider = @Sendable () async -> (parameters: [String: String], headers: [String: String])
+
+    private let provider: Provider
+
+    /// Adds arguments that a closure produces per request.
+    public init(_ provider: @escaping Provider) {
+        self.provider = provider
+    }
+
+    /// Adds fixed arguments.
+    public init(parameters: [String: String] = [:], headers: [String: String] = [:]) {
+        self.provider = { (parameters, headers) }
+    }
+
+    /// `.commonArguments`.
+    public var kind: MiddlewareKind { .commonArguments }
+
+    /// Adds what the request does not already have.
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+        let (parameters, headers) = await provider()
+        var request = request
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            guard let fieldName = HTTPField.Name(name), HeaderValidation.isSafeValue(value) else {
+                throw CurlewError(code: .invalidHeader, message: "common header \(HeaderValidation.quoted(name)) is invalid", request: request.summary)
+            }
+            if request.headers[fieldName] == nil { request.headers[fieldName] = value }
+        }
+        let present = Set(QueryString.items(of: request.url).map(\.name))
+        let missing = parameters.filter { !present.contains($0.key) }.sorted { $0.key < $1.key }
+        if !missing.isEmpty {
+            request.setURL(QueryString.appending(missing.map { URLQueryItem(name: $0.key, value: $0.value) }, to: request.url))
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,80 @@
+internal import Synchronization
+
+/// An ordered list of base URLs (primary, secondary, …): requests go to the current one; a
+/// connect-level failure (cannot connect, DNS, connect timeout) moves to the next and resends.
+/// It never fails over once a response arrived — a 500 is the server's answer, not an outage.
+/// The client's base URL should be the first entry; request URLs starting with any entry are
+/// rewritten to the current one (LCNetwork's main/vice base URLs).
+public final class FailoverMiddleware: Middleware {
+    /// The base URLs in order of preference.
+    public let baseURLs: [String]
+    /// Index of the base URL in use, guarded by the mutex; it sticks until that one fails.
+    private let current = Mutex(0)
+
+    /// Creates the middleware; `baseURLs` must not be empty.
+    public init(baseURLs: [String]) {
+        self.baseURLs = baseURLs
+    }
+
+    /// `.failover`.
+    public var kind: MiddlewareKind { .failover }
+
+    /// The base URL requests go to now.
+    public var currentBaseURL: String? {
+        let index = current.withLock { $0 }
+        return baseURLs.indices.contains(index) ? baseURLs[index] : nil
+    }
+
+    /// Sends to the current base URL, moving along the list on connect-level failures.
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+        guard let matched = baseURLs.first(where: { request.url.hasPrefix($0) }) else { return try await next(request, context) }
+        let path = String(request.url.dropFirst(matched.count))
+        var index = current.withLock { $0 }
+        var tried = 0
+        while true {
+            var attempt = request
+            attempt.setURL(baseURLs[index] + path)
+            do {
+                return try await next(attempt, context)
+            } catch let error as CurlewError where Self.isConnectLevel(error.code) {
+                tried += 1
+                guard tried < baseURLs.count else { throw error }
+                let failed = index
+                index = current.withLock { current in
+                    if current == failed { current = (failed + 1) % self.baseURLs.count }
+                    return current
+                }
+                context.logger.debug("failover: \(baseURLs[failed]) unreachable (\(error.code)); now using \(baseURLs[index])")
+            }
+        }
+    }
+
+    static func isConnectLevel(_ code: CurlewError.Code) -> Bool {
+        code == .cannotConnect || code == .dnsFailure || code == .connectTimeout
+    }
+}
+
+/// Rewrites each request's URL — CDN hosts, environment switching (Monkey's
+/// `MKURLFilterProtocol` and `cdnURL`).
+public struct URLRewriteMiddleware: Middleware {
+    private let rewrite: @Sendable (String) -> String
+
+    /// Creates the middleware from a function of the absolute URL.
+    public init(_ rewrite: @escaping @Sendable (String) -> String) {
+        self.rewrite = rewrite
+    }
+
+    /// `.urlRewrite`.
+    public var kind: MiddlewareKind { .urlRewrite }
+
+    /// Sends to the rewritten URL; a rewrite to anything but http(s) fails with `.unsupportedScheme`.
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+        var request = request
+        let url = rewrite(request.url)
+        if url != request.url {
+            try RequestURLBuilder.validateAbsolute(url, method: request.method)
+            request.setURL(url)
+        }
+        return try await next(request, context)
+    }
+}

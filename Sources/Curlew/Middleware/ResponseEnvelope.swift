@@ -1,0 +1,40 @@
+/// Where a server's envelope keeps its business code, message and payload, and which codes mean
+/// success — the unified response of LCNetwork's `LCProcessProtocol` and HttpManager's c/n/p.
+///
+/// ```swift
+/// // {"code": 0, "msg": "ok", "data": {...}}
+/// let envelope = ResponseEnvelope.codeMsgData
+/// // {"ok": true, "message": "...", "result": {...}}
+/// let other = ResponseEnvelope(codePath: "ok", messagePath: "message", payloadPath: "result", successCodes: ["true"])
+/// ```
+///
+/// Codes are compared as text: the number `0`, the string `"0"` and `0.0` are all `"0"`;
+/// booleans are `"true"` / `"false"`.
+public struct ResponseEnvelope: Sendable, Hashable {
+    /// Key path of the business code, e.g. `"code"` or `"resp.status"`.
+    public var codePath: String
+    /// Key path of the message shown to users, `nil` when there is none.
+    public var messagePath: String?
+    /// Key path of the payload the request's ``Request/Response`` is decoded from; `nil` decodes
+    /// the whole body.
+    public var payloadPath: String?
+    /// Codes that mean success.
+    public var successCodes: Set<String>
+
+    /// Creates an envelope description.
+    public init(codePath: String, messagePath: String?, payloadPath: String?, successCodes: Set<String>) {
+        self.codePath = codePath
+        self.messagePath = messagePath
+        self.payloadPath = payloadPath
+        self.successCodes = successCodes
+    }
+
+    /// `{"code": 0, "msg": "…", "data": …}`.
+    public static let codeMsgData = ResponseEnvelope(codePath: "code", messagePath: "msg", payloadPath: "data", successCodes: ["0"])
+    /// `{"ok": true, "message": "…", "result": …}`.
+    public static let okMessageResult = ResponseEnvelope(codePath: "ok", messagePath: "message", payloadPath: "result", successCodes: ["true"])
+    /// `{"status": 0, "msg": "…", …}` with the payload beside them (the whole body is decoded).
+    public static let statusMsg = ResponseEnvelope(codePath: "status", messagePath: "msg", payloadPath: nil, successCodes: ["0"])
+    /// HttpManager's `{"c": 200, "n": "text to show", "p": …}`.
+    public static let cnp = ResponseEnvelope(codePath: "c", messagePath: "n", payloadPath: "p", successCodes: ["200"])
+}

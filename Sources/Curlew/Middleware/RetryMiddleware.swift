@@ -1,0 +1,87 @@
+internal import Foundation
+public import HTTPTypes
+
+/// Resends failed idempotent requests with exponential backoff and full jitter, honouring
+/// `Retry-After` (seconds or an HTTP date), within a bound on attempts and on total time.
+///
+/// Retries connect-level failures and the statuses 408, 429, 502, 503 and 504 by default, for
+/// `GET`, `HEAD`, `PUT`, `DELETE` and `OPTIONS` only — never `POST` unless you add it.
+public struct RetryMiddleware: Middleware {
+    /// Attempts in all, the first included.
+    public var maximumAttempts: Int
+    /// The first backoff ceiling; it doubles per attempt.
+    public var baseDelay: Duration
+    /// The largest single wait (also caps `Retry-After`).
+    public var maximumDelay: Duration
+    /// No new attempt starts once this much time has passed since the first.
+    public var maximumTotalTime: Duration
+    /// Statuses worth retrying.
+    public var retryableStatuses: Set<Int>
+    /// Methods that may be resent.
+    public var retryableMethods: Set<HTTPRequest.Method>
+
+    /// Creates the policy.
+    public init(
+        maximumAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(200),
+        maximumDelay: Duration = .seconds(10),
+        maximumTotalTime: Duration = .seconds(30),
+        retryableStatuses: Set<Int> = [408, 429, 502, 503, 504],
+        retryableMethods: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options]
+    ) {
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.maximumTotalTime = maximumTotalTime
+        self.retryableStatuses = retryableStatuses
+        self.retryableMethods = retryableMethods
+    }
+
+    /// `.retry`.
+    public var kind: MiddlewareKind { .retry }
+
+    /// Sends, waiting and resending while the failure is retryable.
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+        guard retryableMethods.contains(request.method) else { return try await next(request, context) }
+        var context = context
+        let started = ContinuousClock.now
+        var attempt = 1
+        while true {
+            do {
+                return try await next(request, context)
+            } catch let error as CurlewError {
+                guard attempt < maximumAttempts, isRetryable(error) else { throw error }
+                let delay = self.delay(after: attempt, retryAfter: error.headers?[.retryAfter])
+                guard ContinuousClock.now - started + delay < maximumTotalTime else { throw error }
+                context.logger.debug("retry: \(request.summary) failed with \(error.code); attempt \(attempt + 1) in \(delay)")
+                try await Task.sleep(for: delay)
+                attempt += 1
+                context.attempt += 1
+            }
+        }
+    }
+
+    private func isRetryable(_ error: CurlewError) -> Bool {
+        if FailoverMiddleware.isConnectLevel(error.code) { return true }
+        if error.code == .unacceptableStatus, let status = error.status { return retryableStatuses.contains(status.code) }
+        return false
+    }
+
+    /// `Retry-After` when present (capped), else full jitter: random in 0…min(max, base·2^(n−1)).
+    func delay(after attempt: Int, retryAfter: String?) -> Duration {
+        if let retryAfter, let seconds = Self.retryAfterSeconds(retryAfter) {
+            return min(.milliseconds(Int(seconds * 1000)), maximumDelay)
+        }
+        let ceiling = min(baseDelay * (1 << min(attempt - 1, 20)), maximumDelay)
+        let ceilingMilliseconds = max(1, Int(ceiling.components.seconds * 1000 + ceiling.components.attoseconds / 1_000_000_000_000_000))
+        return .milliseconds(Int.random(in: 0...ceilingMilliseconds))
+    }
+
+    /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP date.
+    static func retryAfterSeconds(_ value: String) -> Double? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed) { return max(0, seconds) }
+        guard let date = ServerClock.parseHTTPDate(trimmed) else { return nil }
+        return max(0, date.timeIntervalSinceNow)
+    }
+}

@@ -1,0 +1,101 @@
+/// Refreshes the credential when the server says it expired, then resends — at most three
+/// attempts in all (LSBaseRequest's 801 refresh / 802 logout).
+///
+/// Triggered by the configured HTTP statuses (401 by default) and business codes (e.g. `"801"`,
+/// seen when ``UnifiedResponseMiddleware`` sits inside this one). All concurrent requests that
+/// fail with the same credential version share one refresh; a request that failed with an older
+/// version simply resends with the current credential. Session-ended codes (e.g. `"802"`) or
+/// statuses clear the credential and publish ``ClientEvent/sessionEnded(reason:)``.
+///
+/// Register it before ``AuthorizationMiddleware`` (so every attempt gets a fresh header) and
+/// before ``UnifiedResponseMiddleware`` (so it sees business codes).
+public struct TokenRefreshMiddleware: Middleware {
+    /// The credential store, shared with ``AuthorizationMiddleware``.
+    public let store: TokenStore
+    /// Obtains a new credential; send its request with the transport you capture, not the client.
+    public let refresher: TokenStore.Refresher
+    /// HTTP statuses that mean "refresh and retry". Default: 401.
+    public var refreshStatuses: Set<Int>
+    /// Business codes that mean "refresh and retry", e.g. `["801"]`.
+    public var refreshCodes: Set<String>
+    /// Business codes that end the session, e.g. `["802"]`.
+    public var sessionEndedCodes: Set<String>
+    /// HTTP statuses that end the session (HttpManager's forced logout, e.g. 307).
+    public var sessionEndedStatuses: Set<Int>
+    /// Attempts per request, the first included. Default: 3.
+    public var maximumAttempts: Int
+
+    /// Creates the middleware.
+    public init(
+        store: TokenStore,
+        refreshStatuses: Set<Int> = [401],
+        refreshCodes: Set<String> = [],
+        sessionEndedCodes: Set<String> = [],
+        sessionEndedStatuses: Set<Int> = [],
+        maximumAttempts: Int = 3,
+        refresher: @escaping TokenStore.Refresher
+    ) {
+        self.store = store
+        self.refresher = refresher
+        self.refreshStatuses = refreshStatuses
+        self.refreshCodes = refreshCodes
+        self.sessionEndedCodes = sessionEndedCodes
+        self.sessionEndedStatuses = sessionEndedStatuses
+        self.maximumAttempts = max(1, maximumAttempts)
+    }
+
+    /// `.tokenRefresh`.
+    public var kind: MiddlewareKind { .tokenRefresh }
+
+    /// Sends, refreshing and resending while the server answers "expired".
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+        var context = context
+        var snapshot = await store.current()
+        while true {
+            if let (credential, version) = snapshot { context.credential = (credential, version) }
+            do {
+                return try await next(request, context)
+            } catch let error as CurlewError {
+                if let reason = sessionEndReason(error) {
+                    await store.clear()
+                    context.events.publish(.sessionEnded(reason: reason))
+                    var ended = CurlewError(code: .sessionEnded, message: "the server ended the session (\(reason))", request: request.summary, underlying: error)
+                    ended.status = error.status
+                    ended.businessCode = error.businessCode
+                    throw ended
+                }
+                guard needsRefresh(error), let (_, version) = snapshot else { throw error }
+                guard context.attempt < maximumAttempts else {
+                    var exhausted = CurlewError(
+                        code: .unauthorized, message: "still unauthorized after \(context.attempt) attempts",
+                        request: request.summary, underlying: error)
+                    exhausted.status = error.status
+                    exhausted.headers = error.headers
+                    exhausted.bodySnippet = error.bodySnippet
+                    exhausted.businessCode = error.businessCode
+                    throw exhausted
+                }
+                do {
+                    let (fresh, newVersion) = try await store.refreshed(after: version, using: refresher)
+                    snapshot = (fresh, newVersion)
+                    if newVersion > version + 0, newVersion != version { context.events.publish(.credentialRefreshed(version: newVersion)) }
+                } catch let failure {
+                    throw CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
+                }
+                context.attempt += 1
+            }
+        }
+    }
+
+    private func needsRefresh(_ error: CurlewError) -> Bool {
+        if let status = error.status, error.code == .unacceptableStatus, refreshStatuses.contains(status.code) { return true }
+        if let code = error.businessCode, refreshCodes.contains(code) { return true }
+        return false
+    }
+
+    private func sessionEndReason(_ error: CurlewError) -> String? {
+        if let code = error.businessCode, sessionEndedCodes.contains(code) { return "business code \(code)" }
+        if let status = error.status, error.code == .unacceptableStatus, sessionEndedStatuses.contains(status.code) { return "HTTP \(status.code)" }
+        return nil
+    }
+}

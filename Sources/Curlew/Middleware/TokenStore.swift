@@ -1,0 +1,93 @@
+/// The current credential and its version, with single-flight refresh.
+///
+/// Every change bumps ``version``. A request remembers the version it was sent with; when it
+/// comes back unauthorized, ``refreshed(after:using:)`` either returns a newer credential that
+/// another request already obtained (a late 401 for an old token), joins the refresh in flight,
+/// or starts one. A failed refresh gives every waiter the same error and leaves the store ready
+/// for a new attempt.
+public actor TokenStore {
+    /// An access token and, optionally, what refreshes it.
+    public struct Credential: Sendable, Hashable {
+        /// Sent in the authorization header.
+        public var accessToken: String
+        /// Handed to the refresher.
+        public var refreshToken: String?
+
+        /// Creates a credential.
+        public init(accessToken: String, refreshToken: String? = nil) {
+            self.accessToken = accessToken
+            self.refreshToken = refreshToken
+        }
+    }
+
+    /// Obtains a new credential from the current one; it should send its request with
+    /// ``MiddlewareContext/transport`` (outside the middleware chain).
+    public typealias Refresher = @Sendable (Credential) async throws -> Credential
+
+    private var credential: Credential?
+    /// Bumped on every change of credential.
+    public private(set) var version = 0
+    private var refreshInFlight: (from: Int, task: Task<(Credential, Int), any Error>)?
+    /// How many refreshes have completed successfully.
+    public private(set) var refreshCount = 0
+
+    /// Creates a store, optionally logged in.
+    public init(credential: Credential? = nil) {
+        self.credential = credential
+    }
+
+    /// The credential and its version, or `nil` when logged out.
+    public func current() -> (Credential, Int)? {
+        credential.map { ($0, version) }
+    }
+
+    /// Stores a new credential (after a login).
+    public func update(_ credential: Credential) {
+        self.credential = credential
+        version += 1
+    }
+
+    /// Forgets the credential (logout, session ended).
+    public func clear() {
+        credential = nil
+        version += 1
+        refreshInFlight = nil
+    }
+
+    /// A credential newer than `failedVersion`: the current one if it already is, else the result
+    /// of the refresh in flight, else of a new refresh.
+    /// - Throws: `.notLoggedIn` without a credential; otherwise what the refresher threw.
+    public func refreshed(after failedVersion: Int, using refresher: @escaping Refresher) async throws -> (Credential, Int) {
+        if version > failedVersion, let credential { return (credential, version) }
+        if let flight = refreshInFlight, flight.from == version { return try await flight.task.value }
+        guard let current = credential else {
+            throw CurlewError(code: .notLoggedIn, message: "there is no credential to refresh")
+        }
+        let from = version
+        let task = Task<(Credential, Int), any Error> {
+            do {
+                let fresh = try await refresher(current)
+                return self.install(fresh, from: from)
+            } catch {
+                self.abandonRefresh(from: from)
+                throw error
+            }
+        }
+        refreshInFlight = (from, task)
+        return try await task.value
+    }
+
+    private func install(_ fresh: Credential, from: Int) -> (Credential, Int) {
+        if refreshInFlight?.from == from { refreshInFlight = nil }
+        // A logout or login while refreshing wins over the refreshed token.
+        guard version == from else { return (credential ?? fresh, version) }
+        credential = fresh
+        version += 1
+        refreshCount += 1
+        return (fresh, version)
+    }
+
+    private func abandonRefresh(from: Int) {
+        if refreshInFlight?.from == from { refreshInFlight = nil }
+    }
+}
