@@ -1,0 +1,189 @@
+import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Synchronization
+import Testing
+
+/// Appends "name>" on the way in and "<name" on the way out.
+struct RecordingMiddleware: Middleware {
+    let name: String
+    let log: Counter2
+
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+        log.append("\(name)>")
+        var request = request
+        request.headers[HTTPField.Name("X-Seen-\(name)")!] = "1"
+        defer { log.append("<\(name)") }
+        return try await next(request, context)
+    }
+}
+
+/// A thread-safe list of strings.
+final class Counter2: Sendable {
+    private let items = Mutex<[String]>([])
+    func append(_ item: String) { items.withLock { $0.append(item) } }
+    var all: [String] { items.withLock { $0 } }
+}
+
+struct EnvelopedPicture: Codable, Sendable, Equatable {
+    var id: Int
+    var title: String
+}
+
+struct GetEnveloped: Request {
+    typealias Response = EnvelopedPicture
+    var path: String
+    var skippedMiddleware: Set<MiddlewareKind> = []
+    var requiresAuthentication = false
+}
+
+struct GetRawEnvelope: Request {
+    typealias Response = String
+    var path: String
+    var skippedMiddleware: Set<MiddlewareKind> { [.unifiedResponse] }
+}
+
+@Suite("Middleware chain")
+struct MiddlewareChainTests {
+    func client(_ server: LoopbackServer, _ transport: CurlTransport, _ middleware: [any Middleware]) -> Client {
+        Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+    }
+
+    @Test func firstRegisteredSeesTheRequestFirstAndTheResponseLast() async throws {
+        let log = Counter2()
+        try await withLoopback(handler: { request in
+            log.append("server saw \(["1", "2", "3"].filter { request.header("X-Seen-\($0)") != nil }.joined())")
+            return .text("ok")
+        }) { server, _, transport in
+            let client = client(server, transport, ["1", "2", "3"].map { RecordingMiddleware(name: $0, log: log) })
+            _ = try await client.send(Send(path: "x"))
+            #expect(log.all == ["1>", "2>", "3>", "server saw 123", "<3", "<2", "<1"])
+        }
+    }
+
+    @Test func requestMiddlewareRunsInsideAndKindsCanBeSkipped() async throws {
+        struct Skipping: Request {
+            typealias Response = String
+            let extra: RecordingMiddleware
+            var path: String { "x" }
+            var middleware: [any Middleware] { [extra] }
+            var skippedMiddleware: Set<MiddlewareKind> { [MiddlewareKind("RecordingMiddleware")] }
+        }
+        let log = Counter2()
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            let client = client(server, transport, [RecordingMiddleware(name: "client", log: log)])
+            _ = try await client.send(Send(path: "x"))
+            _ = try await client.send(Skipping(extra: RecordingMiddleware(name: "request", log: log)))
+            #expect(log.all == ["client>", "<client"])
+        }
+    }
+
+    @Test func middlewareSeeDecodedValuesAndDecodingErrors() async throws {
+        struct Observer: Middleware {
+            let log: Counter2
+            func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+                do {
+                    let response = try await next(request, context)
+                    log.append("value \(response.value)")
+                    return response
+                } catch let error as CurlewError {
+                    log.append("error \(error.code) at \(error.dataPath ?? "-")")
+                    throw error
+                }
+            }
+        }
+        let log = Counter2()
+        try await withLoopback(handler: { request in
+            request.path == "/good" ? .json(#"{"id":1,"title":"a"}"#) : .json(#"{"id":"x","title":"a"}"#)
+        }) { server, _, transport in
+            let client = client(server, transport, [Observer(log: log)])
+            _ = try await client.send(GetEnveloped(path: "good"))
+            _ = try? await client.send(GetEnveloped(path: "bad"))
+            #expect(log.all == [#"value EnvelopedPicture(id: 1, title: "a")"#, "error decodingFailed at id"])
+        }
+    }
+
+    @Test func loginRequiredWithoutCredentialSendsNothing() async throws {
+        try await withLoopback(handler: { _ in .json(#"{"id":1,"title":"a"}"#) }) { server, _, transport in
+            let client = client(server, transport, [AuthorizationMiddleware(store: TokenStore())])
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(GetEnveloped(path: "me", requiresAuthentication: true))
+            }
+            #expect(error?.code == .notLoggedIn)
+            #expect(error?.level == .auth)
+            _ = try await client.send(GetEnveloped(path: "public"))
+            #expect(server.requests.map(\.path) == ["/public"])
+            #expect(server.requests.first?.header("Authorization") == nil)
+        }
+    }
+
+    @Test func authorizationHeaderNameAndSchemeAreConfigurable() async throws {
+        try await withLoopback(handler: { request in .text(request.header("X-Token") ?? "none") }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "abc"))
+            let client = client(server, transport, [AuthorizationMiddleware(store: store, headerName: HTTPField.Name("X-Token")!, scheme: "")])
+            let value = try await client.send(Send(path: "x"))
+            #expect(value == "abc")
+        }
+    }
+
+    @Test func commonArgumentsAreAddedAndOverridablePerRequest() async throws {
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            let common = CommonArgumentsMiddleware(parameters: ["v": "2.1", "platform": "linux"], headers: ["X-Device": "d1", "X-Session": "s1"])
+            let client = client(server, transport, [common])
+            _ = try await client.send(Send(path: "a", query: [URLQueryItem(name: "q", value: "x")]))
+            _ = try await client.send(Send(path: "b", query: [URLQueryItem(name: "v", value: "9")], headers: ["X-Device": "mine"]))
+            let seen = server.requests
+            #expect(seen[0].uri == "/a?q=x&platform=linux&v=2.1")
+            #expect(seen[0].header("X-Device") == "d1")
+            #expect(seen[0].header("X-Session") == "s1")
+            #expect(seen[1].uri == "/b?v=9&platform=linux")
+            #expect(seen[1].header("X-Device") == "mine")
+        }
+    }
+
+    @Test(arguments: [
+        (ResponseEnvelope.codeMsgData, #"{"code":0,"msg":"ok","data":{"id":7,"title":"t"}}"#),
+        (ResponseEnvelope.okMessageResult, #"{"ok":true,"message":"","result":{"id":7,"title":"t"}}"#),
+        (ResponseEnvelope.cnp, #"{"c":200,"n":"","p":{"id":7,"title":"t"},"h":1,"m":0}"#),
+        (ResponseEnvelope.statusMsg, #"{"status":"0","msg":"fine","id":7,"title":"t"}"#),
+    ])
+    func envelopeVariantsUnwrapThePayload(envelope: ResponseEnvelope, body: String) async throws {
+        try await withLoopback(handler: { _ in .json(body) }) { server, _, transport in
+            let client = client(server, transport, [UnifiedResponseMiddleware(envelope: envelope)])
+            let response = try await client.response(for: GetEnveloped(path: "p"))
+            #expect(response.value == EnvelopedPicture(id: 7, title: "t"))
+            #expect(response.body == Data(body.utf8), "the raw body is kept beside the value")
+        }
+    }
+
+    @Test func businessErrorsMalformedEnvelopesAndOptingOut() async throws {
+        try await withLoopback(handler: { request in
+            switch request.path {
+            case "/private": .json(#"{"code":1001,"msg":"this picture is private","data":null}"#)
+            case "/html": .text("<html>maintenance</html>")
+            case "/nocode": .json(#"{"msg":"where is the code","data":{}}"#)
+            case "/badpayload": .json(#"{"code":0,"msg":"ok","data":{"id":"seven","title":"t"}}"#)
+            default: .json(#"{"code":0,"msg":"ok","data":{"id":1,"title":"t"}}"#)
+            }
+        }) { server, _, transport in
+            let client = client(server, transport, [UnifiedResponseMiddleware()])
+            let business = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "private")) }
+            #expect(business?.level == .server)
+            #expect(business?.businessCode == "1001")
+            #expect(business?.message == "this picture is private")
+            #expect(business?.bodySnippet?.contains("1001") == true)
+
+            for path in ["html", "nocode"] {
+                let malformed = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: path)) }
+                #expect(malformed?.level == .dataFormat)
+            }
+            let payload = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "badpayload")) }
+            #expect(payload?.dataPath == "data.id")
+            #expect(payload?.message == "data.id: expected Int, found string")
+
+            let raw = try await client.send(GetRawEnvelope(path: "private"))
+            #expect(raw == #"{"code":1001,"msg":"this picture is private","data":null}"#)
+        }
+    }
+}
