@@ -109,6 +109,10 @@ public actor Client {
         let logger = configuration.logger
         guard logger.logLevel <= .debug else { return try await transfer(request, prepared) }
         let started = ContinuousClock.now
+        if logger.logLevel <= .trace {
+            // Names only: header values (tokens, cookies, signatures) never reach a log.
+            logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.body?.count ?? 0) bytes")
+        }
         do {
             let response = try await transfer(request, prepared)
             logger.debug("\(prepared.summary) → \(response.status.code) in \(ContinuousClock.now - started)")

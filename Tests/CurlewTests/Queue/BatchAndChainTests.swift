@@ -91,7 +91,7 @@ struct BatchAndChainTests {
                         id < 3 ? try await client.send(ItemRequest(id: id)) : try await client.send(HoldRequest(id: id))
                     }
                 },
-                options: BatchOptions(deadline: .milliseconds(300)))
+                options: BatchOptions(deadline: .seconds(1)))
             #expect(batch.prefix(3).map { try? $0.get() } == ["0", "1", "2"])
             for result in batch.dropFirst(3) {
                 if case .failure(let error as CurlewError) = result {

@@ -1,0 +1,196 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Synchronization
+import Testing
+
+/// Recomputes the seed's signature over what the server received: query items and form fields
+/// except `sign`, sorted, `a=1&b=2`, followed by the secret, MD5.
+func serverSideSignatureIsValid(_ request: ServerRequest, secret: String) -> Bool {
+    var pairs = request.queryItems.map { ($0.name, $0.value) }
+    if request.header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true {
+        pairs += QueryString.pairs(request.bodyText, plusIsSpace: true).map { ($0.name, $0.value) }
+    }
+    guard let sent = pairs.first(where: { $0.0 == "sign" })?.1 ?? request.header("X-Sign") else { return false }
+    let canonical = pairs.filter { $0.0 != "sign" }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+    return SigningMiddleware.signature(of: canonical, secret: secret, algorithm: .md5) == sent
+}
+
+struct SignedForm: Request {
+    typealias Response = String
+    var method: HTTPRequest.Method { .post }
+    var path: String { "orders" }
+    var query: [URLQueryItem] { [URLQueryItem(name: "shop", value: "north side")] }
+    var body: RequestBody? { .form(["item": "tea & cake", "count": "2"]) }
+}
+
+@Suite("Signing, failover and retry")
+struct SigningFailoverRetryTests {
+    @Test func theServerVerifiesTheSignatureOverWhatItReceived() async throws {
+        let verdicts = Mutex<[Bool]>([])
+        try await withLoopback(handler: { request in
+            let valid = serverSideSignatureIsValid(request, secret: "123456")
+            verdicts.withLock { $0.append(valid) }
+            return valid ? .text("signed") : .text("bad signature", status: 403)
+        }) { server, _, transport in
+            let signing = SigningMiddleware(secret: "123456", algorithm: .md5, output: .parameter("sign"), timestampParameter: "ts")
+            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
+            let answer1 = try await client.send(SignedForm())
+            #expect(answer1 == "signed")
+            let answer2 = try await client.send(Send(path: "list", query: [URLQueryItem(name: "b", value: "2"), URLQueryItem(name: "a", value: "1")]))
+            #expect(answer2 == "signed")
+            let seen = server.requests
+            #expect(seen[0].queryValue("ts") != nil)
+            #expect(seen[0].queryValue("sign")?.count == 32)
+            #expect(verdicts.withLock { $0 } == [true, true])
+        }
+    }
+
+    @Test func aRetryRecomputesTheSignature() async throws {
+        let attempts = Mutex(0)
+        try await withLoopback(handler: { request in
+            guard serverSideSignatureIsValid(request, secret: "s3") else { return .text("bad", status: 403) }
+            let attempt = attempts.withLock { $0 += 1; return $0 }
+            return attempt == 1 ? .text("busy", status: 503) : .text("ok")
+        }) { server, _, transport in
+            let middleware: [any Middleware] = [
+                RetryMiddleware(baseDelay: .milliseconds(1)),
+                SigningMiddleware(secret: "s3", nonceParameter: "nonce"),
+            ]
+            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+            let answer3 = try await client.send(Send(path: "x"))
+            #expect(answer3 == "ok")
+            let seen = server.requests
+            #expect(seen.count == 2)
+            #expect(seen[0].queryValue("nonce") != seen[1].queryValue("nonce"))
+            #expect(seen[0].queryValue("sign") != seen[1].queryValue("sign"))
+        }
+    }
+
+    @Test func hmacSignaturesInAHeaderAreNotSentToAnotherOrigin() async throws {
+        let other = try await LoopbackServer.start { _ in .text("landed") }
+        let target = other.baseURL + "/elsewhere"
+        try await withLoopback(handler: { request in
+            request.path == "/start" ? .redirect(to: target) : .text("same origin")
+        }) { server, _, transport in
+            let signing = SigningMiddleware(secret: "k", algorithm: .hmacSHA256, output: .header(HTTPField.Name("X-Sign")!))
+            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
+            let answer4 = try await client.send(Send(path: "start", headers: ["X-Keep": "yes", "Authorization": "Bearer t"]))
+            #expect(answer4 == "landed")
+            let first = try #require(server.requests.first)
+            let expected = SigningMiddleware.signature(of: "", secret: "k", algorithm: .hmacSHA256)
+            #expect(first.header("X-Sign") == expected)
+            #expect(expected.count == 64)
+            let landed = try #require(other.requests.first)
+            #expect(landed.header("X-Sign") == nil)
+            #expect(landed.header("Authorization") == nil)
+            #expect(landed.header("X-Keep") == "yes")
+        }
+        await other.shutdown()
+    }
+
+    @Test func failoverMovesOnOnlyWhenThePrimaryCannotBeReached() async throws {
+        let closed = try await LoopbackServer.start { _ in .text("") }
+        let closedURL = closed.baseURL
+        await closed.shutdown()
+        try await withLoopback(handler: { _ in .text("secondary") }) { secondary, _, transport in
+            let failover = FailoverMiddleware(baseURLs: [closedURL, secondary.baseURL])
+            let client = Client(configuration: ClientConfiguration(baseURL: closedURL, middleware: [failover]), transport: transport)
+            let answer5 = try await client.send(Send(path: "x"))
+            #expect(answer5 == "secondary")
+            let answer6 = try await client.send(Send(path: "y"))
+            #expect(answer6 == "secondary")
+            #expect(secondary.requests.map(\.path) == ["/x", "/y"])
+            #expect(failover.currentBaseURL == secondary.baseURL)
+        }
+
+        let backup = try await LoopbackServer.start { _ in .text("backup") }
+        try await withLoopback(handler: { _ in .text("broken", status: 500) }) { primary, _, transport in
+            let failover = FailoverMiddleware(baseURLs: [primary.baseURL, backup.baseURL])
+            let client = Client(configuration: ClientConfiguration(baseURL: primary.baseURL, middleware: [failover]), transport: transport)
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "x")) }
+            #expect(error?.status?.code == 500)
+            #expect(backup.requestCount == 0)
+        }
+        await backup.shutdown()
+    }
+
+    @Test func retryAfterIsHonouredAndPostIsNotRetried() async throws {
+        let arrivals = Mutex<[ContinuousClock.Instant]>([])
+        try await withLoopback(handler: { request in
+            let count = arrivals.withLock { $0.append(.now); return $0.count }
+            if request.method == "POST" { return .text("busy", status: 503) }
+            return count == 1 ? ServerResponse(status: 429, headers: [(name: "Retry-After", value: "1")], body: Array("slow down".utf8)) : .text("ok")
+        }) { server, _, transport in
+            let client = Client(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [RetryMiddleware(baseDelay: .milliseconds(1))]),
+                transport: transport)
+            let answer7 = try await client.send(Send(path: "x"))
+            #expect(answer7 == "ok")
+            let times = arrivals.withLock { $0 }
+            #expect(times.count == 2)
+            #expect(times[1] - times[0] >= .milliseconds(950), "the second attempt waited for Retry-After: 1")
+
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Send(method: .post, path: "y", body: .text("z"))) }
+            #expect(error?.status?.code == 503)
+            #expect(server.requests(path: "/y").count == 1)
+        }
+    }
+
+    @Test func retryStopsAtTheAttemptBound() async throws {
+        try await withLoopback(handler: { _ in .text("down", status: 503) }) { server, _, transport in
+            let client = Client(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [RetryMiddleware(maximumAttempts: 4, baseDelay: .milliseconds(1))]),
+                transport: transport)
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "x")) }
+            #expect(error?.status?.code == 503)
+            #expect(server.requestCount == 4)
+        }
+    }
+
+    @Test func retryAfterParsesSecondsAndHTTPDates() {
+        #expect(RetryMiddleware.retryAfterSeconds("120") == 120)
+        #expect(RetryMiddleware.retryAfterSeconds("Sun, 06 Nov 1994 08:49:37 GMT") == 0)
+        let future = RetryMiddleware.retryAfterSeconds(Self.httpDate(Date().addingTimeInterval(30))) ?? 0
+        #expect(future > 25 && future <= 30)
+        #expect(RetryMiddleware.retryAfterSeconds("soon") == nil)
+    }
+
+    @Test func serverClockLearnsTheOffsetAndStampsRequests() async throws {
+        let ahead = Self.httpDate(Date().addingTimeInterval(3_600))
+        try await withLoopback(handler: { _ in ServerResponse(status: 200, headers: [(name: "Date", value: ahead)], body: Array("ok".utf8)) }) { server, _, transport in
+            let clock = ServerClock(timestampParameter: "ts")
+            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [clock]), transport: transport)
+            _ = try await client.send(Send(path: "a"))
+            _ = try await client.send(Send(path: "b"))
+            let offset = try #require(clock.currentOffset)
+            #expect(abs(offset - 3_600) < 5)
+            #expect(abs(client.serverTime().timeIntervalSinceNow - 3_600) < 5)
+            let stamped = server.requests.compactMap { $0.queryValue("ts").flatMap(Double.init) }
+            #expect(stamped.count == 2)
+            #expect(abs(stamped[1] - Date().addingTimeInterval(3_600).timeIntervalSince1970) < 5)
+        }
+    }
+
+    @Test func urlRewriteSendsElsewhereAndRejectsOtherSchemes() async throws {
+        try await withLoopback(handler: { request in .text(request.path) }) { server, _, transport in
+            let rewrite = URLRewriteMiddleware { $0.replacingOccurrences(of: "/images/", with: "/cdn/images/") }
+            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [rewrite]), transport: transport)
+            let answer8 = try await client.send(Send(path: "images/1.jpg"))
+            #expect(answer8 == "/cdn/images/1.jpg")
+            let bad = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [URLRewriteMiddleware { _ in "file:///etc/passwd" }]), transport: transport)
+            let error = await #expect(throws: CurlewError.self) { try await bad.send(Send(path: "x")) }
+            #expect(error?.code == .unsupportedScheme)
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}
