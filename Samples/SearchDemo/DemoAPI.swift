@@ -29,6 +29,13 @@ enum DemoAPI {
         router.on("GET", "/api/profile") { request, _ in profile(request) }
 
         router.on("GET", "/api/v2/search") { request, _ in searchV2(request) }
+
+        // The middleware tour (MiddlewareSteps.swift); handlers in DemoAPI+Secure.swift.
+        router.on("GET", "/api/secure/orders") { request, _ in signedOrder(request) }
+        router.on("GET", "/api/secure/pictures/{id}") { _, parameters in guardedDetails(parameters["id"]) }
+        router.on("GET", "/api/secure/me") { request, _ in await account(request) }
+        router.on("POST", "/api/auth/refresh") { request, _ in await refresh(request) }
+        router.on("GET", "/api/secure/clock") { _, _ in clock() }
         return router
     }
 
@@ -62,7 +69,7 @@ enum DemoAPI {
         return .json(#"{"resp":{"code":0,"client":\#(client),"data":[\#(items.joined(separator: ","))]}}"#)
     }
 
-    private static func details(_ id: String?) -> ServerResponse {
+    static func details(_ id: String?) -> ServerResponse {
         guard let id = id.flatMap(Int.init), let picture = pictures.first(where: { $0.id == id }) else {
             return .json(#"{"code":404,"msg":"no such picture"}"#, status: 404)
         }
@@ -102,7 +109,7 @@ enum DemoAPI {
         return .json(#"{"code":0,"msg":"ok","data":{"user":\#(quoted(user)),"favourites":[1,4,5]}}"#)
     }
 
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return "\"\(escaped)\""
     }

@@ -60,3 +60,47 @@ struct MediaSearchRequest: Request {
     var path: String { "v2/search" }
     var keyPath: String? { "resp.data" }
 }
+
+/// `GET /api/secure/orders?item=…&qty=…` — the server only accepts it signed. A call site may add
+/// middleware for this one request or skip some of the client's.
+struct OrderRequest: Request {
+    typealias Response = Envelope<OrderReceipt>
+    var item: String
+    var quantity: Int
+    var middleware: [any Middleware] = []
+    var skippedMiddleware: Set<MiddlewareKind> = []
+
+    var path: String { "secure/orders" }
+    var query: [URLQueryItem] {
+        [URLQueryItem(name: "item", value: item), URLQueryItem(name: "qty", value: String(quantity))]
+    }
+}
+
+/// `GET /api/secure/pictures/{id}` for a client whose `UnifiedResponseMiddleware` unwraps the
+/// `{"code", "msg", "data"}` envelope: the response is the payload itself.
+struct GalleryPictureRequest: Request {
+    typealias Response = PictureDetails
+    var id: Int
+    var path: String { "secure/pictures/\(id)" }
+}
+
+/// The same endpoint, opting out of the unified envelope: the body as it arrived.
+struct RawGalleryPictureRequest: Request {
+    typealias Response = String
+    var id: Int
+    var path: String { "secure/pictures/\(id)" }
+    var skippedMiddleware: Set<MiddlewareKind> { [.unifiedResponse] }
+}
+
+/// `GET /api/secure/me` — needs a credential (`AuthorizationMiddleware` adds the header).
+struct AccountRequest: Request {
+    typealias Response = Account
+    var path: String { "secure/me" }
+    var requiresAuthentication: Bool { true }
+}
+
+/// `GET /api/secure/clock` — only its `Date` header matters.
+struct ClockRequest: Request {
+    typealias Response = Data
+    var path: String { "secure/clock" }
+}

@@ -76,3 +76,18 @@ enum MediaFamily: PolymorphicFamily {
     static var members: [String: any Decodable.Type] { ["pic": PicItem.self, "video": VideoItem.self] }
     static var unknownPolicy: UnknownTypePolicy { .skip }
 }
+
+/// What a signed order returns, with what the server verified.
+struct OrderReceipt: Decodable, Sendable {
+    var item: String
+    var quantity: Int
+    var canonical: String
+    var sign: String
+}
+
+/// The account behind the bearer token, and how many refreshes the server has served.
+struct Account: Decodable, Sendable {
+    var user: String
+    var token: String
+    var refreshes: Int
+}

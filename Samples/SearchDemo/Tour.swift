@@ -21,6 +21,11 @@ struct Tour {
         QueuedDownloadsStep(),
         BatchStep(),
         ChainStep(),
+        SigningStep(),
+        EnvelopeStep(),
+        TokenRefreshStep(),
+        ServerClockStep(),
+        FailoverStep(),
     ]
 
     let client: Client

@@ -76,9 +76,9 @@ public struct TokenRefreshMiddleware: Middleware {
                     throw exhausted
                 }
                 do {
-                    let (fresh, newVersion) = try await store.refreshed(after: version, using: refresher)
+                    let (fresh, newVersion, started) = try await store.refresh(after: version, using: refresher)
                     snapshot = (fresh, newVersion)
-                    if newVersion > version + 0, newVersion != version { context.events.publish(.credentialRefreshed(version: newVersion)) }
+                    if started { context.events.publish(.credentialRefreshed(version: newVersion)) }
                 } catch let failure {
                     throw CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
                 }

@@ -58,8 +58,18 @@ public actor TokenStore {
     /// of the refresh in flight, else of a new refresh.
     /// - Throws: `.notLoggedIn` without a credential; otherwise what the refresher threw.
     public func refreshed(after failedVersion: Int, using refresher: @escaping Refresher) async throws -> (Credential, Int) {
-        if version > failedVersion, let credential { return (credential, version) }
-        if let flight = refreshInFlight, flight.from == version { return try await flight.task.value }
+        let (credential, version, _) = try await refresh(after: failedVersion, using: refresher)
+        return (credential, version)
+    }
+
+    /// Same as ``refreshed(after:using:)``, also telling whether this caller started the refresh
+    /// (so exactly one caller reports it).
+    func refresh(after failedVersion: Int, using refresher: @escaping Refresher) async throws -> (Credential, Int, started: Bool) {
+        if version > failedVersion, let credential { return (credential, version, false) }
+        if let flight = refreshInFlight, flight.from == version {
+            let (credential, version) = try await flight.task.value
+            return (credential, version, false)
+        }
         guard let current = credential else {
             throw CurlewError(code: .notLoggedIn, message: "there is no credential to refresh")
         }
@@ -74,7 +84,8 @@ public actor TokenStore {
             }
         }
         refreshInFlight = (from, task)
-        return try await task.value
+        let (fresh, newVersion) = try await task.value
+        return (fresh, newVersion, true)
     }
 
     private func install(_ fresh: Credential, from: Int) -> (Credential, Int) {

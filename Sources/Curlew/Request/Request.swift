@@ -44,11 +44,13 @@ public import HTTPTypes
 /// 1. declared parameters and ``parameters`` are collected, then ``setUpParameters(_:)`` runs;
 /// 2. the path template is filled, the URL, headers and body are encoded and validated;
 /// 3. ``willSend(_:)`` adjusts the prepared request;
-/// 4. the prepared request goes through the client's middleware (outermost first) to the
-///    transport — request hooks run *outside* the middleware chain: steps 1–3 run before any
-///    middleware sees the request;
-/// 5. once every middleware has returned, ``accepts(_:)`` checks the status, ``didReceive(_:)``
-///    looks at the raw response, and ``decode(_:decoder:)`` produces the ``Response``.
+/// 4. the prepared request goes through the client's middleware (outermost first, then the
+///    request's own ``middleware``) — steps 1–3 run before any middleware sees the request;
+/// 5. innermost, after the transport: ``accepts(_:)`` checks the status, the unified envelope (if
+///    a ``UnifiedResponseMiddleware`` is in the chain) is checked and unwrapped,
+///    ``didReceive(_:)`` looks at the response and ``decode(_:decoder:)`` produces the
+///    ``Response`` — so every middleware sees the decoded value, or the decoding error, on its
+///    way out; a middleware that calls `next` again (retry, refresh) reruns steps 4–5.
 public protocol Request: Sendable {
     /// What ``Client/send(_:)`` returns. Any `Decodable` is decoded from JSON; `Data`, `String`
     /// and ``EmptyResponse`` have built-in decoding; anything else implements ``decode(_:decoder:)``.
