@@ -170,3 +170,70 @@ extension ReadmeExampleTests {
         #expect(sent == 8)
     }
 }
+
+/// The README's middleware example and "writing a middleware", compiled with stand-ins for the
+/// app's own pieces.
+enum ReadmeMiddlewareExample {
+    struct Saved { var access = "a"; var refresh = "r" }
+    static let saved = Saved()
+    static let secret = "123456"
+    static func parseCredential(_ raw: RawResponse) throws -> TokenStore.Credential {
+        TokenStore.Credential(accessToken: String(decoding: raw.body, as: UTF8.self))
+    }
+    static func showLogin() {}
+
+    static func makeClient() -> Client {
+        let store = TokenStore(credential: .init(accessToken: saved.access, refreshToken: saved.refresh))
+        let transport = CurlTransport.shared
+        let client = Client(configuration: ClientConfiguration(
+            baseURL: "https://gallery.example.com/api",
+            middleware: [
+                RetryMiddleware(),
+                TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"]) { old in
+                    let raw = try await transport.send(PreparedRequest(
+                        method: .post, url: "https://gallery.example.com/api/auth/refresh",
+                        headers: [.contentType: "text/plain"], body: Data((old.refreshToken ?? "").utf8)))
+                    return try parseCredential(raw)
+                },
+                AuthorizationMiddleware(store: store),
+                UnifiedResponseMiddleware(envelope: .codeMsgData),
+                CommonArgumentsMiddleware(parameters: ["v": "2.1"], headers: ["X-Platform": "linux"]),
+                ServerClock(),
+                SigningMiddleware(secret: secret, algorithm: .md5, output: .parameter("sign"), timestampParameter: "ts"),
+            ]),
+            transport: transport)
+        return client
+    }
+
+    static func observe(_ client: Client) async {
+        for await event in client.events {
+            if case .sessionEnded = event { showLogin() }
+        }
+    }
+
+    struct RequestID: Middleware {
+        func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+            var request = request
+            request.headers[HTTPField.Name("X-Request-ID")!] = UUID().uuidString
+            do {
+                let response = try await next(request, context)
+                context.logger.debug("\(request.summary) → \(response.raw.status.code)")
+                return response
+            } catch let error as CurlewError where error.level == .dataFormat {
+                context.logger.warning("bad data at \(error.dataPath ?? "?")")
+                throw error
+            }
+        }
+    }
+}
+
+extension ReadmeExampleTests {
+    @Test func theMiddlewareExampleBuildsAChainInOrder() async throws {
+        let client = ReadmeMiddlewareExample.makeClient()
+        #expect(client.configuration.middleware.map(\.kind) == [.retry, .tokenRefresh, .authorization, .unifiedResponse, .commonArguments, .serverClock, .signing])
+        let transport = MockTransport { .text("ok", for: $0) }
+        let withID = Client(configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [ReadmeMiddlewareExample.RequestID()]), transport: transport)
+        _ = try await withID.send(Send(path: "x"))
+        #expect(transport.requests.first?.headers[HTTPField.Name("X-Request-ID")!]?.count == 36)
+    }
+}
