@@ -161,7 +161,7 @@ public actor Client {
             throw CurlewError(code: .transportFailure, message: "\(error)", request: prepared.summary, underlying: error)
         }
         guard request.accepts(raw.status) else {
-            throw CurlewError(
+            var error = CurlewError(
                 code: .unacceptableStatus,
                 message: "unacceptable status \(raw.status.code)",
                 request: prepared.summary,
@@ -169,6 +169,8 @@ public actor Client {
                 headers: raw.headers,
                 bodySnippet: CurlewError.snippet(of: raw.body)
             )
+            error.responseBody = raw.body
+            throw error
         }
         guard let envelope = context.envelope else {
             return MiddlewareResponse(raw: raw, value: try decode(request, raw, summary: prepared.summary))

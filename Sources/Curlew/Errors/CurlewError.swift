@@ -36,6 +36,9 @@ public struct CurlewError: Error, Sendable {
     public var headers: HTTPFields?
     /// The first bytes of the response body as text (at most ``bodySnippetLimit`` characters).
     public var bodySnippet: String?
+    /// The whole response body, for HTTP status and server (business code) errors, so a caller
+    /// can read an error payload. Never part of ``description``.
+    public var responseBody: Data?
     /// For data-format errors: where in the body the problem is, e.g. `data[3].id`.
     public var dataPath: String?
     /// For server errors: the business code the envelope carried.

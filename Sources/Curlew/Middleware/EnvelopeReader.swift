@@ -13,6 +13,7 @@ struct EnvelopeReader {
             error.status = raw.status
             error.headers = raw.headers
             error.bodySnippet = CurlewError.snippet(of: raw.body)
+            error.responseBody = raw.body
             return error
         }
         let code: String

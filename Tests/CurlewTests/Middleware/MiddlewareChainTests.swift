@@ -173,6 +173,7 @@ struct MiddlewareChainTests {
             #expect(business?.businessCode == "1001")
             #expect(business?.message == "this picture is private")
             #expect(business?.bodySnippet?.contains("1001") == true)
+            #expect(business?.responseBody == Data(#"{"code":1001,"msg":"this picture is private","data":null}"#.utf8))
 
             for path in ["html", "nocode"] {
                 let malformed = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: path)) }
