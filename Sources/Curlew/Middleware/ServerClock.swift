@@ -11,8 +11,10 @@ internal import Synchronization
 /// let serverNow = client.serverTime()
 /// ```
 public final class ServerClock: Middleware {
-    /// The offset (server − local) in seconds, guarded by the mutex; `nil` until a response came.
-    private let offset = Mutex<TimeInterval?>(nil)
+    /// The offset (server − local) in seconds, `nil` until a response came, and the last `Date`
+    /// header with its parsed value (a server sends the same text for a whole second, so most
+    /// responses need no parsing); all guarded by the mutex.
+    private let state = Mutex<(offset: TimeInterval?, lastHeader: String, lastDate: Date?)>((nil, "", nil))
     /// When set, a corrected Unix timestamp is added as this query parameter.
     public let timestampParameter: String?
     /// When set, the server time is read from this key path of the JSON body (Unix seconds)
@@ -34,7 +36,7 @@ public final class ServerClock: Middleware {
     }
 
     /// Server minus local time in seconds, `nil` before any response.
-    public var currentOffset: TimeInterval? { offset.withLock { $0 } }
+    public var currentOffset: TimeInterval? { state.withLock { $0.offset } }
 
     /// Adds the timestamp, sends, and learns the offset from the response.
     public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
@@ -53,22 +55,42 @@ public final class ServerClock: Middleware {
     }
 
     private func learn(from dateHeader: String?, body: RawResponse?) {
-        var serverTime: Date?
         if let envelopeTimePath, let body, let value = try? body.json(at: envelopeTimePath), let seconds = value.doubleValue {
-            serverTime = Date(timeIntervalSince1970: seconds)
-        } else if let dateHeader {
-            serverTime = Self.parseHTTPDate(dateHeader)
+            let offset = Date(timeIntervalSince1970: seconds).timeIntervalSinceNow
+            state.withLock { $0.offset = offset }
+            return
         }
-        guard let serverTime else { return }
-        offset.withLock { $0 = serverTime.timeIntervalSinceNow }
+        guard let dateHeader else { return }
+        state.withLock { state in
+            if dateHeader != state.lastHeader {
+                state.lastHeader = dateHeader
+                state.lastDate = Self.parseHTTPDate(dateHeader)
+            }
+            if let date = state.lastDate { state.offset = date.timeIntervalSinceNow }
+        }
     }
 
-    /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only format servers send
+    /// today, by hand (a `DateFormatter` per response costs more than the whole request).
     static func parseHTTPDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
+        let parts = text.split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT", parts[0].hasSuffix(","),
+            let day = Int(parts[1]), let year = Int(parts[3]),
+            let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(of: String(parts[2]))
+        else { return nil }
+        let clock = parts[4].split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else {
+            return nil
+        }
+        // Days from 1970-01-01 to the civil date (Howard Hinnant's algorithm).
+        let y = month < 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let shiftedMonth = (month + 10) % 12
+        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = days * 86_400 + clock[0] * 3_600 + clock[1] * 60 + clock[2]
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

@@ -93,10 +93,20 @@ public struct SigningMiddleware: Middleware {
     public static func signature(of canonical: String, secret: String, algorithm: Algorithm) -> String {
         switch algorithm {
         case .md5:
-            return Insecure.MD5.hash(data: Data((canonical + secret).utf8)).map { String(format: "%02x", $0) }.joined()
+            return hex(Insecure.MD5.hash(data: Data((canonical + secret).utf8)))
         case .hmacSHA256:
             let key = SymmetricKey(data: Data(secret.utf8))
-            return HMAC<SHA256>.authenticationCode(for: Data(canonical.utf8), using: key).map { String(format: "%02x", $0) }.joined()
+            return hex(HMAC<SHA256>.authenticationCode(for: Data(canonical.utf8), using: key))
         }
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -157,6 +157,18 @@ struct SigningFailoverRetryTests {
         #expect(RetryMiddleware.retryAfterSeconds("soon") == nil)
     }
 
+    @Test func httpDatesParseExactly() {
+        #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
+        #expect(ServerClock.parseHTTPDate("Thu, 01 Jan 1970 00:00:00 GMT")?.timeIntervalSince1970 == 0)
+        #expect(ServerClock.parseHTTPDate("Tue, 29 Feb 2028 23:59:59 GMT")?.timeIntervalSince1970 == 1_835_481_599)
+        #expect(ServerClock.parseHTTPDate("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+        #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 1994 25:49:37 GMT") == nil)
+        for offset in stride(from: 0.0, to: 4e9, by: 123_456_789) {
+            let date = Date(timeIntervalSince1970: offset.rounded())
+            #expect(ServerClock.parseHTTPDate(Self.httpDate(date)) == date)
+        }
+    }
+
     @Test func serverClockLearnsTheOffsetAndStampsRequests() async throws {
         let ahead = Self.httpDate(Date().addingTimeInterval(3_600))
         try await withLoopback(handler: { _ in ServerResponse(status: 200, headers: [(name: "Date", value: ahead)], body: Array("ok".utf8)) }) { server, _, transport in
