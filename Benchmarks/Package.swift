@@ -1,0 +1,35 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Compares Curlew with AsyncHTTPClient, URLSession and raw libcurl against a local nginx.
+/// A package of its own so that its dependencies (SwiftNIO, AsyncHTTPClient) never reach
+/// Curlew's users. Run it through `Benchmarks/run.sh`.
+let package = Package(
+    name: "CurlewBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Curlew", path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // Raw libcurl for the fourth column: the same library Curlew wraps, driven directly.
+        .systemLibrary(
+            name: "CLibcurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CLibcurlShim", dependencies: ["CLibcurl"]),
+        .executableTarget(
+            name: "CurlewBenchmark",
+            dependencies: [
+                "CLibcurlShim",
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

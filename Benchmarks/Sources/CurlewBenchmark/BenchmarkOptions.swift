@@ -1,0 +1,86 @@
+import Foundation
+
+/// Command-line options of the benchmark, with their defaults.
+///
+/// ```
+/// CurlewBenchmark --url http://127.0.0.1:18089/small.json \
+///                 --status-url http://127.0.0.1:18089/nginx_status \
+///                 --expected-bytes 225 [--requests 5000] [--warmup 200] \
+///                 [--concurrency 1,16,64] [--rounds 1] \
+///                 [--clients curlew-data,curlew-decoded,curlew-queue,curlew-middleware,
+///                            async-http-client,urlsession,libcurl]
+/// ```
+struct BenchmarkOptions: Sendable {
+    /// The URL every measured request fetches.
+    var url: String = "http://127.0.0.1:18089/small.json"
+    /// nginx's `stub_status` page, read before and after each run for the `accepts` counter.
+    var statusURL: String = "http://127.0.0.1:18089/nginx_status"
+    /// The exact body length a correct response has; `nil` accepts any length.
+    var expectedBytes: Int?
+    /// Measured requests per client and concurrency level.
+    var requests: Int = 5000
+    /// Requests sent before measuring (their connections still count).
+    var warmup: Int = 200
+    /// Concurrency levels, each run with a fresh client.
+    var concurrencyLevels: [Int] = [1, 16, 64]
+    /// Which clients to run, in this order.
+    var clients: [ClientKind] = ClientKind.allCases
+    /// How often the whole matrix runs; each row reports the median of its rounds.
+    var rounds: Int = 1
+
+    static let usage = """
+        usage: CurlewBenchmark [--url URL] [--status-url URL] [--expected-bytes N] [--requests N]
+                               [--warmup N] [--concurrency 1,16,64] [--rounds N]
+                               [--clients \(ClientKind.allCases.map(\.rawValue).joined(separator: ","))]
+        """
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: ``BenchmarkOptions/ParseError`` with a message for the user.
+    init(arguments: [String]) throws(ParseError) {
+        var remaining = arguments[...]
+        func value(for flag: String) throws(ParseError) -> String {
+            guard let next = remaining.popFirst() else { throw ParseError("\(flag) needs a value") }
+            return next
+        }
+        func positive(_ text: String, _ flag: String) throws(ParseError) -> Int {
+            guard let number = Int(text), number > 0 else { throw ParseError("\(flag) expects a positive integer, got \"\(text)\"") }
+            return number
+        }
+        while let flag = remaining.popFirst() {
+            switch flag {
+            case "--url": url = try value(for: flag)
+            case "--status-url": statusURL = try value(for: flag)
+            case "--expected-bytes": expectedBytes = try positive(value(for: flag), flag)
+            case "--requests", "-n": requests = try positive(value(for: flag), flag)
+            case "--rounds": rounds = try positive(value(for: flag), flag)
+            case "--warmup":
+                let text = try value(for: flag)
+                guard let number = Int(text), number >= 0 else { throw ParseError("--warmup expects a non-negative integer") }
+                warmup = number
+            case "--concurrency", "-c":
+                var levels: [Int] = []
+                for part in try value(for: flag).split(separator: ",") { levels.append(try positive(String(part), flag)) }
+                guard !levels.isEmpty else { throw ParseError("--concurrency needs at least one level") }
+                concurrencyLevels = levels
+            case "--clients":
+                var kinds: [ClientKind] = []
+                for part in try value(for: flag).split(separator: ",") {
+                    guard let kind = ClientKind(rawValue: String(part)) else { throw ParseError("unknown client \"\(part)\"") }
+                    kinds.append(kind)
+                }
+                guard !kinds.isEmpty else { throw ParseError("--clients needs at least one client") }
+                clients = kinds
+            case "--help", "-h": throw ParseError(nil)
+            default: throw ParseError("unknown argument \"\(flag)\"")
+            }
+        }
+        guard URL(string: url)?.host != nil else { throw ParseError("--url is not an absolute URL: \(url)") }
+        guard URL(string: statusURL)?.host != nil else { throw ParseError("--status-url is not an absolute URL: \(statusURL)") }
+    }
+
+    /// A bad command line; `message` is `nil` when only the usage was asked for.
+    struct ParseError: Error {
+        let message: String?
+        init(_ message: String?) { self.message = message }
+    }
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Benchmarks Curlew against AsyncHTTPClient, URLSession and raw libcurl on a local nginx.
+#
+#   bash Benchmarks/run.sh                      # 5000 requests per client and concurrency level
+#   bash Benchmarks/run.sh --requests 20000     # any CurlewBenchmark argument passes through
+#
+# nginx runs from Benchmarks/.nginx/ (config, pid, logs, temp dirs) on 127.0.0.1:$BENCH_PORT
+# and is stopped when the script exits.
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(dirname "$BENCH_DIR")"
+NGINX_DIR="$BENCH_DIR/.nginx"
+PORT="${BENCH_PORT:-18089}"
+
+# The ~200-byte document served at /small.json. CurlewBenchmark's SmallRecord decodes it,
+# and every response must have exactly its length. No single quotes: nginx quotes it with them.
+BODY='{"id":42,"name":"curlew","tags":["bird","wader","numenius","arquata"],"active":true,"score":98.625,"owner":{"id":7,"login":"benchmark"},"created":"2026-01-01T00:00:00Z","description":"a fixed JSON body for client benchmarks"}'
+BODY_BYTES=$(printf '%s' "$BODY" | wc -c)
+
+if ! command -v nginx >/dev/null 2>&1; then
+    echo "run.sh: installing nginx" >&2
+    if ! apt-get install -y nginx >&2; then
+        apt-get update >&2
+        apt-get install -y nginx >&2
+    fi
+fi
+NGINX="$(command -v nginx)"
+
+if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+    echo "run.sh: port $PORT is already in use; set BENCH_PORT to a free port" >&2
+    exit 1
+fi
+
+mkdir -p "$NGINX_DIR"/{logs,client_body,proxy,fastcgi,uwsgi,scgi}
+cat >"$NGINX_DIR/nginx.conf" <<CONF
+daemon on;
+worker_processes 1;
+pid $NGINX_DIR/nginx.pid;
+error_log $NGINX_DIR/logs/error.log warn;
+
+events {
+    worker_connections 1024;
+}
+
+http {
+    access_log off;
+    client_body_temp_path $NGINX_DIR/client_body;
+    proxy_temp_path $NGINX_DIR/proxy;
+    fastcgi_temp_path $NGINX_DIR/fastcgi;
+    uwsgi_temp_path $NGINX_DIR/uwsgi;
+    scgi_temp_path $NGINX_DIR/scgi;
+
+    # nginx closes a keep-alive connection after 1000 requests by default, which would
+    # show up as extra connections; keep them open for the whole run instead.
+    keepalive_requests 1000000;
+    keepalive_timeout 120s;
+
+    server {
+        listen 127.0.0.1:$PORT;
+        server_name localhost;
+
+        location = /small.json {
+            default_type application/json;
+            return 200 '$BODY';
+        }
+
+        location = /nginx_status {
+            stub_status;
+        }
+    }
+}
+CONF
+
+stop_nginx() {
+    if [[ -f "$NGINX_DIR/nginx.pid" ]]; then
+        "$NGINX" -p "$NGINX_DIR" -e "$NGINX_DIR/logs/error.log" -c "$NGINX_DIR/nginx.conf" -s quit 2>/dev/null || true
+    fi
+}
+trap stop_nginx EXIT
+
+"$NGINX" -p "$NGINX_DIR" -e "$NGINX_DIR/logs/error.log" -c "$NGINX_DIR/nginx.conf" -t -q
+"$NGINX" -p "$NGINX_DIR" -e "$NGINX_DIR/logs/error.log" -c "$NGINX_DIR/nginx.conf"
+for _ in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+    sleep 0.1
+done
+
+cd "$REPO_DIR"
+swift build -c release --package-path Benchmarks >&2
+BIN_DIR="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+"$BIN_DIR/CurlewBenchmark" \
+    --url "http://127.0.0.1:$PORT/small.json" \
+    --status-url "http://127.0.0.1:$PORT/nginx_status" \
+    --expected-bytes "$BODY_BYTES" \
+    "$@"
