@@ -44,7 +44,7 @@ final class CurlEngine: @unchecked Sendable {
         guard CurlGlobal.initialized, let multi = curl_multi_init() else {
             self.multi = nil
             self.startFailure = "libcurl could not be initialised"
-            _ = inbox.withLock { inbox in inbox.requestShutdown(waiter: nil) }
+            _ = inbox.withLock { inbox in inbox.requestShutdown() }
             _ = inbox.withLock { inbox in inbox.markStopped() }
             return
         }
@@ -68,7 +68,7 @@ final class CurlEngine: @unchecked Sendable {
             retained.release()
             self.startFailure = "could not start the engine thread (pthread_create: \(result))"
             curl_multi_cleanup(multi)
-            _ = inbox.withLock { inbox in inbox.requestShutdown(waiter: nil) }
+            _ = inbox.withLock { inbox in inbox.requestShutdown() }
             _ = inbox.withLock { inbox in inbox.markStopped() }
         }
     }
@@ -127,7 +127,7 @@ final class CurlEngine: @unchecked Sendable {
     /// Fails in-flight transfers with `.shutdown`, stops the thread and cleans up on it.
     /// Returns once the thread has exited; a second call returns once the first has finished.
     func shutdown() async {
-        let action = inbox.withLock { $0.requestShutdown(waiter: nil) }
+        let action = inbox.withLock { $0.requestShutdown() }
         if case .wakeAndJoin = action { wake() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             if !inbox.withLock({ $0.addStopWaiter(continuation) }) { continuation.resume() }
@@ -140,7 +140,7 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Asks the engine to stop without waiting (used from `deinit` of an owning transport).
     func requestShutdown() {
-        let action = inbox.withLock { $0.requestShutdown(waiter: nil) }
+        let action = inbox.withLock { $0.requestShutdown() }
         if case .wakeAndJoin = action {
             wake()
             if let thread { pthread_detach(thread) }

@@ -50,24 +50,23 @@ struct CurlEngineInbox {
         return commands.count == 1
     }
 
-    /// What the caller of ``requestShutdown(waiter:)`` must do after unlocking.
+    /// What the caller of ``requestShutdown()`` must do after unlocking.
     enum ShutdownAction {
         /// This call started the shutdown: wake the engine, then wait and join.
         case wakeAndJoin
         /// Shutdown already underway: just wait.
         case wait
-        /// Already stopped: resume the waiter at once.
+        /// Already stopped: nothing to wait for.
         case resumeNow
     }
 
-    mutating func requestShutdown(waiter: CheckedContinuation<Void, Never>?) -> ShutdownAction {
+    /// Starts shutting down; waiters register with ``addStopWaiter(_:)``.
+    mutating func requestShutdown() -> ShutdownAction {
         switch phase {
         case .running:
-            phase = .shuttingDown(waiters: waiter.map { [$0] } ?? [])
+            phase = .shuttingDown(waiters: [])
             return .wakeAndJoin
-        case .shuttingDown(var waiters):
-            if let waiter { waiters.append(waiter) }
-            phase = .shuttingDown(waiters: waiters)
+        case .shuttingDown:
             return .wait
         case .stopped:
             return .resumeNow

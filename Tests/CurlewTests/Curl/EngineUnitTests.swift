@@ -64,11 +64,11 @@ struct EngineUnitTests {
         var inbox = CurlEngineInbox()
         let accepted = inbox.post(.cancel(1))
         #expect(accepted)
-        guard case .wakeAndJoin = inbox.requestShutdown(waiter: nil) else {
+        guard case .wakeAndJoin = inbox.requestShutdown() else {
             Issue.record("first shutdown must start it")
             return
         }
-        guard case .wait = inbox.requestShutdown(waiter: nil) else {
+        guard case .wait = inbox.requestShutdown() else {
             Issue.record("second shutdown must wait")
             return
         }
@@ -79,7 +79,7 @@ struct EngineUnitTests {
         #expect(drained.shutdown)
         let waiters = inbox.markStopped()
         #expect(waiters.isEmpty)
-        guard case .resumeNow = inbox.requestShutdown(waiter: nil) else {
+        guard case .resumeNow = inbox.requestShutdown() else {
             Issue.record("shutdown after stop must return at once")
             return
         }
