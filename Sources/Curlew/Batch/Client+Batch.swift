@@ -21,10 +21,10 @@ extension Client {
             await BatchRunner.run(
                 count: requests.count, options: options,
                 operation: { index in try await self.send(requests[index]) },
-                onEach: onEach.map { callback in { index, result in callback(index, result.mapError(CurlewError.wrapping)) } }
+                onEach: onEach.map { callback in { index, result in callback(index, result.mapError { CurlewError.wrapping($0) }) } }
             )
         }
-        return BatchResult(requests: requests, results: results.map { $0.mapError(CurlewError.wrapping) })
+        return BatchResult(requests: requests, results: results.map { $0.mapError { CurlewError.wrapping($0) } })
     }
 
     /// Runs arbitrary operations — chains, nested batches, custom sequences — as one batch.
@@ -85,17 +85,5 @@ extension Client {
                 slot.store(.failure(CurlewError.wrapping(error)))
             }
         }
-    }
-}
-
-extension CurlewError {
-    /// Returns a `CurlewError` as it is; wraps cancellation as `.cancelled` and anything else as
-    /// `.transportFailure` with the original as ``underlying``.
-    public static func wrapping(_ error: any Error) -> CurlewError {
-        if let error = error as? CurlewError { return error }
-        if error is CancellationError {
-            return CurlewError(code: .cancelled, message: "the task was cancelled", underlying: error)
-        }
-        return CurlewError(code: .transportFailure, message: "\(error)", underlying: error)
     }
 }

@@ -153,22 +153,12 @@ public actor Client {
         let raw: RawResponse
         do {
             raw = try await context.transport.send(prepared)
-        } catch let error as CurlewError {
-            throw error
-        } catch is CancellationError {
-            throw CurlewError(code: .cancelled, message: "the request was cancelled", request: prepared.summary, underlying: CancellationError())
         } catch {
-            throw CurlewError(code: .transportFailure, message: "\(error)", request: prepared.summary, underlying: error)
+            throw CurlewError.wrapping(error, request: prepared.summary)
         }
         guard request.accepts(raw.status) else {
-            var error = CurlewError(
-                code: .unacceptableStatus,
-                message: "unacceptable status \(raw.status.code)",
-                request: prepared.summary,
-                status: raw.status,
-                headers: raw.headers,
-                bodySnippet: CurlewError.snippet(of: raw.body)
-            )
+            var error = CurlewError(code: .unacceptableStatus, message: "unacceptable status \(raw.status.code)")
+                .completed(request: prepared.summary, response: raw)
             error.responseBody = raw.body
             throw error
         }
@@ -188,43 +178,20 @@ public actor Client {
         do {
             try request.didReceive(raw)
         } catch let error as CurlewError {
-            throw completed(error, summary: summary, raw: raw)
+            throw error.completed(request: summary, response: raw)
         } catch {
-            throw CurlewError(
-                code: .serverError, message: "\(error)", request: summary, status: raw.status,
-                headers: raw.headers, bodySnippet: CurlewError.snippet(of: raw.body), underlying: error)
+            throw CurlewError(code: .serverError, message: "\(error)", underlying: error).completed(request: summary, response: raw)
         }
         do {
             return try request.decode(raw, decoder: configuration.decoder)
         } catch let error as CurlewError {
-            throw completed(error, summary: summary, raw: raw)
+            throw error.completed(request: summary, response: raw)
         } catch let error as DecodingError {
             let explained = DecodingFailure(error, body: raw.body)
-            throw CurlewError(
-                code: explained.code,
-                message: explained.message,
-                request: summary,
-                status: raw.status,
-                headers: raw.headers,
-                bodySnippet: CurlewError.snippet(of: raw.body),
-                dataPath: explained.path,
-                underlying: error
-            )
+            throw CurlewError(code: explained.code, message: explained.message, dataPath: explained.path, underlying: error)
+                .completed(request: summary, response: raw)
         } catch {
-            throw CurlewError(
-                code: .decodingFailed, message: "\(error)", request: summary, status: raw.status,
-                headers: raw.headers, bodySnippet: CurlewError.snippet(of: raw.body), underlying: error)
+            throw CurlewError(code: .decodingFailed, message: "\(error)", underlying: error).completed(request: summary, response: raw)
         }
-    }
-
-    /// Fills in what an error thrown by a request hook could not know: request, status, headers,
-    /// body snippet.
-    private nonisolated func completed(_ error: CurlewError, summary: RequestSummary, raw: RawResponse) -> CurlewError {
-        var error = error
-        if error.request == nil { error.request = summary }
-        if error.status == nil { error.status = raw.status }
-        if error.headers == nil { error.headers = raw.headers }
-        if error.bodySnippet == nil { error.bodySnippet = CurlewError.snippet(of: raw.body) }
-        return error
     }
 }

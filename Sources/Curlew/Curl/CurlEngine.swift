@@ -15,8 +15,9 @@ internal import Glibc
 ///
 /// Thread-safety (why `@unchecked Sendable` is sound): `inbox` is a `Mutex`; `nextID` is an
 /// `Atomic`; `multi` is set once in `init` and used off the engine thread only for
-/// `curl_multi_wakeup`; `transfers` is touched only by the engine thread; `thread` is written
-/// before the thread can be observed and read once by the joining caller.
+/// `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers` is touched
+/// only by the engine thread; `thread` and `startFailure` are written in `init` only (before any
+/// other thread can see the engine) and read afterwards.
 final class CurlEngine: @unchecked Sendable {
     /// A configured transfer travelling from a caller to the engine thread.
     struct Job: Sendable {

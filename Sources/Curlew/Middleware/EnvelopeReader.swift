@@ -8,11 +8,7 @@ struct EnvelopeReader {
     /// The response narrowed to its payload, or the server error its code means.
     func payload(of raw: RawResponse, summary: RequestSummary) throws(CurlewError) -> RawResponse {
         func complete(_ error: CurlewError) -> CurlewError {
-            var error = error
-            error.request = summary
-            error.status = raw.status
-            error.headers = raw.headers
-            error.bodySnippet = CurlewError.snippet(of: raw.body)
+            var error = error.completed(request: summary, response: raw)
             error.responseBody = raw.body
             return error
         }

@@ -1,0 +1,25 @@
+extension CurlewError {
+    /// Returns a `CurlewError` as it is; wraps cancellation as `.cancelled` and anything else as
+    /// `.transportFailure` with the original as ``underlying``.
+    /// - Parameters:
+    ///   - error: Any error.
+    ///   - request: The request to name when the error is wrapped (a `CurlewError` keeps its own).
+    public static func wrapping(_ error: any Error, request: RequestSummary? = nil) -> CurlewError {
+        if let error = error as? CurlewError { return error }
+        if error is CancellationError {
+            return CurlewError(code: .cancelled, message: request == nil ? "the task was cancelled" : "the request was cancelled", request: request, underlying: error)
+        }
+        return CurlewError(code: .transportFailure, message: "\(error)", request: request, underlying: error)
+    }
+
+    /// Fills in what the code that threw could not know — the request, and the status, headers
+    /// and body of the response — keeping whatever is already set.
+    func completed(request summary: RequestSummary, response raw: RawResponse) -> CurlewError {
+        var error = self
+        if error.request == nil { error.request = summary }
+        if error.status == nil { error.status = raw.status }
+        if error.headers == nil { error.headers = raw.headers }
+        if error.bodySnippet == nil { error.bodySnippet = CurlewError.snippet(of: raw.body) }
+        return error
+    }
+}
