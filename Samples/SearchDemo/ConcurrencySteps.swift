@@ -6,7 +6,7 @@ import Foundation
 struct QueuedDownloadsStep: TourStep {
     let title = "Download every sunset through a queue of 2, then hear when it drains"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let queues = client.queues
         await queues.setLimit(2, for: "images")
         let drained = Task {
@@ -31,7 +31,7 @@ struct QueuedDownloadsStep: TourStep {
 struct BatchStep: TourStep {
     let title = "A batch of six detail requests (one of them for a missing picture)"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let ids = [1, 2, 3, 4, 5, 42]
         let batch = await client.batch(ids.map { PictureRequest(id: $0) }, options: BatchOptions(maximumConcurrency: 3)) { index, result in
             if case .failure(let error) = result { say("  #\(ids[index]) failed: \(error.code)") }
@@ -46,7 +46,7 @@ struct BatchStep: TourStep {
 struct ChainStep: TourStep {
     let title = "Log in, then load the profile (a chain)"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let profile = try await client
             .chain(LoginRequest(user: "ines", password: "curlew"), name: "login", onComplete: { say("  logged in as \($0.data.user)") })
             .then("profile") { session in ProfileRequest(token: session.data.token) }

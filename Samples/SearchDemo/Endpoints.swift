@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 
 /// `GET /api/pictures/search?key=…&page=…` — one struct per endpoint, declared once.
-struct SearchRequest: Request {
+struct SearchRequest: Endpoint {
     typealias Response = Envelope<SearchPage>
     var key: String
     var page: Int = 1
@@ -15,31 +15,31 @@ struct SearchRequest: Request {
 }
 
 /// `GET /api/pictures/{id}`.
-struct PictureRequest: Request {
+struct PictureRequest: Endpoint {
     typealias Response = Envelope<PictureDetails>
     var id: Int
     var path: String { "pictures/\(id)" }
 }
 
 /// `GET /api/images/{id}.jpg` — the bytes as they arrive.
-struct ImageRequest: Request {
+struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
 }
 
 /// `POST /api/login` with a form body.
-struct LoginRequest: Request {
+struct LoginRequest: Endpoint {
     typealias Response = Envelope<Session>
     var user: String
     var password: String
 
     var method: HTTPRequest.Method { .post }
     var path: String { "login" }
-    var body: RequestBody? { .form(["user": user, "password": password]) }
+    var body: RequestPayload? { .form(["user": user, "password": password]) }
 }
 
 /// `GET /api/profile` with the session token.
-struct ProfileRequest: Request {
+struct ProfileRequest: Endpoint {
     typealias Response = Envelope<Profile>
     var token: String
 
@@ -49,7 +49,7 @@ struct ProfileRequest: Request {
 
 /// `GET /api/v2/search?q=…&limit=…` — parameters declared on the properties, renamed for the
 /// wire, a header, and mixed media decoded from the `resp.data` part of the envelope.
-struct MediaSearchRequest: Request {
+struct MediaSearchRequest: Endpoint {
     typealias Response = PolymorphicArray<MediaFamily>
     @Query var key: String                              // sent as `q`, see parameterNames
     @Query var limit: Int = 10
@@ -63,11 +63,11 @@ struct MediaSearchRequest: Request {
 
 /// `GET /api/secure/orders?item=…&qty=…` — the server only accepts it signed. A call site may add
 /// middleware for this one request or skip some of the client's.
-struct OrderRequest: Request {
+struct OrderRequest: Endpoint {
     typealias Response = Envelope<OrderReceipt>
     var item: String
     var quantity: Int
-    var middleware: [any Middleware] = []
+    var middleware: [any APIMiddleware] = []
     var skippedMiddleware: Set<MiddlewareKind> = []
 
     var path: String { "secure/orders" }
@@ -78,14 +78,14 @@ struct OrderRequest: Request {
 
 /// `GET /api/secure/pictures/{id}` for a client whose `UnifiedResponseMiddleware` unwraps the
 /// `{"code", "msg", "data"}` envelope: the response is the payload itself.
-struct GalleryPictureRequest: Request {
+struct GalleryPictureRequest: Endpoint {
     typealias Response = PictureDetails
     var id: Int
     var path: String { "secure/pictures/\(id)" }
 }
 
 /// The same endpoint, opting out of the unified envelope: the body as it arrived.
-struct RawGalleryPictureRequest: Request {
+struct RawGalleryPictureRequest: Endpoint {
     typealias Response = String
     var id: Int
     var path: String { "secure/pictures/\(id)" }
@@ -93,14 +93,14 @@ struct RawGalleryPictureRequest: Request {
 }
 
 /// `GET /api/secure/me` — needs a credential (`AuthorizationMiddleware` adds the header).
-struct AccountRequest: Request {
+struct AccountRequest: Endpoint {
     typealias Response = Account
     var path: String { "secure/me" }
     var requiresAuthentication: Bool { true }
 }
 
 /// `GET /api/secure/clock` — only its `Date` header matters.
-struct ClockRequest: Request {
+struct ClockRequest: Endpoint {
     typealias Response = Data
     var path: String { "secure/clock" }
 }

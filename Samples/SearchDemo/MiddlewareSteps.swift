@@ -4,18 +4,18 @@ import HTTPTypes
 
 // The middleware tour. Each step builds its own client around the tour's transport and base URL:
 //
-//     Client(configuration: ClientConfiguration(baseURL: …, accessories: [TerminalHUD()],
+//     APIClient(configuration: ClientConfiguration(baseURL: …, accessories: [TerminalHUD()],
 //                                               middleware: [outermost, …, innermost]),
 //            transport: client.transport)
 
 /// Every request signed by a middleware; the demo server recomputes the MD5 and refuses anything
 /// that does not match.
 struct SigningStep: TourStep {
-    let title = "Middleware: sign every request (MD5 over the sorted parameters + secret)"
+    let title = "APIMiddleware: sign every request (MD5 over the sorted parameters + secret)"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let signing = SigningMiddleware(secret: "123456", algorithm: .md5, output: .parameter("sign"), timestampParameter: "ts")
-        let signed = Client(
+        let signed = APIClient(
             configuration: ClientConfiguration(baseURL: client.configuration.baseURL, accessories: [TerminalHUD()], middleware: [signing]),
             transport: client.transport)
 
@@ -32,7 +32,7 @@ struct SigningStep: TourStep {
     }
 
     /// How the server refused `request`; throws if it was accepted.
-    private func rejection(of request: OrderRequest, by client: Client) async throws -> String {
+    private func rejection(of request: OrderRequest, by client: APIClient) async throws -> String {
         do {
             _ = try await client.send(request)
         } catch let error as CurlewError where error.code == .unacceptableStatus {
@@ -44,10 +44,10 @@ struct SigningStep: TourStep {
 
 /// One envelope for every response: success unwraps to the payload, any other code is an error.
 struct EnvelopeStep: TourStep {
-    let title = #"Middleware: a unified {"code", "msg", "data"} envelope"#
+    let title = #"APIMiddleware: a unified {"code", "msg", "data"} envelope"#
 
-    func run(with client: Client) async throws {
-        let enveloped = Client(
+    func run(with client: APIClient) async throws {
+        let enveloped = APIClient(
             configuration: ClientConfiguration(
                 baseURL: client.configuration.baseURL,
                 accessories: [TerminalHUD()],
@@ -70,9 +70,9 @@ struct EnvelopeStep: TourStep {
 /// An expired access token: the server says 401, one refresh (sent straight through the
 /// transport, not the client), then the request is resent with the new token.
 struct TokenRefreshStep: TourStep {
-    let title = "Middleware: an expired token is refreshed once and the request resent"
+    let title = "APIMiddleware: an expired token is refreshed once and the request resent"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let base = client.configuration.baseURL ?? ""
         let transport = client.transport
         let expired = TokenStore.Credential(accessToken: "access-v1", refreshToken: "refresh-ines")
@@ -94,7 +94,7 @@ struct TokenRefreshStep: TourStep {
             await notes.add("refresher: POST auth/refresh via the transport → \(access) (server saw an Authorization header: \(sawAuthorization.map(String.init) ?? "?"))")
             return TokenStore.Credential(accessToken: access, refreshToken: credential.refreshToken)
         }
-        let secured = Client(
+        let secured = APIClient(
             configuration: ClientConfiguration(
                 baseURL: base,
                 accessories: [TerminalHUD()],
@@ -131,11 +131,11 @@ struct TokenRefreshStep: TourStep {
 
 /// The server's clock, learnt from the `Date` header of each response.
 struct ServerClockStep: TourStep {
-    let title = "Middleware: the server's clock from its Date header"
+    let title = "APIMiddleware: the server's clock from its Date header"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let clock = ServerClock()
-        let timed = Client(
+        let timed = APIClient(
             configuration: ClientConfiguration(baseURL: client.configuration.baseURL, accessories: [TerminalHUD()], middleware: [clock]),
             transport: client.transport)
         say("before any response, serverTime() − now = \(Self.minutes(timed.serverTime().timeIntervalSinceNow)) min")
@@ -151,13 +151,13 @@ struct ServerClockStep: TourStep {
 
 /// A primary base URL nobody listens on, and a secondary that works.
 struct FailoverStep: TourStep {
-    let title = "Middleware: fail over from an unreachable primary to a secondary base URL"
+    let title = "APIMiddleware: fail over from an unreachable primary to a secondary base URL"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         guard let secondary = client.configuration.baseURL else { return say("no base URL to fail over to") }
         let primary = "http://127.0.0.1:1/api"  // a closed port: the connection is refused
         let failover = FailoverMiddleware(baseURLs: [primary, secondary])
-        let resilient = Client(
+        let resilient = APIClient(
             configuration: ClientConfiguration(baseURL: primary, accessories: [TerminalHUD()], middleware: [failover]),
             transport: client.transport)
         say("base URLs: \(primary) (closed port), then \(secondary)")
@@ -169,7 +169,7 @@ struct FailoverStep: TourStep {
 
 /// Changes the URL after the client's middleware (signing) handled it: a stand-in for someone
 /// tampering with the request on the way.
-struct QueryTamperer: Middleware {
+struct QueryTamperer: APIMiddleware {
     var from: String
     var to: String
 

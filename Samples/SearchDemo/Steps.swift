@@ -6,7 +6,7 @@ import HTTPTypes
 struct SearchStep: TourStep {
     let title = "Search pictures by key"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         say(#"try await client.send(SearchRequest(key: "sunset"))"#)
         let page = try await client.send(SearchRequest(key: "sunset")).data
         say("\(page.total) pictures match \"\(page.key)\":")
@@ -20,7 +20,7 @@ struct SearchStep: TourStep {
 struct MediaSearchStep: TourStep {
     let title = "Search v2: declared parameters, polymorphic results"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let request = MediaSearchRequest(key: "sunset", limit: 3)
         let prepared = try client.prepare(request)
         say(#"MediaSearchRequest(key: "sunset", limit: 3) → GET \#(prepared.url)"#)
@@ -41,7 +41,7 @@ struct MediaSearchStep: TourStep {
 struct DetailsStep: TourStep {
     let title = "Picture details, with the response around them"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let response = try await client.response(for: PictureRequest(id: 5))
         let picture = response.value.data
         say("\(picture.title) by \(picture.author), \(picture.width)×\(picture.height), tags: \(picture.tags.joined(separator: ", "))")
@@ -53,7 +53,7 @@ struct DetailsStep: TourStep {
 struct DownloadStep: TourStep {
     let title = "Download an image"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let search = try await client.send(SearchRequest(key: "bird")).data
         guard let first = search.pictures.first else { return say("no picture to download") }
         let bytes = try await client.send(ImageRequest(path: first.imageURL))
@@ -66,7 +66,7 @@ struct DownloadStep: TourStep {
 struct ConcurrentStep: TourStep {
     let title = "Fetch five pictures concurrently"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         let started = ContinuousClock.now
         let titles = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for id in 1...5 {
@@ -83,7 +83,7 @@ struct ConcurrentStep: TourStep {
 struct ErrorsStep: TourStep {
     let title = "Typed errors"
 
-    func run(with client: Client) async throws {
+    func run(with client: APIClient) async throws {
         do {
             _ = try await client.send(PictureRequest(id: 404))
         } catch let error as CurlewError {

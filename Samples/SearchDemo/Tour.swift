@@ -6,7 +6,7 @@ protocol TourStep: Sendable {
     /// A short heading printed before the step runs.
     var title: String { get }
     /// Runs the step, printing what happens.
-    func run(with client: Client) async throws
+    func run(with client: APIClient) async throws
 }
 
 /// The guided tour: each step runs in order; a failing step is reported and the tour goes on.
@@ -28,7 +28,7 @@ struct Tour {
         FailoverStep(),
     ]
 
-    let client: Client
+    let client: APIClient
 
     /// Runs every step; returns how many failed.
     func run() async -> Int {

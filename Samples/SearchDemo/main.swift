@@ -24,7 +24,7 @@ if baseURL == nil {
 }
 
 let transport = CurlTransport()
-let client = Client(
+let client = APIClient(
     configuration: ClientConfiguration(baseURL: baseURL ?? "", accessories: [TerminalHUD()]),
     transport: transport)
 print("Curlew tour against \(baseURL ?? "")")

@@ -4,13 +4,13 @@ public import HTTPTypes
 import Synchronization
 
 /// A ``Transport`` that answers from a closure and records every request it saw, for unit tests
-/// of code that uses a `Client`.
+/// of code that uses an `APIClient`.
 ///
 /// ```swift
 /// let transport = MockTransport { request in
 ///     .json(#"{"pictures":[]}"#, for: request)
 /// }
-/// let client = Client(baseURL: "https://api.test", transport: transport)
+/// let client = APIClient(baseURL: "https://api.test", transport: transport)
 /// _ = try await client.send(SearchRequest(key: "sunset"))
 /// #expect(transport.requests.map(\.url) == ["https://api.test/pictures/search?key=sunset"])
 /// ```
@@ -30,9 +30,14 @@ public final class MockTransport: Transport {
     /// The requests sent so far, in order.
     public var requests: [PreparedRequest] { recorded.withLock { $0 } }
 
+    /// The context of every call, in order.
+    public var contexts: [TransportContext] { recordedContexts.withLock { $0 } }
+    private let recordedContexts = Mutex<[TransportContext]>([])
+
     /// Records the request and returns the handler's response, marked with source `.mock`.
-    public func send(_ request: PreparedRequest) async throws -> RawResponse {
+    public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         recorded.withLock { $0.append(request) }
+        recordedContexts.withLock { $0.append(context) }
         try Task.checkCancellation()
         var response = try await handler(request)
         response.source = .mock

@@ -14,7 +14,7 @@ enum ReadmeDescribing {
     }
     struct Picture: Decodable, Sendable, Equatable { var id: String }
 
-    struct MediaSearchRequest: Request {
+    struct MediaSearchRequest: Endpoint {
         typealias Response = PolymorphicArray<MediaFamily>
         @Query var key: String                          // ?q=… (renamed below)
         @Query var limit: Int = 10
@@ -28,7 +28,7 @@ enum ReadmeDescribing {
         var keyPath: String? { "resp.data" }
     }
 
-    struct EnvelopeRequest: Request {
+    struct EnvelopeRequest: Endpoint {
         typealias Response = [Picture]
         var path: String { "e" }
         func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> [Picture] {
@@ -49,7 +49,7 @@ struct ReadmeDescribingTests {
                 ? .json(#"{"resp":{"code":7,"msg":"busy"}}"#, for: request)
                 : .json(#"{"resp":{"data":[{"type":"pic","picUrl":"a.jpg"}]}}"#, for: request)
         }
-        let client = Client(baseURL: "https://api.test", transport: transport)
+        let client = APIClient(baseURL: "https://api.test", transport: transport)
         let media = try await client.send(ReadmeDescribing.MediaSearchRequest(key: "sunset", album: 7))
         #expect(media.elements.count == 1)
         #expect(transport.requests.first?.url == "https://api.test/albums/7/search?limit=10&q=sunset")

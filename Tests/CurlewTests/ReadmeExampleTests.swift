@@ -18,7 +18,7 @@ enum ReadmeExample {
     }
 
     /// `GET /pictures/search?key=…` — one small struct per endpoint.
-    struct SearchRequest: Request {
+    struct SearchRequest: Endpoint {
         typealias Response = SearchResults
         var key: String
 
@@ -27,17 +27,17 @@ enum ReadmeExample {
     }
 
     /// `POST /pictures` with a JSON body, answered by `201 Created` and no body worth reading.
-    struct UploadRequest: Request {
+    struct UploadRequest: Endpoint {
         typealias Response = EmptyResponse
         var title: String
 
         var method: HTTPRequest.Method { .post }
         var path: String { "pictures" }
         var headers: [String: String] { ["X-Client": "gallery-sync"] }
-        var body: RequestBody? { .json(["title": title]) }
+        var body: RequestPayload? { .json(["title": title]) }
     }
 
-    static func tour(_ client: Client) async throws {
+    static func tour(_ client: APIClient) async throws {
         let results = try await client.send(SearchRequest(key: "sunset"))
         print(results.total)
 
@@ -56,13 +56,13 @@ enum ReadmeExample {
         }
     }
 
-    static func configuredClient() -> (Client, CurlTransport) {
+    static func configuredClient() -> (APIClient, CurlTransport) {
         let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
         var options = TransferOptions()
         options.totalTimeout = .seconds(10)
         options.idleTimeout = .seconds(5)
         options.maximumBodySize = 4 * 1024 * 1024
-        let client = Client(
+        let client = APIClient(
             configuration: ClientConfiguration(baseURL: "https://api.example.com", transferOptions: options),
             transport: transport)
         return (client, transport)
@@ -76,7 +76,7 @@ struct ReadmeExampleTests {
             if request.method == .post { return .text("", status: .created, for: request) }
             return .json(#"{"total":0,"pictures":[]}"#, for: request)
         }
-        let client = Client(baseURL: "https://api.test", transport: transport)
+        let client = APIClient(baseURL: "https://api.test", transport: transport)
         try await ReadmeExample.tour(client)
         #expect(transport.requests.map(\.url) == [
             "https://api.test/pictures/search?key=sunset",
@@ -96,18 +96,18 @@ struct ReadmeExampleTests {
 
 /// The README's queue / batch / chain example, compiled against the demo-like endpoints below.
 enum ReadmeConcurrencyExample {
-    struct ImageRequest: Request {
+    struct ImageRequest: Endpoint {
         typealias Response = Data
         var path: String
     }
 
-    struct PictureRequest: Request {
+    struct PictureRequest: Endpoint {
         typealias Response = String
         var id: Int
         var path: String { "pictures/\(id)" }
     }
 
-    struct SearchRequest: Request {
+    struct SearchRequest: Endpoint {
         typealias Response = String
         var key: String
         var path: String { "pictures/search" }
@@ -115,16 +115,16 @@ enum ReadmeConcurrencyExample {
 
     struct Session: Decodable, Sendable { var token: String }
 
-    struct LoginRequest: Request {
+    struct LoginRequest: Endpoint {
         typealias Response = Session
         var user: String
         var password: String
         var method: HTTPRequest.Method { .post }
         var path: String { "login" }
-        var body: RequestBody? { .form(["user": user, "password": password]) }
+        var body: RequestPayload? { .form(["user": user, "password": password]) }
     }
 
-    struct ProfileRequest: Request {
+    struct ProfileRequest: Endpoint {
         typealias Response = String
         var token: String
         var path: String { "profile" }
@@ -132,7 +132,7 @@ enum ReadmeConcurrencyExample {
 
     static func run(transport: any Transport) async throws -> (Int, [Int], String) {
         let queues = QueueActor(limits: ["images": 2])
-        let client = Client(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
+        let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
 
         let bytes = try await client.send(ImageRequest(path: "images/1.jpg"), queue: "images", priority: .high)
         await queues.waitUntilIdle("images")
@@ -182,10 +182,10 @@ enum ReadmeMiddlewareExample {
     }
     static func showLogin() {}
 
-    static func makeClient() -> Client {
+    static func makeClient() -> APIClient {
         let store = TokenStore(credential: .init(accessToken: saved.access, refreshToken: saved.refresh))
         let transport = CurlTransport.shared
-        let client = Client(configuration: ClientConfiguration(
+        let client = APIClient(configuration: ClientConfiguration(
             baseURL: "https://gallery.example.com/api",
             middleware: [
                 RetryMiddleware(),
@@ -205,13 +205,13 @@ enum ReadmeMiddlewareExample {
         return client
     }
 
-    static func observe(_ client: Client) async {
+    static func observe(_ client: APIClient) async {
         for await event in client.events {
             if case .sessionEnded = event { showLogin() }
         }
     }
 
-    struct RequestID: Middleware {
+    struct RequestID: APIMiddleware {
         func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
             var request = request
             request.headers[HTTPField.Name("X-Request-ID")!] = UUID().uuidString
@@ -232,7 +232,7 @@ extension ReadmeExampleTests {
         let client = ReadmeMiddlewareExample.makeClient()
         #expect(client.configuration.middleware.map(\.kind) == [.retry, .tokenRefresh, .authorization, .unifiedResponse, .commonArguments, .serverClock, .signing])
         let transport = MockTransport { .text("ok", for: $0) }
-        let withID = Client(configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [ReadmeMiddlewareExample.RequestID()]), transport: transport)
+        let withID = APIClient(configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [ReadmeMiddlewareExample.RequestID()]), transport: transport)
         _ = try await withID.send(Send(path: "x"))
         #expect(transport.requests.first?.headers[HTTPField.Name("X-Request-ID")!]?.count == 36)
     }

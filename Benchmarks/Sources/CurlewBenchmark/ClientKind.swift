@@ -1,6 +1,6 @@
 /// The clients the benchmark compares, by their command-line names.
 enum ClientKind: String, CaseIterable, Sendable {
-    /// Curlew's `Client.response(for:)` with `Response == Data`.
+    /// Curlew's `APIClient.response(for:)` with `Response == Data`.
     case curlewData = "curlew-data"
     /// Curlew decoding the JSON body into ``SmallRecord``.
     case curlewDecoded = "curlew-decoded"

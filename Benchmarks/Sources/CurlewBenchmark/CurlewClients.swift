@@ -19,13 +19,13 @@ struct SmallRecord: Decodable, Sendable {
 }
 
 /// `GET <url>` returning the body bytes.
-struct SmallDataRequest: Request {
+struct SmallDataRequest: Endpoint {
     typealias Response = Data
     let path: String
 }
 
 /// `GET <url>` decoded into a ``SmallRecord``.
-struct SmallRecordRequest: Request {
+struct SmallRecordRequest: Endpoint {
     typealias Response = SmallRecord
     let path: String
 }
@@ -33,11 +33,11 @@ struct SmallRecordRequest: Request {
 /// Curlew with `Response == Data`, on a `CurlTransport` of its own with default limits.
 struct CurlewDataClient: BenchmarkClient {
     private let transport = CurlTransport()
-    private let client: Client
+    private let client: APIClient
     private let request: SmallDataRequest
 
     init(url: String) {
-        client = Client(configuration: ClientConfiguration(), transport: transport)
+        client = APIClient(configuration: ClientConfiguration(), transport: transport)
         request = SmallDataRequest(path: url)
     }
 
@@ -54,11 +54,11 @@ struct CurlewDataClient: BenchmarkClient {
 /// Curlew decoding the JSON body into a small `Decodable` struct with the default `JSONDecoder`.
 struct CurlewDecodingClient: BenchmarkClient {
     private let transport = CurlTransport()
-    private let client: Client
+    private let client: APIClient
     private let request: SmallRecordRequest
 
     init(url: String) {
-        client = Client(configuration: ClientConfiguration(), transport: transport)
+        client = APIClient(configuration: ClientConfiguration(), transport: transport)
         request = SmallRecordRequest(path: url)
     }
 
@@ -87,11 +87,11 @@ struct CurlewQueuedClient: BenchmarkClient {
     static let queueName = "bench"
 
     private let transport = CurlTransport()
-    private let client: Client
+    private let client: APIClient
     private let request: SmallDataRequest
 
     init(url: String, limit: Int) {
-        client = Client(configuration: ClientConfiguration(), transport: transport, queues: QueueActor(limits: [Self.queueName: limit]))
+        client = APIClient(configuration: ClientConfiguration(), transport: transport, queues: QueueActor(limits: [Self.queueName: limit]))
         request = SmallDataRequest(path: url)
     }
 
@@ -114,18 +114,18 @@ struct CurlewQueuedClient: BenchmarkClient {
 /// same 225 bytes.
 struct CurlewMiddlewareClient: BenchmarkClient {
     private let transport = CurlTransport()
-    private let client: Client
+    private let client: APIClient
     private let request: SmallDataRequest
 
     init(url: String) {
-        let middleware: [any Middleware] = [
+        let middleware: [any APIMiddleware] = [
             CommonArgumentsMiddleware(parameters: ["v": "1", "platform": "linux"], headers: ["X-Device": "bench"]),
             AuthorizationMiddleware(store: TokenStore(credential: .init(accessToken: "t0k3n"))),
             ServerClock(),
             RetryMiddleware(),
             SigningMiddleware(secret: "123456", algorithm: .md5, output: .parameter("sign"), timestampParameter: "ts"),
         ]
-        client = Client(configuration: ClientConfiguration(middleware: middleware), transport: transport)
+        client = APIClient(configuration: ClientConfiguration(middleware: middleware), transport: transport)
         request = SmallDataRequest(path: url)
     }
 

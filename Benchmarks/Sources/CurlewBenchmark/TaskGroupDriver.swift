@@ -11,11 +11,11 @@ protocol BenchmarkClient: Sendable {
 
 /// Drives a ``BenchmarkClient`` with `concurrency` child tasks of one `TaskGroup`, each looping
 /// over a shared atomic counter until the batch is used up.
-struct TaskGroupDriver<Client: BenchmarkClient>: LoadDriver {
-    let client: Client
+struct TaskGroupDriver<APIClient: BenchmarkClient>: LoadDriver {
+    let client: APIClient
     let check: ResponseCheck
 
-    init(client: Client, expectedBytes: Int?) {
+    init(client: APIClient, expectedBytes: Int?) {
         self.client = client
         self.check = ResponseCheck(expectedBytes: expectedBytes)
     }

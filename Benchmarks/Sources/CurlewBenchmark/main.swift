@@ -37,7 +37,7 @@ do {
         print("")
         print(ratios)
     }
-    for (title, variant) in [("Queue overhead", ClientKind.curlewQueue), ("Middleware cost", .curlewMiddleware)] {
+    for (title, variant) in [("Queue overhead", ClientKind.curlewQueue), ("APIMiddleware cost", .curlewMiddleware)] {
         let table = Report.overhead(rows, of: variant, over: .curlewData, levels: options.concurrencyLevels)
         guard !table.isEmpty else { continue }
         print("## \(title): \(variant.displayName) − Curlew (Data)")

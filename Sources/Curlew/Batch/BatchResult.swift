@@ -1,5 +1,5 @@
 /// The outcome of ``Client/batch(_:options:onEach:)``: one result per request, in input order.
-public struct BatchResult<R: Request>: Sendable {
+public struct BatchResult<R: Endpoint>: Sendable {
     /// The requests, in input order.
     public let requests: [R]
     /// Each request's result, at the same index.

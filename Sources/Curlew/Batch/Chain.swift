@@ -18,7 +18,7 @@ internal import Synchronization
 /// it the same way. A step may be any async operation, so batches run inside chains and chains
 /// inside batches (``Client/batch(operations:options:)``).
 public struct Chain<Output: Sendable>: Sendable {
-    fileprivate let client: Client
+    fileprivate let client: APIClient
     fileprivate let name: String
     fileprivate let stepCount: Int
     fileprivate let body: @Sendable (ChainProgress) async throws -> Output
@@ -28,7 +28,7 @@ public struct Chain<Output: Sendable>: Sendable {
     ///   - name: The step's name in errors; default `"step N"`.
     ///   - onComplete: Called with the step's response when it succeeds.
     ///   - makeRequest: Builds the request; throwing fails the step without sending anything.
-    public func then<R: Request>(
+    public func then<R: Endpoint>(
         _ name: String? = nil,
         onComplete: (@Sendable (R.Response) -> Void)? = nil,
         _ makeRequest: @escaping @Sendable (Output) throws -> R
@@ -43,7 +43,7 @@ public struct Chain<Output: Sendable>: Sendable {
     public func then<Next: Sendable>(
         _ name: String? = nil,
         onComplete: (@Sendable (Next) -> Void)? = nil,
-        operation: @escaping @Sendable (Output, Client) async throws -> Next
+        operation: @escaping @Sendable (Output, APIClient) async throws -> Next
     ) -> Chain<Next> {
         let previous = body
         let client = client
@@ -76,7 +76,7 @@ public struct Chain<Output: Sendable>: Sendable {
 
 extension Chain {
     /// The first step of a chain.
-    init<R: Request>(client: Client, name: String?, request: R, onComplete: (@Sendable (R.Response) -> Void)?) where Output == R.Response {
+    init<R: Endpoint>(client: APIClient, name: String?, request: R, onComplete: (@Sendable (R.Response) -> Void)?) where Output == R.Response {
         self.client = client
         self.name = name ?? String(describing: R.self)
         self.stepCount = 1
@@ -88,14 +88,14 @@ extension Chain {
     }
 }
 
-extension Client {
+extension APIClient {
     /// Starts a chain with a first request; add steps with ``Chain/then(_:onComplete:_:)`` and
     /// start it with ``Chain/run()``.
     /// - Parameters:
     ///   - request: The first step's request.
     ///   - name: The first step's name in errors; default `"step 1"`.
     ///   - onComplete: Called with the first response when it succeeds.
-    public nonisolated func chain<R: Request>(
+    public nonisolated func chain<R: Endpoint>(
         _ request: R, name: String? = nil, onComplete: (@Sendable (R.Response) -> Void)? = nil
     ) -> Chain<R.Response> {
         Chain(client: self, name: name, request: request, onComplete: onComplete)

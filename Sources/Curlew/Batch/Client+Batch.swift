@@ -1,4 +1,4 @@
-extension Client {
+extension APIClient {
     /// Sends requests of one type together in a task group and returns every result in input order.
     ///
     /// ```swift
@@ -11,7 +11,7 @@ extension Client {
     ///   - options: Collect-all or fail-fast, a concurrency cap, a deadline.
     ///   - onEach: Called as each request completes, with its index and result.
     /// - Returns: The combined result; it never throws — each member carries its own outcome.
-    public nonisolated func batch<R: Request>(
+    public nonisolated func batch<R: Endpoint>(
         _ requests: [R],
         options: BatchOptions = BatchOptions(),
         onEach: ((Int, Result<R.Response, CurlewError>) -> Void)? = nil
@@ -33,7 +33,7 @@ extension Client {
     ///   - options: Collect-all or fail-fast, a concurrency cap, a deadline.
     /// - Returns: Each operation's result, in input order.
     public nonisolated func batch<T: Sendable>(
-        operations: [@Sendable (Client) async throws -> T],
+        operations: [@Sendable (APIClient) async throws -> T],
         options: BatchOptions = BatchOptions()
     ) async -> [Result<T, any Error>] {
         await reportingBatch(Activity(kind: .batch, name: "batch of \(operations.count) operations", memberCount: operations.count)) {
@@ -58,7 +58,7 @@ extension Client {
     /// ```swift
     /// let (profile, pictures) = await client.batch(ProfileRequest(), SearchRequest(key: "fog"))
     /// ```
-    public nonisolated func batch<each R: Request>(_ requests: repeat each R) async -> (repeat Result<(each R).Response, CurlewError>) {
+    public nonisolated func batch<each R: Endpoint>(_ requests: repeat each R) async -> (repeat Result<(each R).Response, CurlewError>) {
         let slots = (repeat Self.slot(for: each requests))
         var count = 0
         for _ in repeat each requests { count += 1 }
@@ -73,11 +73,11 @@ extension Client {
         return (repeat (each slots).take())
     }
 
-    private static func slot<R: Request>(for request: R) -> ResultSlot<R.Response> {
+    private static func slot<R: Endpoint>(for request: R) -> ResultSlot<R.Response> {
         ResultSlot()
     }
 
-    private nonisolated func addMember<R: Request>(_ request: R, slot: ResultSlot<R.Response>, to group: inout TaskGroup<Void>) {
+    private nonisolated func addMember<R: Endpoint>(_ request: R, slot: ResultSlot<R.Response>, to group: inout TaskGroup<Void>) {
         group.addTask {
             do {
                 slot.store(.success(try await self.send(request)))

@@ -8,11 +8,11 @@ struct EncodedParameters {
     var body: (data: Data, contentType: String)?
 }
 
-extension Client {
+extension APIClient {
     /// Collects the request's declared parameters, runs ``Request/setUpParameters(_:)`` and
     /// encodes them with one ``ParameterEncoder``.
     /// - Throws: `.invalidPath` for path template problems, `.encodingFailed` otherwise.
-    nonisolated func encodeParameters<R: Request>(of request: R) throws(CurlewError) -> EncodedParameters {
+    nonisolated func encodeParameters<R: Endpoint>(of request: R) throws(CurlewError) -> EncodedParameters {
         var parameters = ParameterCollector.collect(request)
         let summary = RequestSummary(
             method: request.method, url: RequestURLBuilder.visible((configuration.baseURL ?? "") + request.path),

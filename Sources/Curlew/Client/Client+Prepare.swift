@@ -1,12 +1,12 @@
 internal import Foundation
 internal import HTTPTypes
 
-extension Client {
+extension APIClient {
     /// Validates a request and turns it into what the transport sends: absolute URL, merged
     /// headers, encoded body, transfer options. Nothing downstream re-validates.
     /// - Throws: ``CurlewError`` of level `.invalidRequest`: `.malformedURL`, `.unsupportedScheme`,
     ///   `.invalidPath`, `.invalidHeader`, `.invalidMethod`, `.encodingFailed`.
-    public nonisolated func prepare<R: Request>(_ request: R) throws(CurlewError) -> PreparedRequest {
+    public nonisolated func prepare<R: Endpoint>(_ request: R) throws(CurlewError) -> PreparedRequest {
         let method = request.method
         let encoded = try encodeParameters(of: request)
         let url = try RequestURLBuilder(

@@ -2,7 +2,7 @@ public import Foundation
 public import HTTPTypes
 public import Logging
 
-/// Everything a ``Client`` is configured with. Immutable once the client exists.
+/// Everything an ``APIClient`` is configured with. Immutable once the client exists.
 public struct ClientConfiguration: Sendable {
     /// The URL relative request paths are resolved against, e.g. `https://api.example.com/v1`.
     public var baseURL: String?
@@ -21,8 +21,8 @@ public struct ClientConfiguration: Sendable {
     /// HUD-style callbacks for every request, batch and chain (see ``Accessory``).
     public var accessories: [any Accessory]
     /// The middleware chain, outermost first: the first sees the request first and the response
-    /// last (see ``Middleware``).
-    public var middleware: [any Middleware]
+    /// last (see ``APIMiddleware``).
+    public var middleware: [any APIMiddleware]
     /// Where the client logs: one line per request at `debug` (method, redacted URL, status or
     /// error code, duration). Header values and secret query values never appear.
     public var logger: Logger
@@ -46,7 +46,7 @@ public struct ClientConfiguration: Sendable {
         encoder: JSONEncoder = JSONEncoder(),
         secretQueryKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments,
         accessories: [any Accessory] = [],
-        middleware: [any Middleware] = [],
+        middleware: [any APIMiddleware] = [],
         logger: Logger = Logger(label: "curlew")
     ) {
         self.baseURL = baseURL

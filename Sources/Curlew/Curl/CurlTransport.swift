@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 8))
-/// let client = Client(baseURL: "https://api.example.com", transport: transport)
+/// let client = APIClient(baseURL: "https://api.example.com", transport: transport)
 /// // …
 /// await transport.shutdown()
 /// ```
@@ -54,7 +54,7 @@ public final class CurlTransport: Transport {
 
     /// Sends the request on the engine thread. Cancelling the calling task removes the transfer
     /// and throws `.cancelled` promptly.
-    public func send(_ request: PreparedRequest) async throws -> RawResponse {
+    public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         guard !request.options.originBoundHeaders.isEmpty, request.options.redirectLimit > 0 else {
             return try await engine.execute(request)
         }

@@ -1,13 +1,13 @@
-/// Decodes a ``Validatable`` value and validates it on the spot, so a nested value's failure
+/// Decodes a ``ValidatableModel`` value and validates it on the spot, so a nested value's failure
 /// carries its full path (`resp.data[2].owner.name: must not be empty`).
 ///
 /// ```swift
 /// struct Album: Decodable, Sendable {
-///     @Validated var owner: User        // User: Decodable & Validatable
+///     @Validated var owner: User        // User: Decodable & ValidatableModel
 /// }
 /// ```
 @propertyWrapper
-public struct Validated<Value: Decodable & Validatable & Sendable>: Sendable {
+public struct Validated<Value: Decodable & ValidatableModel & Sendable>: Sendable {
     /// The decoded, validated value.
     public var wrappedValue: Value
 

@@ -50,7 +50,7 @@ extension CurlewError {
         public static let serverError = Code(.serverError)
         /// The body could not be decoded into the expected type.
         public static let decodingFailed = Code(.decodingFailed)
-        /// The body decoded, but a ``Validatable`` value rejected itself.
+        /// The body decoded, but a ``ValidatableModel`` value rejected itself.
         public static let validationFailed = Code(.validationFailed)
         /// Authentication is missing or was refused.
         public static let unauthorized = Code(.unauthorized)

@@ -3,7 +3,7 @@ public import HTTPTypes
 /// Sends the current credential in a header (`Authorization: Bearer <token>` by default), and
 /// fails requests that require login before anything is sent when there is no credential
 /// (LSBaseRequest's `isLogin`).
-public struct AuthorizationMiddleware: Middleware {
+public struct AuthorizationMiddleware: APIMiddleware {
     /// Where the credential comes from.
     public let store: TokenStore
     /// The header to set. Default: `Authorization`.

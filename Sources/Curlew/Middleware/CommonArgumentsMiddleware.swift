@@ -4,7 +4,7 @@ internal import HTTPTypes
 /// Adds parameters and headers to every request — version, platform, device, session key —
 /// unless the request already has one of the same name (so each is overridable per request).
 /// Parameters go into the query, which works for every method (LCNetwork's unified arguments).
-public struct CommonArgumentsMiddleware: Middleware {
+public struct CommonArgumentsMiddleware: APIMiddleware {
     /// Produces the current arguments; called for every request so values may change (a session
     /// key after login).
     public typealias Provider = @Sendable () async -> (parameters: [String: String], headers: [String: String])

@@ -5,7 +5,7 @@ internal import Synchronization
 /// It never fails over once a response arrived — a 500 is the server's answer, not an outage.
 /// The client's base URL should be the first entry; request URLs starting with any entry are
 /// rewritten to the current one (LCNetwork's main/vice base URLs).
-public final class FailoverMiddleware: Middleware {
+public final class FailoverMiddleware: APIMiddleware {
     /// The base URLs in order of preference.
     public let baseURLs: [String]
     /// Index of the base URL in use, guarded by the mutex; it sticks until that one fails.
@@ -56,7 +56,7 @@ public final class FailoverMiddleware: Middleware {
 
 /// Rewrites each request's URL — CDN hosts, environment switching (Monkey's
 /// `MKURLFilterProtocol` and `cdnURL`).
-public struct URLRewriteMiddleware: Middleware {
+public struct URLRewriteMiddleware: APIMiddleware {
     private let rewrite: @Sendable (String) -> String
 
     /// Creates the middleware from a function of the absolute URL.

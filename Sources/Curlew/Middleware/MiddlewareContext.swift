@@ -17,12 +17,12 @@ public struct MiddlewareContext: Sendable {
     /// The transport, for requests that must bypass the chain (a token refresh).
     public var transport: any Transport
     /// Publishes client events (for example ``ClientEvent/sessionEnded(reason:)``).
-    public var events: ClientEvents
+    public var events: EventBroadcaster
     /// The client's logger.
     public var logger: Logger
 
-    /// Creates a context (the ``Client`` makes one per call; tests of middleware make their own).
-    public init(requestName: String, requiresAuthentication: Bool = false, transport: any Transport, events: ClientEvents = ClientEvents(), logger: Logger = Logger(label: "curlew")) {
+    /// Creates a context (the ``APIClient`` makes one per call; tests of middleware make their own).
+    public init(requestName: String, requiresAuthentication: Bool = false, transport: any Transport, events: EventBroadcaster = EventBroadcaster(), logger: Logger = Logger(label: "curlew")) {
         self.requestName = requestName
         self.requiresAuthentication = requiresAuthentication
         self.transport = transport

@@ -6,7 +6,7 @@ public import HTTPTypes
 ///
 /// Retries connect-level failures and the statuses 408, 429, 502, 503 and 504 by default, for
 /// `GET`, `HEAD`, `PUT`, `DELETE` and `OPTIONS` only — never `POST` unless you add it.
-public struct RetryMiddleware: Middleware {
+public struct RetryMiddleware: APIMiddleware {
     /// Attempts in all, the first included.
     public var maximumAttempts: Int
     /// The first backoff ceiling; it doubles per attempt.

@@ -7,10 +7,10 @@ internal import Synchronization
 ///
 /// ```swift
 /// let clock = ServerClock(timestampParameter: "ts")
-/// let client = Client(configuration: ClientConfiguration(baseURL: base, middleware: [clock]))
+/// let client = APIClient(configuration: ClientConfiguration(baseURL: base, middleware: [clock]))
 /// let serverNow = client.serverTime()
 /// ```
-public final class ServerClock: Middleware {
+public final class ServerClock: APIMiddleware {
     /// The offset (server − local) in seconds, `nil` until a response came, and the last `Date`
     /// header with its parsed value (a server sends the same text for a whole second, so most
     /// responses need no parsing); all guarded by the mutex.

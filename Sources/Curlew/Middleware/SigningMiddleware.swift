@@ -15,7 +15,7 @@ internal import Crypto
 /// SigningMiddleware(secret: "123456", algorithm: .md5, output: .parameter("sign"),
 ///                   timestampParameter: "ts")
 /// ```
-public struct SigningMiddleware: Middleware {
+public struct SigningMiddleware: APIMiddleware {
     /// The hash.
     public enum Algorithm: Sendable, Hashable {
         /// `md5(canonical + secret)`.

@@ -9,7 +9,7 @@
 ///
 /// Register it before ``AuthorizationMiddleware`` (so every attempt gets a fresh header) and
 /// before ``UnifiedResponseMiddleware`` (so it sees business codes).
-public struct TokenRefreshMiddleware: Middleware {
+public struct TokenRefreshMiddleware: APIMiddleware {
     /// The credential store, shared with ``AuthorizationMiddleware``.
     public let store: TokenStore
     /// Obtains a new credential; send its request with the transport you capture, not the client.
@@ -58,7 +58,7 @@ public struct TokenRefreshMiddleware: Middleware {
             } catch let error as CurlewError {
                 if let reason = sessionEndReason(error) {
                     await store.clear()
-                    context.events.publish(.sessionEnded(reason: reason))
+                    context.events.publish({ var event = ClientEvent(.sessionEnded); event.reason = reason; return event }())
                     var ended = CurlewError(code: .sessionEnded, message: "the server ended the session (\(reason))", request: request.summary, underlying: error)
                     ended.status = error.status
                     ended.businessCode = error.businessCode
@@ -78,7 +78,7 @@ public struct TokenRefreshMiddleware: Middleware {
                 do {
                     let (fresh, newVersion, started) = try await store.refresh(after: version, using: refresher)
                     snapshot = (fresh, newVersion)
-                    if started { context.events.publish(.credentialRefreshed(version: newVersion)) }
+                    if started { context.events.publish({ var event = ClientEvent(.credentialRefreshed); event.credentialVersion = newVersion; return event }()) }
                 } catch let failure {
                     throw CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
                 }

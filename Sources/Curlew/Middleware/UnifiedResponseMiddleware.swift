@@ -7,7 +7,7 @@
 /// A request opts out with `skippedMiddleware: [.unifiedResponse]` and gets the raw body
 /// (LCNetwork's `ignoreUnifiedResponseProcess`). Middleware registered before this one see the
 /// business errors (token refresh on code 801, for example).
-public struct UnifiedResponseMiddleware: Middleware {
+public struct UnifiedResponseMiddleware: APIMiddleware {
     /// The envelope every response is read through.
     public var envelope: ResponseEnvelope
 

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// let queues = QueueActor(limits: ["images": 2])
-/// let client = Client(configuration: config, queues: queues)
+/// let client = APIClient(configuration: config, queues: queues)
 /// for url in imageURLs {
 ///     group.addTask { try await client.send(ImageRequest(url: url), queue: "images") }
 /// }

@@ -7,7 +7,7 @@ internal import Synchronization
 /// Wrap any transport to opt in:
 ///
 /// ```swift
-/// let client = Client(baseURL: base, transport: DeduplicatingTransport(CurlTransport.shared))
+/// let client = APIClient(baseURL: base, transport: DeduplicatingTransport(CurlTransport.shared))
 /// ```
 ///
 /// Two requests are identical when method, URL, body and every header (so the credential too)
@@ -46,11 +46,12 @@ public final class DeduplicatingTransport: Transport {
     }
 
     /// Sends the request, joining an identical one already in flight.
-    public func send(_ request: PreparedRequest) async throws -> RawResponse {
-        guard request.method == .get || request.method == .head else { return try await base.send(request) }
+    public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+        guard request.method == .get || request.method == .head, context.responseBody == .collect else { return try await base.send(request, context: context) }
         let key = Key(
             method: request.method.rawValue, url: request.url,
             headers: request.headers.map { "\($0.name.canonicalName):\($0.value)" }.sorted(), body: request.body)
+        guard request.content?.data != nil || request.content == nil else { return try await base.send(request, context: context) }
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -72,7 +73,7 @@ public final class DeduplicatingTransport: Transport {
                     flight.waiters[id] = continuation
                     flight.task = Task { [base] in
                         let result: Result<RawResponse, any Error>
-                        do { result = .success(try await base.send(request)) } catch { result = .failure(error) }
+                        do { result = .success(try await base.send(request, context: context)) } catch { result = .failure(error) }
                         let waiters = self.state.withLock { state -> [Waiter] in
                             guard state.flights[key]?.generation == id else { return [] }
                             return state.flights.removeValue(forKey: key).map { Array($0.waiters.values) } ?? []

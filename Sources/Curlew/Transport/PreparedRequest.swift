@@ -3,7 +3,7 @@ public import HTTPTypes
 
 /// A request after validation: absolute URL, merged headers, encoded body and transfer options.
 ///
-/// The ``Client`` makes one from a ``Request`` in a single throwing step; transports and
+/// The ``APIClient`` makes one from an ``Endpoint`` in a single throwing step; transports and
 /// middleware receive it and never re-validate. Its stored properties are plain values, so it is
 /// `Sendable` and cheap to copy.
 public struct PreparedRequest: Sendable {
@@ -13,14 +13,19 @@ public struct PreparedRequest: Sendable {
     public var url: String
     /// All headers to send (client defaults merged with the request's).
     public var headers: HTTPFields
-    /// The encoded body, if any.
-    public var body: Data?
+    /// The body: bytes, a file or a stream; `nil` for none.
+    public var content: PreparedBody?
+    /// The body bytes when the body is in memory; setting it replaces ``content``.
+    public var body: Data? {
+        get { content?.data }
+        set { content = newValue.map(PreparedBody.data) }
+    }
     /// Timeouts, limits and protocol choices for this exchange.
     public var options: TransferOptions
     /// The request as it may appear in errors and logs.
     public var summary: RequestSummary
 
-    /// Creates a prepared request. Prefer letting the ``Client`` prepare requests; this
+    /// Creates a prepared request. Prefer letting the ``APIClient`` prepare requests; this
     /// initializer is for transports, tests and middleware that build requests themselves.
     /// The caller guarantees the URL is absolute http(s) and the headers valid.
     public init(
@@ -28,13 +33,14 @@ public struct PreparedRequest: Sendable {
         url: String,
         headers: HTTPFields = [:],
         body: Data? = nil,
+        content: PreparedBody? = nil,
         options: TransferOptions = TransferOptions(),
         secretKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments
     ) {
         self.method = method
         self.url = url
         self.headers = headers
-        self.body = body
+        self.content = content ?? body.map(PreparedBody.data)
         self.options = options
         self.summary = RequestSummary(method: method, url: url, secretKeyFragments: secretKeyFragments)
     }

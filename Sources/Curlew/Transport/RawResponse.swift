@@ -7,8 +7,24 @@ public struct RawResponse: Sendable {
     public var status: HTTPResponse.Status
     /// The final response's headers.
     public var headers: HTTPFields
-    /// The body, decoded if it was compressed.
-    public var body: Data
+    /// The body: collected bytes (the default), a file or a stream.
+    public var content: ResponseContent
+    /// The body bytes, decoded if they were compressed; empty when the body is a file or a
+    /// stream. Setting it replaces ``content``.
+    public var body: Data {
+        get {
+            if case .data(let data) = content { return data }
+            return Data()
+        }
+        set { content = .data(newValue) }
+    }
+    /// libcurl's timings and counters, `nil` when the response did not come from the network.
+    public var metrics: TransferMetrics?
+    /// The business code of a checked ``ResponseEnvelope``, `nil` when there is no envelope or it
+    /// was not checked yet.
+    public var businessCode: String?
+    /// The envelope's message (HttpManager's `n`), when the envelope has one.
+    public var businessMessage: String?
     /// The URL that produced this response (after redirects).
     public var url: String
     /// Where the response came from: `.network` for real transports, `.mock` for mocks.
@@ -16,9 +32,15 @@ public struct RawResponse: Sendable {
 
     /// Creates a raw response.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: Data = Data(), url: String, source: ResponseSource = .network) {
+        self.init(status: status, headers: headers, content: .data(body), url: url, source: source)
+    }
+
+    /// Creates a raw response with a body of any kind.
+    public init(status: HTTPResponse.Status, headers: HTTPFields = [:], content: ResponseContent, url: String, source: ResponseSource = .network, metrics: TransferMetrics? = nil) {
         self.status = status
         self.headers = headers
-        self.body = body
+        self.content = content
+        self.metrics = metrics
         self.url = url
         self.source = source
     }

@@ -4,19 +4,31 @@
 /// supplies mock transports for unit tests of the layers above.
 ///
 /// A transport throws ``CurlewError`` with a transport-level code (or `.cancelled`) and never
-/// inspects the status: non-2xx responses are returned, not thrown; the ``Client`` decides.
+/// inspects the status: non-2xx responses are returned, not thrown; the ``APIClient`` decides.
+/// It honours ``TransportContext/responseBody`` (collect, stream or file) and may report
+/// progress through ``TransportContext/events``.
 ///
 /// ```swift
 /// struct EchoTransport: Transport {
-///     func send(_ request: PreparedRequest) async throws -> RawResponse {
-///         RawResponse(status: .ok, headers: [:], body: request.body ?? Data(), url: request.url)
+///     func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+///         RawResponse(status: .ok, body: request.body ?? Data(), url: request.url)
 ///     }
 /// }
 /// ```
 public protocol Transport: Sendable {
     /// Performs the exchange.
-    /// - Parameter request: A validated request; nothing downstream re-validates it.
+    /// - Parameters:
+    ///   - request: A validated request; nothing downstream re-validates it.
+    ///   - context: The call's id, name, attempt, identity, body disposition and event reporter.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``CurlewError`` with a transport code, or `.cancelled` when the task is cancelled.
-    func send(_ request: PreparedRequest) async throws -> RawResponse
+    func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse
+}
+
+extension Transport {
+    /// Sends a request outside any client call, with a ``TransportContext/standalone(for:name:)``
+    /// context (a token refresh, a health check).
+    public func send(_ request: PreparedRequest) async throws -> RawResponse {
+        try await send(request, context: .standalone(for: request))
+    }
 }

@@ -21,13 +21,13 @@ final class RecordingAccessory: Accessory {
     private func record(_ line: String) { lines.withLock { $0.append(label + line) } }
 }
 
-struct QuietRequest: Request {
+struct QuietRequest: Endpoint {
     typealias Response = String
     var path = "quiet"
     var usesAccessories: Bool { false }
 }
 
-struct ExtraRequest: Request {
+struct ExtraRequest: Endpoint {
     typealias Response = String
     let extra: RecordingAccessory
     var path: String { "extra" }
@@ -36,11 +36,11 @@ struct ExtraRequest: Request {
 
 @Suite("Accessories")
 struct AccessoryTests {
-    func client(_ accessory: RecordingAccessory) -> Client {
+    func client(_ accessory: RecordingAccessory) -> APIClient {
         let transport = MockTransport { request in
             request.url.hasSuffix("/bad") ? .text("no", status: .badRequest, for: request) : .text("fine", for: request)
         }
-        return Client(configuration: ClientConfiguration(baseURL: "https://api.test", accessories: [accessory]), transport: transport)
+        return APIClient(configuration: ClientConfiguration(baseURL: "https://api.test", accessories: [accessory]), transport: transport)
     }
 
     @Test func aRequestReportsStartAndStopInOrder() async throws {

@@ -14,32 +14,32 @@ struct PictureList: Codable, Sendable, Equatable {
 }
 
 /// GETs decoding into a chosen JSON type (a generic request picks the `Decodable` default).
-struct Fetch<Value: Decodable & Sendable>: Request {
+struct Fetch<Value: Decodable & Sendable>: Endpoint {
     typealias Response = Value
     var path: String
     var widened: Set<Int> = []
     func accepts(_ status: HTTPResponse.Status) -> Bool { status.kind == .successful || widened.contains(status.code) }
 }
 
-struct FetchData: Request {
+struct FetchData: Endpoint {
     typealias Response = Data
     var path: String
 }
 
-struct FetchText: Request {
+struct FetchText: Endpoint {
     typealias Response = String
     var path: String
 }
 
-struct FetchNothing: Request {
+struct FetchNothing: Endpoint {
     typealias Response = EmptyResponse
     var path: String
 }
 
 @Suite("Decoding responses")
 struct DecodingTests {
-    func client(status: HTTPResponse.Status = .ok, body: String) -> Client {
-        Client(baseURL: "https://api.test", transport: MockTransport { .json(body, status: status, for: $0) })
+    func client(status: HTTPResponse.Status = .ok, body: String) -> APIClient {
+        APIClient(baseURL: "https://api.test", transport: MockTransport { .json(body, status: status, for: $0) })
     }
 
     @Test func decodesDecodableJSON() async throws {
@@ -55,7 +55,7 @@ struct DecodingTests {
     }
 
     @Test func invalidUTF8IsADataFormatError() async {
-        let client = Client(baseURL: "https://api.test", transport: MockTransport {
+        let client = APIClient(baseURL: "https://api.test", transport: MockTransport {
             RawResponse(status: .ok, body: Data([0xC3, 0x28]), url: $0.url)
         })
         let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "p")) }

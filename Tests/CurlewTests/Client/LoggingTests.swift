@@ -34,7 +34,7 @@ struct LoggingTests {
         let transport = MockTransport { request in
             request.url.contains("missing") ? .text("", status: .notFound, for: request) : .text("ok", for: request)
         }
-        let client = Client(configuration: ClientConfiguration(baseURL: "https://api.test", logger: logger), transport: transport)
+        let client = APIClient(configuration: ClientConfiguration(baseURL: "https://api.test", logger: logger), transport: transport)
         _ = try await client.send(Send(path: "a", query: [URLQueryItem(name: "token", value: "T0P")], headers: ["Authorization": "Bearer S3CRET"]))
         _ = try? await client.send(Send(path: "missing"))
         let lines = box.lines.withLock { $0 }
@@ -49,7 +49,7 @@ struct LoggingTests {
         let box = MemoryLogHandlerBox()
         var logger = Logger(label: "test") { _ in MemoryLogHandler(box: box) }
         logger.logLevel = .info
-        let client = Client(configuration: ClientConfiguration(baseURL: "https://api.test", logger: logger), transport: MockTransport { .text("ok", for: $0) })
+        let client = APIClient(configuration: ClientConfiguration(baseURL: "https://api.test", logger: logger), transport: MockTransport { .text("ok", for: $0) })
         _ = try await client.send(Send(path: "a"))
         #expect(box.lines.withLock { $0.isEmpty })
     }

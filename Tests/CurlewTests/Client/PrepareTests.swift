@@ -5,19 +5,19 @@ import HTTPTypes
 import Testing
 
 /// A request whose every part is set from the outside, for validation tests.
-struct ConfigurableRequest: Request {
+struct ConfigurableRequest: Endpoint {
     typealias Response = Data
     var method: HTTPRequest.Method = .get
     var path: String
     var query: [URLQueryItem] = []
     var headers: [String: String] = [:]
-    var body: RequestBody? = nil
+    var body: RequestPayload? = nil
 }
 
 @Suite("Preparing requests")
 struct PrepareTests {
     let transport = MockTransport { .text("ok", for: $0) }
-    var client: Client { Client(baseURL: "https://api.test/v1/", transport: transport) }
+    var client: APIClient { APIClient(baseURL: "https://api.test/v1/", transport: transport) }
 
     @Test func joinsBaseURLPathAndEncodedQuery() throws {
         let prepared = try client.prepare(ConfigurableRequest(
@@ -47,7 +47,7 @@ struct PrepareTests {
     }
 
     @Test func rejectsRelativePathWithoutBaseURL() async {
-        let client = Client(configuration: ClientConfiguration(), transport: transport)
+        let client = APIClient(configuration: ClientConfiguration(), transport: transport)
         let error = await #expect(throws: CurlewError.self) { try await client.send(ConfigurableRequest(path: "relative")) }
         #expect(error?.code == .malformedURL)
         #expect(transport.requests.isEmpty)
@@ -76,7 +76,7 @@ struct PrepareTests {
     }
 
     @Test func requestHeadersOverrideClientDefaults() throws {
-        let client = Client(
+        let client = APIClient(
             configuration: ClientConfiguration(baseURL: "https://api.test", headers: [.userAgent: "Curlew", .accept: "text/plain"]),
             transport: transport)
         let prepared = try client.prepare(ConfigurableRequest(path: "x", headers: ["Accept": "application/json", "X-Trace": "t1"]))
@@ -111,7 +111,7 @@ struct PrepareTests {
 
     @Test func descriptionsRedactSecretQueryValuesAndOmitHeaderValues() async {
         let transport = MockTransport { .text("nope", status: .unauthorized, for: $0) }
-        let client = Client(baseURL: "https://api.test", transport: transport)
+        let client = APIClient(baseURL: "https://api.test", transport: transport)
         let request = ConfigurableRequest(
             path: "me",
             query: [URLQueryItem(name: "access_token", value: "s3cr3t"), URLQueryItem(name: "page", value: "2")],

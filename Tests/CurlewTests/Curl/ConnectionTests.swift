@@ -3,7 +3,7 @@ import Foundation
 import LoopbackServer
 import Testing
 
-struct Numbered: Request {
+struct Numbered: Endpoint {
     typealias Response = String
     var index: Int
     var path: String { "n/\(index)" }
@@ -89,7 +89,7 @@ struct ConnectionTests {
         let closedPortURL = server.baseURL
         await server.shutdown()
         let transport = CurlTransport()
-        let client = Client(baseURL: closedPortURL, transport: transport)
+        let client = APIClient(baseURL: closedPortURL, transport: transport)
         let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
         #expect(error?.code == .cannotConnect)
         #expect(error?.level == .transport)
@@ -100,7 +100,7 @@ struct ConnectionTests {
         let transport = CurlTransport()
         // `.invalid` is reserved (RFC 2606) and never resolves; no packet leaves the machine
         // beyond the local resolver.
-        let client = Client(baseURL: "http://curlew-test.invalid", transport: transport)
+        let client = APIClient(baseURL: "http://curlew-test.invalid", transport: transport)
         let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
         #expect(error?.code == .dnsFailure)
         await transport.shutdown()

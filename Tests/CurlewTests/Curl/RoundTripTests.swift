@@ -10,29 +10,29 @@ struct PictureDetails: Codable, Sendable, Equatable {
     var tags: [String]
 }
 
-struct GetPicture: Request {
+struct GetPicture: Endpoint {
     typealias Response = PictureDetails
     var id: Int
     var path: String { "pictures/\(id)" }
     var headers: [String: String] { ["X-Trace-ID": "trace-\(id)"] }
 }
 
-struct CreatePicture: Request {
+struct CreatePicture: Endpoint {
     typealias Response = PictureDetails
     var picture: PictureDetails
     var method: HTTPRequest.Method { .post }
     var path: String { "pictures" }
-    var body: RequestBody? { .json(picture) }
+    var body: RequestPayload? { .json(picture) }
 }
 
 /// Sends anything and returns the body as text.
-struct Send: Request {
+struct Send: Endpoint {
     typealias Response = String
     var method: HTTPRequest.Method = .get
     var path: String
     var query: [URLQueryItem] = []
     var headers: [String: String] = [:]
-    var body: RequestBody? = nil
+    var body: RequestPayload? = nil
 }
 
 @Suite("Round trips against a loopback server")
@@ -167,7 +167,7 @@ struct RoundTripTests {
     }
 }
 
-struct FetchBytes: Request {
+struct FetchBytes: Endpoint {
     typealias Response = Data
     var path: String
 }

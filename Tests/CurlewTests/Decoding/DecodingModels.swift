@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 
 /// GET with a key path and a response format chosen by the test.
-struct FetchAt<Value: Decodable & Sendable>: Request {
+struct FetchAt<Value: Decodable & Sendable>: Endpoint {
     typealias Response = Value
     var path = "p"
     var at: String?
@@ -14,7 +14,7 @@ struct FetchAt<Value: Decodable & Sendable>: Request {
 
 protocol Media: Decodable, Sendable {}
 
-struct PicObject: Media, Validatable, Equatable {
+struct PicObject: Media, ValidatableModel, Equatable {
     var picUrl: String
     var picW: Int
     func validate() throws {
@@ -60,7 +60,7 @@ struct LenientItem: Decodable, Sendable {
     @Scoped var kind: Kind
 }
 
-struct Ranged: Decodable, Sendable, Validatable {
+struct Ranged: Decodable, Sendable, ValidatableModel {
     var id: String
     var width: Int
     func validate() throws {
@@ -69,7 +69,7 @@ struct Ranged: Decodable, Sendable, Validatable {
     }
 }
 
-struct Owner: Decodable, Sendable, Validatable {
+struct Owner: Decodable, Sendable, ValidatableModel {
     var name: String
     func validate() throws {
         if name.isEmpty { throw ValidationFailure("must not be empty", field: "name") }

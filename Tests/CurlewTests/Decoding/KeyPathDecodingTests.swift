@@ -3,12 +3,12 @@ import CurlewTesting
 import Foundation
 import Testing
 
-func mockClient(_ body: String) -> Client {
-    Client(baseURL: "https://api.test", transport: MockTransport { .json(body, for: $0) })
+func mockClient(_ body: String) -> APIClient {
+    APIClient(baseURL: "https://api.test", transport: MockTransport { .json(body, for: $0) })
 }
 
-func mockClient(bytes: Data) -> Client {
-    Client(baseURL: "https://api.test", transport: MockTransport { RawResponse(status: .ok, body: bytes, url: $0.url) })
+func mockClient(bytes: Data) -> APIClient {
+    APIClient(baseURL: "https://api.test", transport: MockTransport { RawResponse(status: .ok, body: bytes, url: $0.url) })
 }
 
 @Suite("Key paths and dynamic values")

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Appends "name>" on the way in and "<name" on the way out.
-struct RecordingMiddleware: Middleware {
+struct RecordingMiddleware: APIMiddleware {
     let name: String
     let log: Counter2
 
@@ -31,23 +31,23 @@ struct EnvelopedPicture: Codable, Sendable, Equatable {
     var title: String
 }
 
-struct GetEnveloped: Request {
+struct GetEnveloped: Endpoint {
     typealias Response = EnvelopedPicture
     var path: String
     var skippedMiddleware: Set<MiddlewareKind> = []
     var requiresAuthentication = false
 }
 
-struct GetRawEnvelope: Request {
+struct GetRawEnvelope: Endpoint {
     typealias Response = String
     var path: String
     var skippedMiddleware: Set<MiddlewareKind> { [.unifiedResponse] }
 }
 
-@Suite("Middleware chain")
+@Suite("APIMiddleware chain")
 struct MiddlewareChainTests {
-    func client(_ server: LoopbackServer, _ transport: CurlTransport, _ middleware: [any Middleware]) -> Client {
-        Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+    func client(_ server: LoopbackServer, _ transport: CurlTransport, _ middleware: [any APIMiddleware]) -> APIClient {
+        APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
     }
 
     @Test func firstRegisteredSeesTheRequestFirstAndTheResponseLast() async throws {
@@ -63,11 +63,11 @@ struct MiddlewareChainTests {
     }
 
     @Test func requestMiddlewareRunsInsideAndKindsCanBeSkipped() async throws {
-        struct Skipping: Request {
+        struct Skipping: Endpoint {
             typealias Response = String
             let extra: RecordingMiddleware
             var path: String { "x" }
-            var middleware: [any Middleware] { [extra] }
+            var middleware: [any APIMiddleware] { [extra] }
             var skippedMiddleware: Set<MiddlewareKind> { [MiddlewareKind("RecordingMiddleware")] }
         }
         let log = Counter2()
@@ -80,7 +80,7 @@ struct MiddlewareChainTests {
     }
 
     @Test func middlewareSeeDecodedValuesAndDecodingErrors() async throws {
-        struct Observer: Middleware {
+        struct Observer: APIMiddleware {
             let log: Counter2
             func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
                 do {

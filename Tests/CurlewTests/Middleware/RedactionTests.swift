@@ -6,7 +6,7 @@ import Logging
 import Synchronization
 import Testing
 
-struct CanaryRequest: Request {
+struct CanaryRequest: Endpoint {
     typealias Response = EnvelopedPicture
     var path: String
     var query: [URLQueryItem] {
@@ -48,7 +48,7 @@ struct RedactionTests {
         }) { server, _, transport in
             let store = TokenStore(credential: .init(accessToken: "CANARY-AT-1", refreshToken: "CANARY-RT"))
             let refreshURL = server.baseURL + "/auth/refresh"
-            let middleware: [any Middleware] = [
+            let middleware: [any APIMiddleware] = [
                 TokenRefreshMiddleware(store: store) { credential in
                     let raw = try await transport.send(PreparedRequest(method: .post, url: refreshURL, body: Data((credential.refreshToken ?? "").utf8)))
                     return .init(accessToken: String(decoding: raw.body, as: UTF8.self), refreshToken: "CANARY-RT-2")
@@ -57,7 +57,7 @@ struct RedactionTests {
                 RetryMiddleware(maximumAttempts: 1),
                 SigningMiddleware(secret: "CANARY-SECRET", output: .parameter("sign")),
             ]
-            let client = Client(
+            let client = APIClient(
                 configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware, logger: logger),
                 transport: transport)
 

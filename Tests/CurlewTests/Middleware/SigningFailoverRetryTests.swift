@@ -17,12 +17,12 @@ func serverSideSignatureIsValid(_ request: ServerRequest, secret: String) -> Boo
     return SigningMiddleware.signature(of: canonical, secret: secret, algorithm: .md5) == sent
 }
 
-struct SignedForm: Request {
+struct SignedForm: Endpoint {
     typealias Response = String
     var method: HTTPRequest.Method { .post }
     var path: String { "orders" }
     var query: [URLQueryItem] { [URLQueryItem(name: "shop", value: "north side")] }
-    var body: RequestBody? { .form(["item": "tea & cake", "count": "2"]) }
+    var body: RequestPayload? { .form(["item": "tea & cake", "count": "2"]) }
 }
 
 @Suite("Signing, failover and retry")
@@ -35,7 +35,7 @@ struct SigningFailoverRetryTests {
             return valid ? .text("signed") : .text("bad signature", status: 403)
         }) { server, _, transport in
             let signing = SigningMiddleware(secret: "123456", algorithm: .md5, output: .parameter("sign"), timestampParameter: "ts")
-            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
             let answer1 = try await client.send(SignedForm())
             #expect(answer1 == "signed")
             let answer2 = try await client.send(Send(path: "list", query: [URLQueryItem(name: "b", value: "2"), URLQueryItem(name: "a", value: "1")]))
@@ -54,11 +54,11 @@ struct SigningFailoverRetryTests {
             let attempt = attempts.withLock { $0 += 1; return $0 }
             return attempt == 1 ? .text("busy", status: 503) : .text("ok")
         }) { server, _, transport in
-            let middleware: [any Middleware] = [
+            let middleware: [any APIMiddleware] = [
                 RetryMiddleware(baseDelay: .milliseconds(1)),
                 SigningMiddleware(secret: "s3", nonceParameter: "nonce"),
             ]
-            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
             let answer3 = try await client.send(Send(path: "x"))
             #expect(answer3 == "ok")
             let seen = server.requests
@@ -75,7 +75,7 @@ struct SigningFailoverRetryTests {
             request.path == "/start" ? .redirect(to: target) : .text("same origin")
         }) { server, _, transport in
             let signing = SigningMiddleware(secret: "k", algorithm: .hmacSHA256, output: .header(HTTPField.Name("X-Sign")!))
-            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
             let answer4 = try await client.send(Send(path: "start", headers: ["X-Keep": "yes", "Authorization": "Bearer t"]))
             #expect(answer4 == "landed")
             let first = try #require(server.requests.first)
@@ -96,7 +96,7 @@ struct SigningFailoverRetryTests {
         await closed.shutdown()
         try await withLoopback(handler: { _ in .text("secondary") }) { secondary, _, transport in
             let failover = FailoverMiddleware(baseURLs: [closedURL, secondary.baseURL])
-            let client = Client(configuration: ClientConfiguration(baseURL: closedURL, middleware: [failover]), transport: transport)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: closedURL, middleware: [failover]), transport: transport)
             let answer5 = try await client.send(Send(path: "x"))
             #expect(answer5 == "secondary")
             let answer6 = try await client.send(Send(path: "y"))
@@ -108,7 +108,7 @@ struct SigningFailoverRetryTests {
         let backup = try await LoopbackServer.start { _ in .text("backup") }
         try await withLoopback(handler: { _ in .text("broken", status: 500) }) { primary, _, transport in
             let failover = FailoverMiddleware(baseURLs: [primary.baseURL, backup.baseURL])
-            let client = Client(configuration: ClientConfiguration(baseURL: primary.baseURL, middleware: [failover]), transport: transport)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: primary.baseURL, middleware: [failover]), transport: transport)
             let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "x")) }
             #expect(error?.status?.code == 500)
             #expect(backup.requestCount == 0)
@@ -123,7 +123,7 @@ struct SigningFailoverRetryTests {
             if request.method == "POST" { return .text("busy", status: 503) }
             return count == 1 ? ServerResponse(status: 429, headers: [(name: "Retry-After", value: "1")], body: Array("slow down".utf8)) : .text("ok")
         }) { server, _, transport in
-            let client = Client(
+            let client = APIClient(
                 configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [RetryMiddleware(baseDelay: .milliseconds(1))]),
                 transport: transport)
             let answer7 = try await client.send(Send(path: "x"))
@@ -140,7 +140,7 @@ struct SigningFailoverRetryTests {
 
     @Test func retryStopsAtTheAttemptBound() async throws {
         try await withLoopback(handler: { _ in .text("down", status: 503) }) { server, _, transport in
-            let client = Client(
+            let client = APIClient(
                 configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [RetryMiddleware(maximumAttempts: 4, baseDelay: .milliseconds(1))]),
                 transport: transport)
             let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "x")) }
@@ -173,7 +173,7 @@ struct SigningFailoverRetryTests {
         let ahead = Self.httpDate(Date().addingTimeInterval(3_600))
         try await withLoopback(handler: { _ in ServerResponse(status: 200, headers: [(name: "Date", value: ahead)], body: Array("ok".utf8)) }) { server, _, transport in
             let clock = ServerClock(timestampParameter: "ts")
-            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [clock]), transport: transport)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [clock]), transport: transport)
             _ = try await client.send(Send(path: "a"))
             _ = try await client.send(Send(path: "b"))
             let offset = try #require(clock.currentOffset)
@@ -188,10 +188,10 @@ struct SigningFailoverRetryTests {
     @Test func urlRewriteSendsElsewhereAndRejectsOtherSchemes() async throws {
         try await withLoopback(handler: { request in .text(request.path) }) { server, _, transport in
             let rewrite = URLRewriteMiddleware { $0.replacingOccurrences(of: "/images/", with: "/cdn/images/") }
-            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [rewrite]), transport: transport)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [rewrite]), transport: transport)
             let answer8 = try await client.send(Send(path: "images/1.jpg"))
             #expect(answer8 == "/cdn/images/1.jpg")
-            let bad = Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [URLRewriteMiddleware { _ in "file:///etc/passwd" }]), transport: transport)
+            let bad = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [URLRewriteMiddleware { _ in "file:///etc/passwd" }]), transport: transport)
             let error = await #expect(throws: CurlewError.self) { try await bad.send(Send(path: "x")) }
             #expect(error?.code == .unsupportedScheme)
             #expect(server.requestCount == 1)

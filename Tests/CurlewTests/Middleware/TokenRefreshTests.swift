@@ -53,7 +53,7 @@ final class AuthServerState: Sendable {
     }
 }
 
-struct Secure: Request {
+struct Secure: Endpoint {
     typealias Response = String
     var path: String = "api/me"
 }
@@ -61,7 +61,7 @@ struct Secure: Request {
 @Suite("Token refresh")
 struct TokenRefreshTests {
     /// A client with refresh + authorization; the refresher talks to the transport directly.
-    func makeClient(_ server: LoopbackServer, _ transport: CurlTransport, store: TokenStore, refreshCodes: Set<String> = [], envelope: Bool = false) -> Client {
+    func makeClient(_ server: LoopbackServer, _ transport: CurlTransport, store: TokenStore, refreshCodes: Set<String> = [], envelope: Bool = false) -> APIClient {
         let refreshURL = server.baseURL + "/auth/refresh"
         let refresh = TokenRefreshMiddleware(store: store, refreshCodes: refreshCodes, sessionEndedCodes: ["802"]) { credential in
             let raw = try await transport.send(PreparedRequest(
@@ -71,9 +71,9 @@ struct TokenRefreshTests {
             guard parts.count == 2 else { throw CurlewError(code: .decodingFailed, message: "bad refresh body") }
             return TokenStore.Credential(accessToken: parts[0], refreshToken: parts[1])
         }
-        var middleware: [any Middleware] = [refresh, AuthorizationMiddleware(store: store)]
+        var middleware: [any APIMiddleware] = [refresh, AuthorizationMiddleware(store: store)]
         if envelope { middleware.append(UnifiedResponseMiddleware()) }
-        return Client(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+        return APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
     }
 
     @Test func fiftyParallelExpiredRequestsShareOneRefresh() async throws {

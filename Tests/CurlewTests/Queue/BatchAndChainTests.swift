@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// `/item/N` answers N, except ids listed in the path `/fail/N` which answer 500.
-struct ItemRequest: Request {
+struct ItemRequest: Endpoint {
     typealias Response = String
     var id: Int
     var fails = false
@@ -179,7 +179,7 @@ struct BatchAndChainTests {
             #expect(total == ["100", "101", "102"])
 
             let chains = (0..<4).map { id in
-                { @Sendable (client: Client) in
+                { @Sendable (client: APIClient) in
                     try await client.chain(ItemRequest(id: id)).then { ItemRequest(id: (Int($0) ?? 0) + 50) }.run()
                 }
             }
@@ -191,7 +191,7 @@ struct BatchAndChainTests {
 }
 
 /// `/hold/N` — the server answers only when the client has gone.
-struct HoldRequest: Request {
+struct HoldRequest: Endpoint {
     typealias Response = String
     var id: Int
     var path: String { "hold/\(id)" }

@@ -14,14 +14,14 @@ struct DeduplicationTests {
         var isOpen: Bool { open.withLock { $0 } }
     }
 
-    func withDedupServer(_ body: (LoopbackServer, Client, Gate) async throws -> Void) async throws {
+    func withDedupServer(_ body: (LoopbackServer, APIClient, Gate) async throws -> Void) async throws {
         let gate = Gate()
         let server = try await LoopbackServer.start { request in
             while !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
             return .text("shared \(request.queryValue("v") ?? "")")
         }
         let transport = CurlTransport()
-        let client = Client(baseURL: server.baseURL, transport: DeduplicatingTransport(transport))
+        let client = APIClient(baseURL: server.baseURL, transport: DeduplicatingTransport(transport))
         do { try await body(server, client, gate) } catch {
             await transport.shutdown()
             await server.shutdown()

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// `GET /slow?id=N` — the server holds each for a few milliseconds.
-struct SlowRequest: Request {
+struct SlowRequest: Endpoint {
     typealias Response = String
     var id: Int
     var queueName: String?
@@ -23,9 +23,9 @@ let slowHandler: @Sendable (ServerRequest) async -> ServerResponse = { request i
 
 @Suite("QueueActor against a loopback server")
 struct QueueTests {
-    func makeClient(_ server: LoopbackServer, _ transport: CurlTransport, limits: [String: Int]) -> (Client, QueueActor) {
+    func makeClient(_ server: LoopbackServer, _ transport: CurlTransport, limits: [String: Int]) -> (APIClient, QueueActor) {
         let queues = QueueActor(limits: limits)
-        return (Client(baseURL: server.baseURL, transport: transport, queues: queues), queues)
+        return (APIClient(baseURL: server.baseURL, transport: transport, queues: queues), queues)
     }
 
     @Test(arguments: [1, 2])

@@ -14,7 +14,7 @@ final class HookLog: Sendable {
 }
 
 /// Checks the envelope by hand in `decode`, the way HAccess's `getOutputEntiy` example does.
-struct EnvelopeChecked: Request {
+struct EnvelopeChecked: Endpoint {
     typealias Response = [Picture]
     @Query var key: String
     var log: HookLog
@@ -46,7 +46,7 @@ struct EnvelopeChecked: Request {
 }
 
 /// Rejects an envelope in `didReceive` with a plain error.
-struct StatusFlagChecked: Request {
+struct StatusFlagChecked: Endpoint {
     typealias Response = JSONValue
     var path: String { "flag" }
     struct Refused: Error, CustomStringConvertible { var description: String { "access denied" } }
@@ -95,14 +95,14 @@ struct LifecycleHookTests {
     }
 
     @Test func aFailingParameterHookSendsNothing() async {
-        struct Failing: Request {
+        struct Failing: Endpoint {
             typealias Response = Data
             var path: String { "x" }
             struct Nope: Error {}
             func setUpParameters(_ parameters: inout RequestParameters) throws { throw Nope() }
         }
         let transport = MockTransport { .text("ok", for: $0) }
-        let client = Client(baseURL: "https://api.test", transport: transport)
+        let client = APIClient(baseURL: "https://api.test", transport: transport)
         let error = await #expect(throws: CurlewError.self) { try await client.send(Failing()) }
         #expect(error?.code == .encodingFailed)
         #expect(transport.requests.isEmpty)

@@ -6,7 +6,7 @@ import LoopbackServer
 import Testing
 
 /// Renamed query parameters, a header and a plain property that is not a parameter.
-struct DeclaredSearch: Request {
+struct DeclaredSearch: Endpoint {
     typealias Response = Data
     @Query var searchKey: String
     @Query var page: Int = 1
@@ -19,7 +19,7 @@ struct DeclaredSearch: Request {
 }
 
 /// A path template with two placeholders.
-struct AlbumPicture: Request {
+struct AlbumPicture: Endpoint {
     typealias Response = Data
     @Path var album: String
     @Path var pictureID: Int
@@ -28,7 +28,7 @@ struct AlbumPicture: Request {
 }
 
 /// Body fields, query items on a POST, a dictionary of extra parameters.
-struct NewPictureForm: Request {
+struct NewPictureForm: Endpoint {
     typealias Response = Data
     @Field var title: String
     @Field var tags: [String]
@@ -46,7 +46,7 @@ struct NewPictureForm: Request {
 }
 
 /// Only a dictionary (LCNetwork's `requestArgument`).
-struct DictionaryOnly: Request {
+struct DictionaryOnly: Endpoint {
     typealias Response = Data
     var values: [String: ParameterValue]
     var path: String { "list" }
@@ -55,7 +55,7 @@ struct DictionaryOnly: Request {
 }
 
 /// Adds a signature computed from the final query parameters.
-struct SignedSearch: Request {
+struct SignedSearch: Endpoint {
     typealias Response = Data
     @Query var key: String
     @Query var page: Int
@@ -72,7 +72,7 @@ enum Sort: String, ParameterConvertible { case newest, popular }
 
 @Suite("Declaring parameters")
 struct ParameterTests {
-    let client = Client(baseURL: "https://api.test/v1", transport: MockTransport { .text("ok", for: $0) })
+    let client = APIClient(baseURL: "https://api.test/v1", transport: MockTransport { .text("ok", for: $0) })
 
     @Test func theCallSiteTakesPlainValues() throws {
         let prepared = try client.prepare(DeclaredSearch(searchKey: "sun set"))
@@ -102,12 +102,12 @@ struct ParameterTests {
     }
 
     @Test func pathTemplateProblemsAreInvalidPaths() async {
-        struct Missing: Request {
+        struct Missing: Endpoint {
             typealias Response = Data
             @Path var id: Int
             var path: String { "items/{id}/{other}" }
         }
-        struct Unused: Request {
+        struct Unused: Endpoint {
             typealias Response = Data
             @Path var id: Int
             var path: String { "items" }
@@ -174,7 +174,7 @@ struct ParameterTests {
     }
 
     @Test func unsortedKeysKeepDeclarationOrder() throws {
-        struct Ordered: Request {
+        struct Ordered: Endpoint {
             typealias Response = Data
             @Query var zeta = 1
             @Query var alpha = 2
@@ -185,7 +185,7 @@ struct ParameterTests {
     }
 
     @Test func enumsAndOtherConvertibles() throws {
-        struct Listing: Request {
+        struct Listing: Endpoint {
             typealias Response = Data
             @Query var sort: Sort
             @Query var id: UUID
@@ -205,12 +205,12 @@ struct ParameterTests {
     }
 
     @Test func bodyAndBodyParametersConflict() async {
-        struct Both: Request {
+        struct Both: Endpoint {
             typealias Response = Data
             @Field var a = 1
             var method: HTTPRequest.Method { .post }
             var path: String { "x" }
-            var body: RequestBody? { .text("hi") }
+            var body: RequestPayload? { .text("hi") }
         }
         let error = #expect(throws: CurlewError.self) { try client.prepare(Both()) }
         #expect(error?.code == .encodingFailed)

@@ -9,11 +9,11 @@ func withLoopback(
     transferOptions: TransferOptions = TransferOptions(),
     transportConfiguration: CurlTransport.Configuration = .init(),
     handler: @escaping @Sendable (ServerRequest) async -> ServerResponse,
-    _ body: (LoopbackServer, Client, CurlTransport) async throws -> Void
+    _ body: (LoopbackServer, APIClient, CurlTransport) async throws -> Void
 ) async throws {
     let server = try await LoopbackServer.start(handler: handler)
     let transport = CurlTransport(configuration: transportConfiguration)
-    let client = Client(
+    let client = APIClient(
         configuration: ClientConfiguration(baseURL: server.baseURL, transferOptions: transferOptions),
         transport: transport)
     do {
@@ -32,7 +32,7 @@ func withLoopback(
     transferOptions: TransferOptions = TransferOptions(),
     transportConfiguration: CurlTransport.Configuration = .init(),
     router: LoopbackRouter,
-    _ body: (LoopbackServer, Client, CurlTransport) async throws -> Void
+    _ body: (LoopbackServer, APIClient, CurlTransport) async throws -> Void
 ) async throws {
     try await withLoopback(
         transferOptions: transferOptions, transportConfiguration: transportConfiguration,

@@ -7,7 +7,7 @@
 ///     @PolymorphicArray<MediaFamily> var items: [any Media]
 /// }
 ///
-/// struct SearchRequest: Request {
+/// struct SearchRequest: Endpoint {
 ///     typealias Response = PolymorphicArray<MediaFamily>
 ///     var keyPath: String? { "resp.data" }
 ///     var path: String { "search" }

@@ -100,7 +100,7 @@ enum PolymorphicDecoding {
 /// Runs ``Validatable/validate()`` during decoding, where the full coding path is known.
 enum ValidationHook {
     static func validate(_ value: Any, codingPath: [any CodingKey]) throws {
-        guard let validatable = value as? any Validatable else { return }
+        guard let validatable = value as? any ValidatableModel else { return }
         do {
             try validatable.validate()
         } catch let failure as ValidationFailure {

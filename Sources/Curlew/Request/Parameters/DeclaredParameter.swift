@@ -8,7 +8,7 @@ protocol DeclaredParameter {
 
 /// Collects a request's declared parameters and its ``Request/parameters`` dictionary.
 enum ParameterCollector {
-    static func collect<R: Request>(_ request: R) -> RequestParameters {
+    static func collect<R: Endpoint>(_ request: R) -> RequestParameters {
         var parameters = RequestParameters(encoding: request.parameterEncoding, options: request.parameterEncodingOptions)
         let renames = R.parameterNames
         for child in Mirror(reflecting: request).children {

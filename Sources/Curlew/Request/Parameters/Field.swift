@@ -8,7 +8,7 @@
 /// takes the plain value:
 ///
 /// ```swift
-/// struct SearchRequest: Request {
+/// struct SearchRequest: Endpoint {
 ///     typealias Response = SearchResults
 ///     @Field("user_name") var userName = ""
 ///     @Field var password: String

@@ -8,7 +8,7 @@
 /// takes the plain value:
 ///
 /// ```swift
-/// struct SearchRequest: Request {
+/// struct SearchRequest: Endpoint {
 ///     typealias Response = SearchResults
 ///     @Header("X-Token") var token: String? = nil
 ///     var path: String { "search" }

@@ -8,7 +8,7 @@
 /// takes the plain value:
 ///
 /// ```swift
-/// struct SearchRequest: Request {
+/// struct SearchRequest: Endpoint {
 ///     typealias Response = SearchResults
 ///     @Path var id: Int                             // fills {id} in `path`
 ///     var path: String { "search" }

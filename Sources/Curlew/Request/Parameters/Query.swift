@@ -8,7 +8,7 @@
 /// takes the plain value:
 ///
 /// ```swift
-/// struct SearchRequest: Request {
+/// struct SearchRequest: Endpoint {
 ///     typealias Response = SearchResults
 ///     @Query("q") var key = ""                  // renamed: needs an initial value
 ///     @Query var page: Int                          // required, wire name "page"

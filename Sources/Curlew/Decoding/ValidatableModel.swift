@@ -4,7 +4,7 @@
 /// from the root of the body.
 ///
 /// ```swift
-/// struct Picture: Decodable, Sendable, Validatable {
+/// struct Picture: Decodable, Sendable, ValidatableModel {
 ///     var id: String
 ///     var width: Int
 ///     func validate() throws {
@@ -17,13 +17,13 @@
 /// Curlew validates the decoded value, each element of a decoded top-level array, and each
 /// element of a ``Polymorphic`` / ``PolymorphicArray`` (where the full coding path is known).
 /// Validate nested values from your own `validate()`, or wrap them in ``Validated``.
-public protocol Validatable {
+public protocol ValidatableModel {
     /// Checks the value.
     /// - Throws: A ``ValidationFailure`` (or any error) when the value is not acceptable.
     func validate() throws
 }
 
-/// Why a ``Validatable`` value is not acceptable.
+/// Why a ``ValidatableModel`` value is not acceptable.
 public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The offending member relative to the validated value (`"id"`, `"items[2].name"`), if any.
     public var field: String?
@@ -64,7 +64,7 @@ enum Validation {
     }
 
     private static func check(_ value: Any, path: String) throws(CurlewError) {
-        guard let validatable = value as? any Validatable else { return }
+        guard let validatable = value as? any ValidatableModel else { return }
         do {
             try validatable.validate()
         } catch let failure as ValidationFailure {

@@ -1,4 +1,4 @@
-/// One step of the onion between a ``Client`` and its ``Transport``: sees every prepared request
+/// One step of the onion between an ``APIClient`` and its ``Transport``: sees every prepared request
 /// on its way in and every response (or error) on its way out.
 ///
 /// Middleware run in the order they are registered: **the first registered sees the request
@@ -7,7 +7,7 @@
 /// by its ``kind`` (``Request/skippedMiddleware``).
 ///
 /// ```swift
-/// struct Timing: Middleware {
+/// struct Timing: APIMiddleware {
 ///     func intercept(
 ///         _ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext
 ///     ) async throws -> MiddlewareResponse {
@@ -30,7 +30,7 @@
 ///
 /// A middleware does I/O only through `next`; the exception is token refresh, whose refresh
 /// request goes straight to ``MiddlewareContext/transport``, outside the chain.
-public protocol Middleware: Sendable {
+public protocol APIMiddleware: Sendable {
     /// The kind a request names to skip this middleware. Default: the type's name.
     var kind: MiddlewareKind { get }
 
@@ -44,12 +44,12 @@ public protocol Middleware: Sendable {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse
 }
 
-extension Middleware {
+extension APIMiddleware {
     /// The type's name.
     public var kind: MiddlewareKind { MiddlewareKind(String(describing: Self.self)) }
 }
 
-/// The rest of the chain, as seen by a ``Middleware``.
+/// The rest of the chain, as seen by an ``APIMiddleware``.
 public typealias MiddlewareNext = @Sendable (PreparedRequest, MiddlewareContext) async throws -> MiddlewareResponse
 
 /// What comes back through the chain: the raw response and the decoded value.

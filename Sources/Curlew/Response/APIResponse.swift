@@ -2,7 +2,7 @@ public import Foundation
 public import HTTPTypes
 
 /// A decoded value together with the response it came from.
-public struct ClientResponse<Value: Sendable>: Sendable {
+public struct APIResponse<Value: Sendable>: Sendable {
     /// The decoded value.
     public var value: Value
     /// The response status.

@@ -1,18 +1,18 @@
 public import Foundation
 
-/// Sends ``Request`` values and returns their typed responses.
+/// Sends ``Endpoint`` values and returns their typed responses.
 ///
 /// ```swift
-/// let client = Client(baseURL: "https://gallery.example.com/api")
+/// let client = APIClient(baseURL: "https://gallery.example.com/api")
 /// let results = try await client.send(SearchRequest(key: "sunset"))
 /// let full = try await client.response(for: SearchRequest(key: "sunset"))
 /// print(full.status, full.headers[.contentType] ?? "", full.body.count)
 /// ```
 ///
-/// `Client` is an actor so the state later features need (credentials, queues, cache, events)
+/// `APIClient` is an actor so the state later features need (credentials, queues, cache, events)
 /// has one owner; its configuration is a `nonisolated let`, and preparing, transferring and
 /// decoding run outside the actor's isolation, so concurrent sends never wait for each other.
-public actor Client {
+public actor APIClient {
     /// The configuration this client was created with.
     public nonisolated let configuration: ClientConfiguration
     /// The transport every request goes through.
@@ -20,11 +20,11 @@ public actor Client {
     /// The named queues requests with a ``Request/queueName`` wait in.
     public nonisolated let queues: QueueActor
     /// Publishes ``ClientEvent``s (session ended, credential refreshed).
-    nonisolated let eventHub = ClientEvents()
+    nonisolated let eventHub = EventBroadcaster()
 
     /// Events an app observes, e.g. to log the user out when the server ends the session.
     /// One consumer; the newest 64 events are kept while nobody reads.
-    public nonisolated var events: AsyncStream<ClientEvent> { eventHub.stream }
+    public nonisolated var events: AsyncStream<ClientEvent> { eventHub.subscribe() }
 
     /// The server's current time, from the first ``ServerClock`` in the middleware (the local
     /// time when there is none or no response has been seen).
@@ -55,7 +55,7 @@ public actor Client {
     /// - Throws: ``CurlewError``: `.invalidRequest` before anything is sent, `.transport` when the
     ///   exchange fails, `.httpStatus` when ``Request/accepts(_:)`` refuses the status,
     ///   `.dataFormat` when decoding fails, `.cancelled` when the task is cancelled.
-    public nonisolated func send<R: Request>(_ request: R) async throws -> R.Response {
+    public nonisolated func send<R: Endpoint>(_ request: R) async throws -> R.Response {
         try await response(for: request).value
     }
 
@@ -65,7 +65,7 @@ public actor Client {
     ///   - queue: The ``QueueActor`` queue to wait in.
     ///   - priority: Its place among the queue's waiters.
     /// - Throws: The same errors as ``send(_:)``; `.cancelled` if cancelled while waiting.
-    public nonisolated func send<R: Request>(_ request: R, queue: String, priority: QueuePriority = .normal) async throws -> R.Response {
+    public nonisolated func send<R: Endpoint>(_ request: R, queue: String, priority: QueuePriority = .normal) async throws -> R.Response {
         try await response(for: request, queue: queue, priority: priority).value
     }
 
@@ -75,9 +75,9 @@ public actor Client {
     ///   - queue: A queue overriding ``Request/queueName``; `nil` keeps the request's own.
     ///   - priority: A priority overriding ``Request/priority``; `nil` keeps the request's own.
     /// - Throws: The same errors as ``send(_:)``.
-    public nonisolated func response<R: Request>(
+    public nonisolated func response<R: Endpoint>(
         for request: R, queue: String? = nil, priority: QueuePriority? = nil
-    ) async throws -> ClientResponse<R.Response> {
+    ) async throws -> APIResponse<R.Response> {
         let prepared = try prepare(request)
         let accessories = request.usesAccessories ? configuration.accessories + request.accessories : []
         return try await AccessoryScope.run(
@@ -89,9 +89,9 @@ public actor Client {
     }
 
     /// Waits in the named queue (if any), then runs the exchange.
-    private nonisolated func queuedExchange<R: Request>(
+    private nonisolated func queuedExchange<R: Endpoint>(
         _ request: R, _ prepared: PreparedRequest, queue: String?, priority: QueuePriority
-    ) async throws -> ClientResponse<R.Response> {
+    ) async throws -> APIResponse<R.Response> {
         guard let queueName = queue else { return try await exchange(request, prepared) }
         do {
             return try await queues.run(in: queueName, priority: priority) {
@@ -105,7 +105,7 @@ public actor Client {
     }
 
     /// Transfer, check the status, decode: one exchange, outside the actor.
-    private nonisolated func exchange<R: Request>(_ request: R, _ prepared: PreparedRequest) async throws -> ClientResponse<R.Response> {
+    private nonisolated func exchange<R: Endpoint>(_ request: R, _ prepared: PreparedRequest) async throws -> APIResponse<R.Response> {
         let logger = configuration.logger
         guard logger.logLevel <= .debug else { return try await transfer(request, prepared) }
         let started = ContinuousClock.now
@@ -124,7 +124,7 @@ public actor Client {
     }
 
     /// Runs the middleware chain around the innermost step and casts the value back.
-    private nonisolated func transfer<R: Request>(_ request: R, _ prepared: PreparedRequest) async throws -> ClientResponse<R.Response> {
+    private nonisolated func transfer<R: Endpoint>(_ request: R, _ prepared: PreparedRequest) async throws -> APIResponse<R.Response> {
         let chain = configuration.middleware + request.middleware
         let skipped = request.skippedMiddleware
         let context = MiddlewareContext(
@@ -144,12 +144,12 @@ public actor Client {
                 code: .decodingFailed, message: "a middleware returned \(type(of: response.value)) where \(R.Response.self) was expected",
                 request: prepared.summary, status: response.raw.status)
         }
-        return ClientResponse(value: value, raw: response.raw)
+        return APIResponse(value: value, raw: response.raw)
     }
 
     /// The innermost step: transport, status check, envelope, hooks and decoding — so every
     /// middleware sees decoded values and every failure as a thrown error.
-    private nonisolated func innermostStep<R: Request>(_ request: R, _ prepared: PreparedRequest, _ context: MiddlewareContext) async throws -> MiddlewareResponse {
+    private nonisolated func innermostStep<R: Endpoint>(_ request: R, _ prepared: PreparedRequest, _ context: MiddlewareContext) async throws -> MiddlewareResponse {
         let raw: RawResponse
         do {
             raw = try await context.transport.send(prepared)
@@ -174,7 +174,7 @@ public actor Client {
         }
     }
 
-    private nonisolated func decode<R: Request>(_ request: R, _ raw: RawResponse, summary: RequestSummary) throws -> R.Response {
+    private nonisolated func decode<R: Endpoint>(_ request: R, _ raw: RawResponse, summary: RequestSummary) throws -> R.Response {
         do {
             try request.didReceive(raw)
         } catch let error as CurlewError {

@@ -8,7 +8,7 @@ public import HTTPTypes
 /// requirement but ``path`` has a default.
 ///
 /// ```swift
-/// struct SearchRequest: Request {
+/// struct SearchRequest: Endpoint {
 ///     typealias Response = SearchResults          // any Decodable, or Data, String, EmptyResponse
 ///     var key: String
 ///
@@ -23,7 +23,7 @@ public import HTTPTypes
 /// (`SearchRequest(key: "sunset")`) and plain stored properties are not parameters:
 ///
 /// ```swift
-/// struct SearchRequest: Request {
+/// struct SearchRequest: Endpoint {
 ///     typealias Response = [Media]
 ///     @Query var searchKey: String                  // ?key=…  (renamed below, HAccess HPMapto)
 ///     @Query("size") var pageSize = 20              // a name in the attribute needs a default
@@ -39,7 +39,7 @@ public import HTTPTypes
 ///
 /// ## Lifecycle
 ///
-/// The ``Client`` turns a request into a ``PreparedRequest`` in one throwing step, then sends it:
+/// The ``APIClient`` turns a request into a ``PreparedRequest`` in one throwing step, then sends it:
 ///
 /// 1. declared parameters and ``parameters`` are collected, then ``setUpParameters(_:)`` runs;
 /// 2. the path template is filled, the URL, headers and body are encoded and validated;
@@ -51,7 +51,7 @@ public import HTTPTypes
 ///    ``didReceive(_:)`` looks at the response and ``decode(_:decoder:)`` produces the
 ///    ``Response`` — so every middleware sees the decoded value, or the decoding error, on its
 ///    way out; a middleware that calls `next` again (retry, refresh) reruns steps 4–5.
-public protocol Request: Sendable {
+public protocol Endpoint: Sendable {
     /// What ``Client/send(_:)`` returns. Any `Decodable` is decoded from JSON; `Data`, `String`
     /// and ``EmptyResponse`` have built-in decoding; anything else implements ``decode(_:decoder:)``.
     associatedtype Response: Sendable
@@ -70,7 +70,7 @@ public protocol Request: Sendable {
     /// before anything is sent. Default: none.
     var headers: [String: String] { get }
     /// The body. Default: none, or the encoded body parameters (see ``parameterEncoding``).
-    var body: RequestBody? { get }
+    var body: RequestPayload? { get }
 
     /// The ``QueueActor`` queue this request waits in, `nil` for none (not limited). A call site
     /// may override it with ``Client/send(_:queue:priority:)``. Default: `nil`.
@@ -84,7 +84,7 @@ public protocol Request: Sendable {
     var requiresAuthentication: Bool { get }
     /// Middleware for this request only, inside the client's (they see the request after the
     /// client's middleware). Default: none.
-    var middleware: [any Middleware] { get }
+    var middleware: [any APIMiddleware] { get }
     /// Kinds of client middleware this request skips, e.g. `[.unifiedResponse]` to get the raw
     /// body (LCNetwork's `ignoreUnifiedResponseProcess`). Default: none.
     var skippedMiddleware: Set<MiddlewareKind> { get }
@@ -153,7 +153,7 @@ public protocol Request: Sendable {
     func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Response
 }
 
-extension Request {
+extension Endpoint {
     /// `GET`.
     public var method: HTTPRequest.Method { .get }
     /// No query items.
@@ -161,7 +161,7 @@ extension Request {
     /// No extra headers.
     public var headers: [String: String] { [:] }
     /// No body.
-    public var body: RequestBody? { nil }
+    public var body: RequestPayload? { nil }
     /// Not queued.
     public var queueName: String? { nil }
     /// Normal priority.
@@ -169,7 +169,7 @@ extension Request {
     /// No login required.
     public var requiresAuthentication: Bool { false }
     /// No request middleware.
-    public var middleware: [any Middleware] { [] }
+    public var middleware: [any APIMiddleware] { [] }
     /// Skips nothing.
     public var skippedMiddleware: Set<MiddlewareKind> { [] }
     /// No extra accessories.
@@ -198,7 +198,7 @@ extension Request {
     public func didReceive(_ response: RawResponse) throws {}
 }
 
-extension Request where Response: Decodable {
+extension Endpoint where Response: Decodable {
     /// Decodes the part of the body at ``keyPath`` (JSON, or a property list per
     /// ``responseFormat``) with the client's decoder, then runs ``Validatable/validate()`` on the
     /// value and on the elements of a top-level array.
@@ -207,14 +207,14 @@ extension Request where Response: Decodable {
     }
 }
 
-extension Request where Response == Data {
+extension Endpoint where Response == Data {
     /// Returns the body bytes as they arrived.
     public func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Data {
         response.body
     }
 }
 
-extension Request where Response == String {
+extension Endpoint where Response == String {
     /// Returns the body as UTF-8 text.
     /// - Throws: A `DecodingError.dataCorrupted` if the body is not valid UTF-8.
     public func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> String {
@@ -225,7 +225,7 @@ extension Request where Response == String {
     }
 }
 
-extension Request where Response == EmptyResponse {
+extension Endpoint where Response == EmptyResponse {
     /// Ignores the body.
     public func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> EmptyResponse {
         EmptyResponse()

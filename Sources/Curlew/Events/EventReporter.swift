@@ -1,0 +1,45 @@
+public import HTTPTypes
+
+/// Publishes the events of one call: it knows the call's ``RequestID`` and name, so the code that
+/// reports (middleware, the transport, the engine thread) only says what happened.
+public struct EventReporter: Sendable {
+    /// Where events go; `nil` reports nothing.
+    public let broadcaster: EventBroadcaster?
+    /// The call.
+    public let requestID: RequestID
+    /// The request type's name.
+    public let requestName: String
+
+    /// Creates a reporter for one call.
+    public init(broadcaster: EventBroadcaster?, requestID: RequestID, requestName: String) {
+        self.broadcaster = broadcaster
+        self.requestID = requestID
+        self.requestName = requestName
+    }
+
+    /// A reporter that publishes nothing.
+    public static func silent(requestID: RequestID = .next(), requestName: String = "") -> EventReporter {
+        EventReporter(broadcaster: nil, requestID: requestID, requestName: requestName)
+    }
+
+    /// Whether anyone listens. Check it before computing costly facts (progress on every chunk).
+    public var isActive: Bool { broadcaster?.hasSubscribers ?? false }
+
+    /// Publishes an event of `kind` for this call; `fill` sets the kind's facts.
+    public func report(_ kind: ClientEvent.Kind, _ fill: (inout ClientEvent) -> Void = { _ in }) {
+        guard let broadcaster, broadcaster.hasSubscribers else { return }
+        var event = ClientEvent(kind, requestID: requestID, requestName: requestName)
+        fill(&event)
+        broadcaster.publish(event)
+    }
+
+    /// Publishes ``ClientEvent/Kind/progress``.
+    public func progress(_ progress: TransferProgress) {
+        report(.progress) { $0.progress = progress }
+    }
+
+    /// Publishes ``ClientEvent/Kind/headReceived``.
+    public func headReceived(status: HTTPResponse.Status) {
+        report(.headReceived) { $0.status = status }
+    }
+}

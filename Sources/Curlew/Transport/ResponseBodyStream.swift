@@ -1,0 +1,71 @@
+public import Foundation
+
+/// A response body read while it arrives, as an async sequence of `Data` chunks.
+///
+/// The transport stops receiving (`CURL_WRITEFUNC_PAUSE`) while the unread chunks exceed the
+/// high-water mark and resumes when the reader has caught up, so a body of any size is read in
+/// constant memory. The sequence throws the transfer's error if it fails midway; cancelling the
+/// reading task, or dropping every copy of the stream, cancels the transfer.
+///
+/// ```swift
+/// let response = try await client.stream(LogsRequest())
+/// for try await chunk in response.body {
+///     try handle.write(contentsOf: chunk)
+/// }
+/// ```
+public struct ResponseBodyStream: AsyncSequence, Sendable {
+    /// A chunk of body bytes.
+    public typealias Element = Data
+    /// Any error of the transfer, usually ``CurlewError``.
+    public typealias Failure = any Error
+
+    let buffer: ResponseBodyBuffer
+    /// Cancels the transfer when the last copy of the stream is gone without reaching the end.
+    private let lifetime: ConsumerLifetime
+
+    init(buffer: ResponseBodyBuffer) {
+        self.buffer = buffer
+        self.lifetime = ConsumerLifetime(buffer: buffer)
+    }
+
+    /// Creates an iterator; read the stream once.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(buffer: buffer, lifetime: lifetime)
+    }
+
+    /// Reads the chunks one by one.
+    public struct Iterator: AsyncIteratorProtocol {
+        let buffer: ResponseBodyBuffer
+        let lifetime: ConsumerLifetime
+
+        /// The next chunk, or `nil` at the end of the body.
+        public mutating func next() async throws -> Data? {
+            try await buffer.next()
+        }
+    }
+
+    /// Reads the rest of the body into memory.
+    /// - Parameter limit: Fails with `.bodyTooLarge` beyond this many bytes.
+    public func collect(upTo limit: Int) async throws -> Data {
+        var data = Data()
+        for try await chunk in self {
+            guard data.count + chunk.count <= limit else {
+                buffer.cancel()
+                throw CurlewError(code: .bodyTooLarge, message: "response body exceeds the maximum of \(limit) bytes")
+            }
+            data.append(chunk)
+        }
+        return data
+    }
+
+    /// Stops the transfer; a reader waiting for the next chunk gets `.cancelled`.
+    public func cancel() { buffer.cancel() }
+}
+
+/// Owned by every copy of a ``ResponseBodyStream``; when the last copy goes, the transfer stops
+/// unless the body was read to its end.
+final class ConsumerLifetime: Sendable {
+    let buffer: ResponseBodyBuffer
+    init(buffer: ResponseBodyBuffer) { self.buffer = buffer }
+    deinit { buffer.consumerGone() }
+}
