@@ -10,7 +10,7 @@ struct QueuedDownloadsStep: TourStep {
         let queues = client.queues
         await queues.setLimit(2, for: "images")
         let drained = Task {
-            for await event in queues.events where event == .drained("images") { return true }
+            for await event in queues.events where event.kind == .queueDrained && event.queue == "images" { return true }
             return false
         }
         let pictures = try await client.send(SearchRequest(key: "sunset")).data.pictures
@@ -57,8 +57,8 @@ struct ChainStep: TourStep {
                 .chain(LoginRequest(user: "ines", password: "wrong"), name: "login")
                 .then("profile") { session in ProfileRequest(token: session.data.token) }
                 .run()
-        } catch {
-            say("with a wrong password the chain stops at step \(error.step) \"\(error.name)\"; the profile is never requested")
+        } catch let error as CurlewError {
+            say("with a wrong password the chain stops at \(error.stage.map(String.init(describing:)) ?? "?") (\(error.code)); the profile is never requested")
         }
     }
 }

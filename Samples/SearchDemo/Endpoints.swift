@@ -62,13 +62,11 @@ struct MediaSearchRequest: Endpoint {
 }
 
 /// `GET /api/secure/orders?item=…&qty=…` — the server only accepts it signed. A call site may add
-/// middleware for this one request or skip some of the client's.
+/// middleware for this one call or skip some of the client's (``RequestOptions``).
 struct OrderRequest: Endpoint {
     typealias Response = Envelope<OrderReceipt>
     var item: String
     var quantity: Int
-    var middleware: [any APIMiddleware] = []
-    var skippedMiddleware: Set<MiddlewareKind> = []
 
     var path: String { "secure/orders" }
     var query: [URLQueryItem] {
@@ -76,27 +74,33 @@ struct OrderRequest: Endpoint {
     }
 }
 
-/// `GET /api/secure/pictures/{id}` for a client whose `UnifiedResponseMiddleware` unwraps the
-/// `{"code", "msg", "data"}` envelope: the response is the payload itself.
-struct GalleryPictureRequest: Endpoint {
+/// The secure part of the demo API: every answer comes in a `{"code", "msg", "data"}` envelope.
+/// Declared once for the family, so `Response` is the payload on every client.
+protocol SecureGalleryAPI: Endpoint {}
+
+extension SecureGalleryAPI {
+    var envelope: ResponseEnvelope? { .codeMsgData }
+}
+
+/// `GET /api/secure/pictures/{id}`: the response is the envelope's payload.
+struct GalleryPictureRequest: SecureGalleryAPI {
     typealias Response = PictureDetails
     var id: Int
     var path: String { "secure/pictures/\(id)" }
 }
 
-/// The same endpoint, opting out of the unified envelope: the body as it arrived.
+/// The same endpoint, declared without the envelope: the body as it arrived, whatever its code.
 struct RawGalleryPictureRequest: Endpoint {
     typealias Response = String
     var id: Int
     var path: String { "secure/pictures/\(id)" }
-    var skippedMiddleware: Set<MiddlewareKind> { [.unifiedResponse] }
 }
 
 /// `GET /api/secure/me` — needs a credential (`AuthorizationMiddleware` adds the header).
-struct AccountRequest: Endpoint {
+struct AccountRequest: SecureGalleryAPI {
     typealias Response = Account
     var path: String { "secure/me" }
-    var requiresAuthentication: Bool { true }
+    var options: RequestOptions { RequestOptions(requiresAuthentication: true) }
 }
 
 /// `GET /api/secure/clock` — only its `Date` header matters.

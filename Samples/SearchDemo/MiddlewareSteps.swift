@@ -11,7 +11,7 @@ import HTTPTypes
 /// Every request signed by a middleware; the demo server recomputes the MD5 and refuses anything
 /// that does not match.
 struct SigningStep: TourStep {
-    let title = "APIMiddleware: sign every request (MD5 over the sorted parameters + secret)"
+    let title = "Middleware: sign every request (MD5 over the sorted parameters + secret)"
 
     func run(with client: APIClient) async throws {
         let signing = SigningMiddleware(secret: "123456", algorithm: .md5, output: .parameter("sign"), timestampParameter: "ts")
@@ -25,16 +25,17 @@ struct SigningStep: TourStep {
 
         // A request's own middleware run inside the client's, so this one changes the query
         // after it was signed, like someone on the wire would.
-        let tampered = OrderRequest(item: "print", quantity: 2, middleware: [QueryTamperer(from: "qty=2", to: "qty=200")])
-        say("changed after signing (qty=2 → qty=200): \(try await rejection(of: tampered, by: signed))")
-        let unsigned = OrderRequest(item: "print", quantity: 2, skippedMiddleware: [.signing])
-        say("sent with skippedMiddleware: [.signing]: \(try await rejection(of: unsigned, by: signed))")
+        let order = OrderRequest(item: "print", quantity: 2)
+        let tampered = try await rejection(of: order, by: signed) { $0.middleware = [QueryTamperer(from: "qty=2", to: "qty=200")] }
+        say("changed after signing (qty=2 → qty=200): \(tampered)")
+        let unsigned = try await rejection(of: order, by: signed) { $0.skippedMiddleware = [.signing] }
+        say("sent with options.skippedMiddleware = [.signing]: \(unsigned)")
     }
 
-    /// How the server refused `request`; throws if it was accepted.
-    private func rejection(of request: OrderRequest, by client: APIClient) async throws -> String {
+    /// How the server refused `request` sent with adjusted options; throws if it was accepted.
+    private func rejection(of request: OrderRequest, by client: APIClient, options: (inout RequestOptions) -> Void) async throws -> String {
         do {
-            _ = try await client.send(request)
+            _ = try await client.send(request, options: options)
         } catch let error as CurlewError where error.code == .unacceptableStatus {
             return "HTTP \(error.status?.code ?? 0) \(error.bodySnippet ?? "")"
         }
@@ -44,14 +45,13 @@ struct SigningStep: TourStep {
 
 /// One envelope for every response: success unwraps to the payload, any other code is an error.
 struct EnvelopeStep: TourStep {
-    let title = #"APIMiddleware: a unified {"code", "msg", "data"} envelope"#
+    let title = #"One {"code", "msg", "data"} envelope for a family of endpoints"#
 
     func run(with client: APIClient) async throws {
         let enveloped = APIClient(
             configuration: ClientConfiguration(
                 baseURL: client.configuration.baseURL,
-                accessories: [TerminalHUD()],
-                middleware: [UnifiedResponseMiddleware(envelope: .codeMsgData)]),
+                accessories: [TerminalHUD()]),
             transport: client.transport)
 
         let picture = try await enveloped.send(GalleryPictureRequest(id: 5))
@@ -63,14 +63,14 @@ struct EnvelopeStep: TourStep {
             say("GalleryPictureRequest(id: 6), HTTP \(error.status?.code ?? 0) with code 1001 → level .\(error.level), businessCode \(error.businessCode ?? "-"), message \"\(error.message)\"")
         }
         let raw = try await enveloped.send(RawGalleryPictureRequest(id: 6))
-        say("skippedMiddleware: [.unifiedResponse] → no error, the raw body: \(raw)")
+        say("RawGalleryPictureRequest (no envelope in its type) → no error, the raw body: \(raw)")
     }
 }
 
 /// An expired access token: the server says 401, one refresh (sent straight through the
 /// transport, not the client), then the request is resent with the new token.
 struct TokenRefreshStep: TourStep {
-    let title = "APIMiddleware: an expired token is refreshed once and the request resent"
+    let title = "Middleware: an expired token is refreshed once and the request resent"
 
     func run(with client: APIClient) async throws {
         let base = client.configuration.baseURL ?? ""
@@ -99,14 +99,15 @@ struct TokenRefreshStep: TourStep {
                 baseURL: base,
                 accessories: [TerminalHUD()],
                 middleware: [
-                    TokenRefreshMiddleware(store: store, refresher: refresher),  // outside: sees 401s, resends
-                    UnifiedResponseMiddleware(envelope: .codeMsgData),
-                    AuthorizationMiddleware(store: store),                        // inside: a fresh header per attempt
+                    // Registered in the "wrong" order on purpose: built-ins are placed by phase,
+                    // so refresh still runs outside authorization and each resend gets a fresh header.
+                    AuthorizationMiddleware(store: store),
+                    TokenRefreshMiddleware(store: store, refresher: refresher),
                 ]),
             transport: transport)
         let refreshed = Task { () -> Int? in
-            for await event in secured.events {
-                if case .credentialRefreshed(let version) = event { return version }
+            for await event in secured.events where event.kind == .credentialRefreshed {
+                return event.credentialVersion
             }
             return nil
         }
@@ -131,7 +132,7 @@ struct TokenRefreshStep: TourStep {
 
 /// The server's clock, learnt from the `Date` header of each response.
 struct ServerClockStep: TourStep {
-    let title = "APIMiddleware: the server's clock from its Date header"
+    let title = "Middleware: the server's clock from its Date header"
 
     func run(with client: APIClient) async throws {
         let clock = ServerClock()
@@ -151,7 +152,7 @@ struct ServerClockStep: TourStep {
 
 /// A primary base URL nobody listens on, and a secondary that works.
 struct FailoverStep: TourStep {
-    let title = "APIMiddleware: fail over from an unreachable primary to a secondary base URL"
+    let title = "Middleware: fail over from an unreachable primary to a secondary base URL"
 
     func run(with client: APIClient) async throws {
         guard let secondary = client.configuration.baseURL else { return say("no base URL to fail over to") }
@@ -173,7 +174,7 @@ struct QueryTamperer: APIMiddleware {
     var from: String
     var to: String
 
-    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         request.url = request.url.replacingOccurrences(of: from, with: to)
         request.summary = RequestSummary(method: request.method, url: request.url)

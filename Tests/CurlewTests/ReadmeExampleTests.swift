@@ -196,7 +196,6 @@ enum ReadmeMiddlewareExample {
                     return try parseCredential(raw)
                 },
                 AuthorizationMiddleware(store: store),
-                UnifiedResponseMiddleware(envelope: .codeMsgData),
                 CommonArgumentsMiddleware(parameters: ["v": "2.1"], headers: ["X-Platform": "linux"]),
                 ServerClock(),
                 SigningMiddleware(secret: secret, algorithm: .md5, output: .parameter("sign"), timestampParameter: "ts"),
@@ -207,17 +206,17 @@ enum ReadmeMiddlewareExample {
 
     static func observe(_ client: APIClient) async {
         for await event in client.events {
-            if case .sessionEnded = event { showLogin() }
+            if event.kind == .sessionEnded { showLogin() }
         }
     }
 
-    struct RequestID: APIMiddleware {
-        func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    struct RequestIDHeader: APIMiddleware {
+        func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
             var request = request
             request.headers[HTTPField.Name("X-Request-ID")!] = UUID().uuidString
             do {
                 let response = try await next(request, context)
-                context.logger.debug("\(request.summary) → \(response.raw.status.code)")
+                context.logger.debug("\(request.summary) → \(response.status.code)")
                 return response
             } catch let error as CurlewError where error.level == .dataFormat {
                 context.logger.warning("bad data at \(error.dataPath ?? "?")")
@@ -230,9 +229,9 @@ enum ReadmeMiddlewareExample {
 extension ReadmeExampleTests {
     @Test func theMiddlewareExampleBuildsAChainInOrder() async throws {
         let client = ReadmeMiddlewareExample.makeClient()
-        #expect(client.configuration.middleware.map(\.kind) == [.retry, .tokenRefresh, .authorization, .unifiedResponse, .commonArguments, .serverClock, .signing])
+        #expect(client.configuration.middleware.map(\.kind) == [.retry, .tokenRefresh, .authorization, .commonArguments, .serverClock, .signing])
         let transport = MockTransport { .text("ok", for: $0) }
-        let withID = APIClient(configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [ReadmeMiddlewareExample.RequestID()]), transport: transport)
+        let withID = APIClient(configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [ReadmeMiddlewareExample.RequestIDHeader()]), transport: transport)
         _ = try await withID.send(Send(path: "x"))
         #expect(transport.requests.first?.headers[HTTPField.Name("X-Request-ID")!]?.count == 36)
     }

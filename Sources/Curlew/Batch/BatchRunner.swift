@@ -42,8 +42,9 @@ enum BatchRunner {
                     }
                 case .finished(let index, var result):
                     running -= 1
-                    if case .failure(let error) = result, stopReason == .totalTimeout, Self.isCancellation(error) {
-                        result = .failure(Self.stoppedError(.totalTimeout))
+                    // A member stopped by the batch (deadline, fail-fast) says why, not just "cancelled".
+                    if case .failure(let error) = result, let stopReason, Self.isCancellation(error) {
+                        result = .failure(Self.stoppedError(stopReason))
                     }
                     results[index] = result
                     onEach?(index, result)

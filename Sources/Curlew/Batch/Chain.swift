@@ -13,10 +13,10 @@ internal import Synchronization
 ///     .run()
 /// ```
 ///
-/// The chain stops at the first failure with a ``ChainError`` naming the step and keeping the
-/// earlier responses; later steps are never sent. Cancelling the task that runs the chain stops
-/// it the same way. A step may be any async operation, so batches run inside chains and chains
-/// inside batches (``Client/batch(operations:options:)``).
+/// The chain stops at the first failure with a ``CurlewError`` whose stage names the step and which keeps the
+/// earlier responses (``CurlewError/completedSteps``); later steps are never sent. Cancelling the task stops
+/// it with `CancellationError`. A step may be any async operation, so batches run inside chains and chains
+/// inside batches (``APIClient/batch(operations:options:)``).
 public struct Chain<Output: Sendable>: Sendable {
     fileprivate let client: APIClient
     fileprivate let name: String
@@ -56,20 +56,20 @@ public struct Chain<Output: Sendable>: Sendable {
         }
     }
 
-    /// Runs the steps in order.
-    /// - Returns: The last step's output.
-    /// - Throws: ``ChainError`` for the first step that failed (or was cancelled).
-    public func run() async throws(ChainError) -> Output {
+    /// Runs the steps in order, each starting after the previous one succeeded.
+    /// - Throws: A ``CurlewError`` whose ``CurlewError/stage`` is
+    ///   ``CurlewError/Stage/chainStep(_:name:)`` of the failing step, with the step's own code,
+    ///   status and message, and the values of the steps completed before it in
+    ///   ``CurlewError/completedSteps``; or `CancellationError` when the task was cancelled.
+    public func run() async throws -> Output {
         let progress = ChainProgress()
+        let activity = Activity(kind: .chain, name: "chain \(name) (\(stepCount) steps)")
         do {
-            let activity = Activity(kind: .chain, name: "chain \(name) (\(stepCount) steps)")
             return try await AccessoryScope.run(activity, accessories: client.configuration.accessories) {
                 try await body(progress)
             }
-        } catch let error as ChainError {
-            throw error
         } catch {
-            throw ChainError(step: 0, name: "chain", underlying: error, completedResponses: progress.completed)
+            throw APIClient.surface(error, request: nil)
         }
     }
 }
@@ -102,25 +102,7 @@ extension APIClient {
     }
 }
 
-/// A chain step failed. Names the step and keeps the responses of the steps before it.
-public struct ChainError: Error, CustomStringConvertible {
-    /// The failed step's number, from 1.
-    public var step: Int
-    /// The failed step's name (`"step N"` unless named).
-    public var name: String
-    /// Why it failed — usually a ``CurlewError`` (`.cancelled` when the chain was cancelled).
-    public var underlying: any Error
-    /// The outputs of the steps that completed, in order.
-    public var completedResponses: [any Sendable]
-
-    /// `chain step 2 "profile" failed: …`.
-    public var description: String {
-        "chain step \(step) \"\(name)\" failed after \(completedResponses.count) completed step(s): \(underlying)"
-    }
-}
-
-/// What a running chain has completed so far. Steps run one after another, but on whichever
-/// thread the task resumes on, so the list is kept behind a mutex.
+/// The values of a running chain's completed steps (a `Mutex`), for the error of a later step.
 final class ChainProgress: Sendable {
     private let outputs = Mutex<[any Sendable]>([])
 
@@ -136,10 +118,17 @@ final class ChainProgress: Sendable {
             outputs.withLock { $0.append(output) }
             onComplete?(output)
             return output
-        } catch let error as ChainError {
-            throw error
+        } catch let error as CurlewError where error.stage?.step != nil {
+            throw error  // an inner step of a nested chain already said where
         } catch {
-            throw ChainError(step: number, name: stepName, underlying: CurlewError.wrapping(error), completedResponses: completed)
+            if Task.isCancelled || error is CancellationError || (error as? CurlewError)?.code == .cancelled {
+                throw CancellationError()
+            }
+            var failure = CurlewError.wrapping(error)
+            failure.message = "chain step \(number) \"\(stepName)\" failed after \(completed.count) completed step(s): \(failure.message)"
+            failure.stage = .chainStep(number, name: stepName)
+            failure.completedSteps = completed
+            throw failure
         }
     }
 }

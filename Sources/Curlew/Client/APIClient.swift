@@ -9,6 +9,15 @@ public import Foundation
 /// print(full.status, full.headers[.contentType] ?? "", full.body.count)
 /// ```
 ///
+/// Per-call policy goes in ``RequestOptions``: the endpoint type declares its defaults, the call
+/// site adjusts them (`client.send(request) { $0.queue = "downloads" }`).
+///
+/// Everything that leaves ``send(_:)``, ``response(for:options:)``, ``stream(_:options:)``, a batch
+/// member or a chain is a ``CurlewError`` naming its ``CurlewError/stage`` and the request —
+/// except cancellation, which always surfaces as Swift's `CancellationError`, wherever it
+/// happened (in a queue, in a retry back-off, in a token refresh, in the transfer), so
+/// `catch is CancellationError` works as structured concurrency expects.
+///
 /// `APIClient` is an actor so the state later features need (credentials, queues, cache, events)
 /// has one owner; its configuration is a `nonisolated let`, and preparing, transferring and
 /// decoding run outside the actor's isolation, so concurrent sends never wait for each other.
@@ -17,13 +26,21 @@ public actor APIClient {
     public nonisolated let configuration: ClientConfiguration
     /// The transport every request goes through.
     public nonisolated let transport: any Transport
-    /// The named queues requests with a ``Request/queueName`` wait in.
+    /// The named queues calls with a ``RequestOptions/queue`` wait in.
     public nonisolated let queues: QueueActor
-    /// Publishes ``ClientEvent``s (session ended, credential refreshed).
+    /// Publishes every call's ``ClientEvent``s.
     nonisolated let eventHub = EventBroadcaster()
+    /// The client's middleware with built-ins in phase order (``MiddlewarePhase``).
+    nonisolated let middleware: [any APIMiddleware]
+    /// The origins that receive credentials, signatures and common arguments.
+    nonisolated let trustedOrigins: TrustedOrigins
+    /// Whether an ``AuthorizationMiddleware`` is configured (a credential source).
+    nonisolated let hasCredentialSource: Bool
 
-    /// Events an app observes, e.g. to log the user out when the server ends the session.
-    /// One consumer; the newest 64 events are kept while nobody reads.
+    /// A new subscription to every event of every call of this client: started, queued, attempt,
+    /// redirected, retry scheduled, credential refreshed, session ended, head received, progress,
+    /// finished, failed. Each access returns a new stream that receives every event from then on
+    /// (the newest 1024 are kept while it is not read); subscribers never split events.
     public nonisolated var events: AsyncStream<ClientEvent> { eventHub.subscribe() }
 
     /// The server's current time, from the first ``ServerClock`` in the middleware (the local
@@ -37,13 +54,19 @@ public actor APIClient {
 
     /// Creates a client.
     /// - Parameters:
-    ///   - configuration: Base URL, default headers, transfer options, coders.
+    ///   - configuration: Base URL, default headers, transfer options, coders, middleware.
     ///   - transport: Defaults to the process-wide ``CurlTransport/shared``.
     ///   - queues: The named queues; share one ``QueueActor`` between clients to share limits.
     public init(configuration: ClientConfiguration, transport: any Transport = CurlTransport.shared, queues: QueueActor = QueueActor()) {
         self.configuration = configuration
         self.transport = transport
         self.queues = queues
+        self.middleware = MiddlewareArrangement.arrange(configuration.middleware)
+        var origins = configuration.trustedOrigins
+        if let baseURL = configuration.baseURL { origins.insert(baseURL) }
+        for case let failover as FailoverMiddleware in configuration.middleware { origins.formUnion(failover.baseURLs) }
+        self.trustedOrigins = TrustedOrigins(origins)
+        self.hasCredentialSource = configuration.middleware.contains { $0 is AuthorizationMiddleware }
     }
 
     /// Creates a client with a base URL and default configuration otherwise.
@@ -52,146 +75,86 @@ public actor APIClient {
     }
 
     /// Sends a request and returns its decoded response.
-    /// - Throws: ``CurlewError``: `.invalidRequest` before anything is sent, `.transport` when the
-    ///   exchange fails, `.httpStatus` when ``Request/accepts(_:)`` refuses the status,
-    ///   `.dataFormat` when decoding fails, `.cancelled` when the task is cancelled.
+    /// - Throws: ``CurlewError``: `.invalidRequest` level before anything is sent, `.transport`
+    ///   when the exchange fails, `.httpStatus` when ``Endpoint/accepts(_:)`` refuses the status,
+    ///   `.server` for a business error in the envelope, `.dataFormat` when decoding fails;
+    ///   `CancellationError` when the task is cancelled.
     public nonisolated func send<R: Endpoint>(_ request: R) async throws -> R.Response {
-        try await response(for: request).value
+        try await call(request, options: request.options).value
     }
 
-    /// Sends a request through a named queue, overriding the request's own queue and priority.
+    /// Sends a request with its options adjusted for this call.
+    ///
+    /// ```swift
+    /// let page = try await client.send(FeedRequest(page: 2)) { options in
+    ///     options.queue = "feed"
+    ///     options.priority = .high
+    ///     options.timeout = .seconds(5)
+    /// }
+    /// ```
     /// - Parameters:
     ///   - request: The request.
-    ///   - queue: The ``QueueActor`` queue to wait in.
-    ///   - priority: Its place among the queue's waiters.
-    /// - Throws: The same errors as ``send(_:)``; `.cancelled` if cancelled while waiting.
+    ///   - adjust: Changes a copy of ``Endpoint/options`` for this call only.
+    /// - Throws: The same errors as ``send(_:)``.
+    public nonisolated func send<R: Endpoint>(_ request: R, options adjust: (inout RequestOptions) -> Void) async throws -> R.Response {
+        var options = request.options
+        adjust(&options)
+        return try await call(request, options: options).value
+    }
+
+    /// Sends a request through a named queue, overriding its own queue and priority.
+    /// - Throws: The same errors as ``send(_:)``; `CancellationError` if cancelled while waiting.
     public nonisolated func send<R: Endpoint>(_ request: R, queue: String, priority: QueuePriority = .normal) async throws -> R.Response {
         try await response(for: request, queue: queue, priority: priority).value
     }
 
-    /// Sends a request and returns the decoded value with status, headers, raw body and source.
+    /// Sends a request and returns the decoded value with status, headers, raw body, source,
+    /// business code and message, and transfer metrics.
     /// - Parameters:
     ///   - request: The request.
-    ///   - queue: A queue overriding ``Request/queueName``; `nil` keeps the request's own.
-    ///   - priority: A priority overriding ``Request/priority``; `nil` keeps the request's own.
+    ///   - adjust: Changes a copy of ``Endpoint/options`` for this call only.
     /// - Throws: The same errors as ``send(_:)``.
     public nonisolated func response<R: Endpoint>(
-        for request: R, queue: String? = nil, priority: QueuePriority? = nil
+        for request: R, options adjust: ((inout RequestOptions) -> Void)? = nil
     ) async throws -> APIResponse<R.Response> {
-        let prepared = try prepare(request)
-        let accessories = request.usesAccessories ? configuration.accessories + request.accessories : []
-        return try await AccessoryScope.run(
-            Activity(kind: .request, name: String(describing: R.self), request: prepared.summary),
-            accessories: accessories
-        ) {
-            try await queuedExchange(request, prepared, queue: queue ?? request.queueName, priority: priority ?? request.priority)
-        }
+        var options = request.options
+        adjust?(&options)
+        return try await call(request, options: options)
     }
 
-    /// Waits in the named queue (if any), then runs the exchange.
-    private nonisolated func queuedExchange<R: Endpoint>(
-        _ request: R, _ prepared: PreparedRequest, queue: String?, priority: QueuePriority
+    /// Sends a request through a named queue and returns the full response.
+    public nonisolated func response<R: Endpoint>(
+        for request: R, queue: String, priority: QueuePriority = .normal
     ) async throws -> APIResponse<R.Response> {
-        guard let queueName = queue else { return try await exchange(request, prepared) }
-        do {
-            return try await queues.run(in: queueName, priority: priority) {
-                try await exchange(request, prepared)
-            }
-        } catch is CancellationError {
-            throw CurlewError(
-                code: .cancelled, message: "cancelled while waiting in queue \"\(queueName)\"",
-                request: prepared.summary, underlying: CancellationError())
-        }
+        var options = request.options
+        options.queue = queue
+        options.priority = priority
+        return try await call(request, options: options)
     }
 
-    /// Transfer, check the status, decode: one exchange, outside the actor.
-    private nonisolated func exchange<R: Endpoint>(_ request: R, _ prepared: PreparedRequest) async throws -> APIResponse<R.Response> {
-        let logger = configuration.logger
-        guard logger.logLevel <= .debug else { return try await transfer(request, prepared) }
-        let started = ContinuousClock.now
-        if logger.logLevel <= .trace {
-            // Names only: header values (tokens, cookies, signatures) never reach a log.
-            logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.body?.count ?? 0) bytes")
-        }
-        do {
-            let response = try await transfer(request, prepared)
-            logger.debug("\(prepared.summary) → \(response.status.code) in \(ContinuousClock.now - started)")
-            return response
-        } catch let error as CurlewError {
-            logger.debug("\(prepared.summary) → \(error.code) in \(ContinuousClock.now - started)")
-            throw error
-        }
-    }
-
-    /// Runs the middleware chain around the innermost step and casts the value back.
-    private nonisolated func transfer<R: Endpoint>(_ request: R, _ prepared: PreparedRequest) async throws -> APIResponse<R.Response> {
-        let chain = configuration.middleware + request.middleware
-        let skipped = request.skippedMiddleware
-        let context = MiddlewareContext(
-            requestName: String(describing: R.self), requiresAuthentication: request.requiresAuthentication,
-            transport: transport, events: eventHub, logger: configuration.logger)
-        let innermost: MiddlewareNext = { prepared, context in
-            try await self.innermostStep(request, prepared, context)
-        }
-        var next = innermost
-        for middleware in chain.reversed() where !skipped.contains(middleware.kind) {
-            let inner = next
-            next = { request, context in try await middleware.intercept(request, context: context, next: inner) }
-        }
-        let response = try await next(prepared, context)
-        guard let value = response.value as? R.Response else {
-            throw CurlewError(
-                code: .decodingFailed, message: "a middleware returned \(type(of: response.value)) where \(R.Response.self) was expected",
-                request: prepared.summary, status: response.raw.status)
-        }
-        return APIResponse(value: value, raw: response.raw)
-    }
-
-    /// The innermost step: transport, status check, envelope, hooks and decoding — so every
-    /// middleware sees decoded values and every failure as a thrown error.
-    private nonisolated func innermostStep<R: Endpoint>(_ request: R, _ prepared: PreparedRequest, _ context: MiddlewareContext) async throws -> MiddlewareResponse {
-        let raw: RawResponse
-        do {
-            raw = try await context.transport.send(prepared)
-        } catch {
-            throw CurlewError.wrapping(error, request: prepared.summary)
-        }
-        guard request.accepts(raw.status) else {
-            var error = CurlewError(code: .unacceptableStatus, message: "unacceptable status \(raw.status.code)")
-                .completed(request: prepared.summary, response: raw)
-            error.responseBody = raw.body
-            throw error
-        }
-        guard let envelope = context.envelope else {
-            return MiddlewareResponse(raw: raw, value: try decode(request, raw, summary: prepared.summary))
-        }
-        let payload = try EnvelopeReader(envelope: envelope).payload(of: raw, summary: prepared.summary)
-        do {
-            return MiddlewareResponse(raw: raw, value: try decode(request, payload, summary: prepared.summary))
-        } catch var error as CurlewError where error.level == .dataFormat {
-            EnvelopeReader.prefix(&error, with: envelope.payloadPath, raw: raw)
-            throw error
-        }
-    }
-
-    private nonisolated func decode<R: Endpoint>(_ request: R, _ raw: RawResponse, summary: RequestSummary) throws -> R.Response {
-        do {
-            try request.didReceive(raw)
-        } catch let error as CurlewError {
-            throw error.completed(request: summary, response: raw)
-        } catch {
-            throw CurlewError(code: .serverError, message: "\(error)", underlying: error).completed(request: summary, response: raw)
-        }
-        do {
-            return try request.decode(raw, decoder: configuration.decoder)
-        } catch let error as CurlewError {
-            throw error.completed(request: summary, response: raw)
-        } catch let error as DecodingError {
-            let explained = DecodingFailure(error, body: raw.body)
-            throw CurlewError(code: explained.code, message: explained.message, dataPath: explained.path, underlying: error)
-                .completed(request: summary, response: raw)
-        } catch {
-            throw CurlewError(code: .decodingFailed, message: "\(error)", underlying: error).completed(request: summary, response: raw)
+    /// Sends a request and returns as soon as the response head arrives, with the body as a
+    /// ``ResponseBodyStream`` read with back-pressure (constant memory for any size).
+    ///
+    /// The whole middleware chain runs and the status is checked (``Endpoint/accepts(_:)``); the
+    /// envelope and decoding are not applied — the bytes are yours.
+    ///
+    /// ```swift
+    /// let response = try await client.stream(ExportRequest())
+    /// for try await chunk in response.body { try file.write(contentsOf: chunk) }
+    /// ```
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - highWaterMark: Unread bytes above which the transfer pauses. Default: 1 MiB.
+    ///   - adjust: Changes a copy of ``Endpoint/options`` for this call only.
+    /// - Throws: The same errors as ``send(_:)`` up to the head; errors after it come out of the
+    ///   body stream.
+    public nonisolated func stream<R: Endpoint>(
+        _ request: R, highWaterMark: Int = 1 << 20, options adjust: ((inout RequestOptions) -> Void)? = nil
+    ) async throws -> StreamedResponse {
+        var options = request.options
+        adjust?(&options)
+        return try await call(request, options: options, responseBody: .stream(highWaterMark: highWaterMark)) { raw, _ in
+            StreamedResponse(raw)
         }
     }
 }

@@ -7,6 +7,16 @@ extension APIClient {
     /// - Throws: ``CurlewError`` of level `.invalidRequest`: `.malformedURL`, `.unsupportedScheme`,
     ///   `.invalidPath`, `.invalidHeader`, `.invalidMethod`, `.encodingFailed`.
     public nonisolated func prepare<R: Endpoint>(_ request: R) throws(CurlewError) -> PreparedRequest {
+        do {
+            return try prepareUnstaged(request)
+        } catch {
+            var error = error
+            if error.stage == nil { error.stage = .prepare }
+            throw error
+        }
+    }
+
+    private nonisolated func prepareUnstaged<R: Endpoint>(_ request: R) throws(CurlewError) -> PreparedRequest {
         let method = request.method
         let encoded = try encodeParameters(of: request)
         let url = try RequestURLBuilder(
@@ -28,25 +38,28 @@ extension APIClient {
             headers[fieldName] = value
         }
 
-        var body: Data?
+        var body: PreparedBody?
         if let parameterBody = encoded.body {
             guard request.body == nil else {
                 throw CurlewError(code: .encodingFailed, message: "the request has both a body and body parameters", request: summary)
             }
-            body = parameterBody.data
+            body = .data(parameterBody.data)
             if headers[.contentType] == nil { headers[.contentType] = parameterBody.contentType }
         } else if let requestBody = request.body {
             do {
                 let (data, contentType) = try requestBody.encoded(with: configuration.encoder)
                 body = data
                 if headers[.contentType] == nil { headers[.contentType] = contentType }
+            } catch var error as CurlewError {
+                error.request = summary
+                throw error
             } catch {
                 throw CurlewError(code: .encodingFailed, message: "the body could not be encoded: \(error)", request: summary, underlying: error)
             }
         }
 
         var prepared = PreparedRequest(
-            method: method, url: url, headers: headers, body: body,
+            method: method, url: url, headers: headers, content: body,
             options: configuration.transferOptions, secretKeyFragments: configuration.secretQueryKeyFragments)
         do {
             try request.willSend(&prepared)

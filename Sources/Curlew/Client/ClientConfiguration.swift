@@ -23,6 +23,11 @@ public struct ClientConfiguration: Sendable {
     /// The middleware chain, outermost first: the first sees the request first and the response
     /// last (see ``APIMiddleware``).
     public var middleware: [any APIMiddleware]
+    /// Origins besides the base URL and the ``FailoverMiddleware`` mirrors that receive the
+    /// client's credentials, signatures and common arguments (`scheme://host[:port]`). Requests
+    /// to any other origin — a CDN image, a partner API given as an absolute URL — get none of
+    /// them unless the call lists the origin in ``RequestOptions/trustedOrigins``.
+    public var trustedOrigins: Set<String>
     /// Where the client logs: one line per request at `debug` (method, redacted URL, status or
     /// error code, duration). Header values and secret query values never appear.
     public var logger: Logger
@@ -36,7 +41,8 @@ public struct ClientConfiguration: Sendable {
     ///   - encoder: The JSON encoder for bodies.
     ///   - secretQueryKeyFragments: Which query keys to redact in descriptions.
     ///   - accessories: Callbacks around every request, batch and chain.
-    ///   - middleware: The middleware chain, outermost first.
+    ///   - middleware: The middleware chain, outermost first (built-ins are placed by phase).
+    ///   - trustedOrigins: More origins that receive credentials, signatures, common arguments.
     ///   - logger: The logger; default label `curlew`.
     public init(
         baseURL: String? = nil,
@@ -47,6 +53,7 @@ public struct ClientConfiguration: Sendable {
         secretQueryKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments,
         accessories: [any Accessory] = [],
         middleware: [any APIMiddleware] = [],
+        trustedOrigins: Set<String> = [],
         logger: Logger = Logger(label: "curlew")
     ) {
         self.baseURL = baseURL
@@ -57,6 +64,7 @@ public struct ClientConfiguration: Sendable {
         self.secretQueryKeyFragments = secretQueryKeyFragments
         self.accessories = accessories
         self.middleware = middleware
+        self.trustedOrigins = trustedOrigins
         self.logger = logger
     }
 }

@@ -13,6 +13,7 @@ extension CurlewError {
             case cancelled
             case malformedURL, unsupportedScheme, invalidHeader, invalidMethod, invalidPath
             case encodingFailed
+            case missingCredentialSource, middlewareFailed, fileUnreadable
         }
 
         private let base: Base
@@ -75,6 +76,15 @@ extension CurlewError {
         /// The request body could not be encoded.
         public static let encodingFailed = Code(.encodingFailed)
 
+        /// The request requires authentication but the client has no credential source
+        /// (no ``AuthorizationMiddleware``): a configuration mistake, found before sending.
+        public static let missingCredentialSource = Code(.missingCredentialSource)
+        /// A middleware threw an error that is not a ``CurlewError``; it is in
+        /// ``CurlewError/underlying`` and the middleware's kind in ``CurlewError/stage``.
+        public static let middlewareFailed = Code(.middlewareFailed)
+        /// A file to upload is missing, not a regular file or not readable.
+        public static let fileUnreadable = Code(.fileUnreadable)
+
         /// The level this code belongs to.
         public var level: Level {
             switch base {
@@ -88,7 +98,7 @@ extension CurlewError {
             case .unauthorized, .notLoggedIn, .sessionEnded, .refreshFailed: .auth
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
-                .encodingFailed:
+                .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable:
                 .invalidRequest
             }
         }

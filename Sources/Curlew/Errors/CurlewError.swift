@@ -45,6 +45,10 @@ public struct CurlewError: Error, Sendable {
     public var businessCode: String?
     /// The error this one wraps (a `DecodingError`, a `CancellationError`, …), if any.
     public var underlying: (any Error)?
+    /// Where on the request path the error was born; `nil` for errors made outside a call.
+    public var stage: Stage?
+    /// The values of the steps that completed before a ``Chain`` step failed, in order.
+    public var completedSteps: [any Sendable] = []
 
     /// How many characters of a response body ``bodySnippet`` keeps.
     public static let bodySnippetLimit = 512
@@ -115,6 +119,7 @@ extension CurlewError: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
         var text = "\(code): \(message)"
         if let request { text += " (\(request))" }
+        if let stage { text += " at \(stage)" }
         if let status { text += " [HTTP \(status.code)]" }
         if let businessCode { text += " [code \(businessCode)]" }
         if let bodySnippet { text += " body: \(bodySnippet)" }

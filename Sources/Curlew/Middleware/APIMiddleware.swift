@@ -1,72 +1,69 @@
-/// One step of the onion between an ``APIClient`` and its ``Transport``: sees every prepared request
-/// on its way in and every response (or error) on its way out.
+/// One step of the onion between an ``APIClient`` and its ``Transport``: raw request in, raw
+/// response out — the shape of swift-openapi-runtime's `ClientMiddleware`, Alamofire's adapters
+/// and retriers, Moya's plugins.
 ///
-/// Middleware run in the order they are registered: **the first registered sees the request
-/// first and the response last.** Client-wide middleware (``ClientConfiguration/middleware``)
-/// come first, then the request's own (``Request/middleware``); a request can skip a middleware
-/// by its ``kind`` (``Request/skippedMiddleware``).
+/// A middleware sees every prepared request on its way in and every raw response (status,
+/// headers, bytes) or error on its way out. It may change the request, call `next` zero, one or
+/// several times, or answer itself — from stored bytes, say — without calling `next`:
 ///
 /// ```swift
 /// struct Timing: APIMiddleware {
 ///     func intercept(
 ///         _ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext
-///     ) async throws -> MiddlewareResponse {
+///     ) async throws -> RawResponse {
 ///         let started = ContinuousClock.now
 ///         defer { context.logger.debug("\(request.summary) took \(ContinuousClock.now - started)") }
 ///         return try await next(request, context)       // everything inside runs here
 ///     }
 /// }
-///
-/// // Timing sees the request before Signing and the response after it:
-/// let configuration = ClientConfiguration(baseURL: base, middleware: [Timing(), signing])
 /// ```
 ///
-/// The innermost step sends the request through the transport, checks the status
-/// (``Request/accepts(_:)``), applies the unified response envelope if one is configured in the
-/// context, and decodes the ``Request/Response``. So middleware see decoded values in
-/// ``MiddlewareResponse/value`` and every failure — transport, HTTP status, business code,
-/// decoding — as a thrown ``CurlewError``. Calling `next` again (retry, token refresh) reruns
-/// everything inside, so signatures and auth headers are recomputed on each attempt.
+/// **Order.** The first registered sees the request first and the response last: client-wide
+/// middleware (``ClientConfiguration/middleware``) come first, then the call's own
+/// (``RequestOptions/middleware``). Built-in middleware have a ``phase``; wherever you register
+/// them, the client places them in phase order — token refresh, retry, failover, URL rewrite,
+/// authorization, common arguments, server clock, signing last — so a stale token is never
+/// resent and a signature always covers what is sent. Your own middleware keep their place.
 ///
-/// A middleware does I/O only through `next`; the exception is token refresh, whose refresh
-/// request goes straight to ``MiddlewareContext/transport``, outside the chain.
+/// **What comes back.** Innermost, below every middleware, the client checks the status
+/// (``Endpoint/accepts(_:)``) and the endpoint's ``Endpoint/envelope`` and *throws* a typed
+/// ``CurlewError`` for an unacceptable status or a business error, so retry and token refresh
+/// see them. Decoding (key path, lenient, polymorphic, validation, ``Endpoint/didReceive(_:)``)
+/// runs once, after the whole chain, on whatever bytes came back — from the network or from a
+/// middleware that answered itself. Calling `next` again (retry, refresh) reruns everything
+/// inside, so signatures and auth headers are recomputed on each attempt.
+///
+/// An error a middleware throws leaves the call as a ``CurlewError`` whose
+/// ``CurlewError/stage`` names the middleware's ``kind``.
 public protocol APIMiddleware: Sendable {
-    /// The kind a request names to skip this middleware. Default: the type's name.
+    /// The kind a call names to skip this middleware. Default: the type's name.
     var kind: MiddlewareKind { get }
+    /// Where a built-in middleware belongs in the chain; `nil` (the default) keeps the place it
+    /// was registered at.
+    var phase: MiddlewarePhase? { get }
 
     /// Handles one request.
     /// - Parameters:
     ///   - request: The prepared request; pass it (or a changed copy) to `next`.
-    ///   - context: Per-call facts (attempt, credential, envelope, logger); pass it on to `next`.
+    ///   - context: Per-call facts (id, attempt, identity, options, credential, logger); pass it
+    ///     on to `next`.
     ///   - next: The rest of the chain.
-    /// - Returns: The response, usually what `next` returned.
+    /// - Returns: The raw response, usually what `next` returned.
     /// - Throws: Usually a ``CurlewError``.
-    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse
 }
 
 extension APIMiddleware {
     /// The type's name.
     public var kind: MiddlewareKind { MiddlewareKind(String(describing: Self.self)) }
+    /// No phase: the middleware stays where it was registered.
+    public var phase: MiddlewarePhase? { nil }
 }
 
 /// The rest of the chain, as seen by an ``APIMiddleware``.
-public typealias MiddlewareNext = @Sendable (PreparedRequest, MiddlewareContext) async throws -> MiddlewareResponse
+public typealias MiddlewareNext = @Sendable (PreparedRequest, MiddlewareContext) async throws -> RawResponse
 
-/// What comes back through the chain: the raw response and the decoded value.
-public struct MiddlewareResponse: Sendable {
-    /// Status, headers and the whole body as received.
-    public var raw: RawResponse
-    /// The request's decoded ``Request/Response`` (type-erased; the client casts it back).
-    public var value: any Sendable
-
-    /// Creates a response.
-    public init(raw: RawResponse, value: any Sendable) {
-        self.raw = raw
-        self.value = value
-    }
-}
-
-/// Names a kind of middleware so a request can skip it.
+/// Names a kind of middleware so a call can skip it (``RequestOptions/skippedMiddleware``).
 public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
     /// The kind's name.
     public let name: String
@@ -80,8 +77,6 @@ public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
     public static let signing = MiddlewareKind("signing")
     /// ``CommonArgumentsMiddleware``.
     public static let commonArguments = MiddlewareKind("commonArguments")
-    /// ``UnifiedResponseMiddleware`` (LCNetwork's `ignoreUnifiedResponseProcess`).
-    public static let unifiedResponse = MiddlewareKind("unifiedResponse")
     /// ``TokenRefreshMiddleware``.
     public static let tokenRefresh = MiddlewareKind("tokenRefresh")
     /// ``ServerClock``.

@@ -21,8 +21,15 @@ public struct AuthorizationMiddleware: APIMiddleware {
     /// `.authorization`.
     public var kind: MiddlewareKind { .authorization }
 
+    /// ``MiddlewarePhase/authorization``.
+    public var phase: MiddlewarePhase? { .authorization }
+
     /// Adds the header, or throws `.notLoggedIn` for a request that requires login.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        guard context.trusts(request.url) else {
+            // Another origin (a CDN, a partner API) never receives the credential.
+            return try await next(request, context)
+        }
         var credential = context.credential?.token
         if credential == nil { credential = await store.current()?.0 }
         guard let credential else {

@@ -24,8 +24,12 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     /// `.commonArguments`.
     public var kind: MiddlewareKind { .commonArguments }
 
+    /// ``MiddlewarePhase/commonArguments``.
+    public var phase: MiddlewarePhase? { .commonArguments }
+
     /// Adds what the request does not already have.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        guard context.trusts(request.url) else { return try await next(request, context) }
         let (parameters, headers) = await provider()
         var request = request
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {

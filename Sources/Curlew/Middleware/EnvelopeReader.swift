@@ -5,11 +5,14 @@ internal import Foundation
 struct EnvelopeReader {
     let envelope: ResponseEnvelope
 
-    /// The response narrowed to its payload, or the server error its code means.
-    func payload(of raw: RawResponse, summary: RequestSummary) throws(CurlewError) -> RawResponse {
+    /// Checks the business code: returns the response with ``RawResponse/businessCode`` and
+    /// ``RawResponse/businessMessage`` set, or throws the server error the code means (or a
+    /// data-format error when the body is not the envelope).
+    func verify(_ raw: RawResponse, summary: RequestSummary) throws(CurlewError) -> RawResponse {
         func complete(_ error: CurlewError) -> CurlewError {
             var error = error.completed(request: summary, response: raw)
             error.responseBody = raw.body
+            error.stage = .envelope
             return error
         }
         let code: String
@@ -27,11 +30,22 @@ struct EnvelopeReader {
         guard envelope.successCodes.contains(code) else {
             throw complete(CurlewError(code: .serverError, message: message.isEmpty ? "business code \(code)" : message, businessCode: code))
         }
+        var checked = raw
+        checked.businessCode = code
+        checked.businessMessage = envelope.messagePath == nil ? nil : message
+        return checked
+    }
+
+    /// The response narrowed to the envelope's payload (itself when the payload is the body).
+    func payload(of raw: RawResponse, summary: RequestSummary) throws(CurlewError) -> RawResponse {
         guard let payloadPath = envelope.payloadPath else { return raw }
         do {
             return try raw.narrowed(to: payloadPath)
         } catch {
-            throw complete(error)
+            var error = error.completed(request: summary, response: raw)
+            error.responseBody = raw.body
+            error.stage = .envelope
+            throw error
         }
     }
 

@@ -19,6 +19,9 @@ public final class FailoverMiddleware: APIMiddleware {
     /// `.failover`.
     public var kind: MiddlewareKind { .failover }
 
+    /// ``MiddlewarePhase/failover``.
+    public var phase: MiddlewarePhase? { .failover }
+
     /// The base URL requests go to now.
     public var currentBaseURL: String? {
         let index = current.withLock { $0 }
@@ -26,7 +29,7 @@ public final class FailoverMiddleware: APIMiddleware {
     }
 
     /// Sends to the current base URL, moving along the list on connect-level failures.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard let matched = baseURLs.first(where: { request.url.hasPrefix($0) }) else { return try await next(request, context) }
         let path = String(request.url.dropFirst(matched.count))
         var index = current.withLock { $0 }
@@ -67,8 +70,11 @@ public struct URLRewriteMiddleware: APIMiddleware {
     /// `.urlRewrite`.
     public var kind: MiddlewareKind { .urlRewrite }
 
+    /// ``MiddlewarePhase/urlRewrite``.
+    public var phase: MiddlewarePhase? { .urlRewrite }
+
     /// Sends to the rewritten URL; a rewrite to anything but http(s) fails with `.unsupportedScheme`.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         let url = rewrite(request.url)
         if url != request.url {

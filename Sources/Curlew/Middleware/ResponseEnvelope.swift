@@ -35,6 +35,14 @@ public struct ResponseEnvelope: Sendable, Hashable {
     public static let okMessageResult = ResponseEnvelope(codePath: "ok", messagePath: "message", payloadPath: "result", successCodes: ["true"])
     /// `{"status": 0, "msg": "…", …}` with the payload beside them (the whole body is decoded).
     public static let statusMsg = ResponseEnvelope(codePath: "status", messagePath: "msg", payloadPath: nil, successCodes: ["0"])
+    /// The same envelope, checked the same way, but decoded whole: for an endpoint whose
+    /// ``Endpoint/Response`` is the envelope itself.
+    public var keepingWholeBody: ResponseEnvelope {
+        var copy = self
+        copy.payloadPath = nil
+        return copy
+    }
+
     /// HttpManager's `{"c": 200, "n": "text to show", "p": …}`.
     public static let cnp = ResponseEnvelope(codePath: "c", messagePath: "n", payloadPath: "p", successCodes: ["200"])
 }

@@ -40,9 +40,14 @@ public struct RetryMiddleware: APIMiddleware {
     /// `.retry`.
     public var kind: MiddlewareKind { .retry }
 
+    /// ``MiddlewarePhase/retry``.
+    public var phase: MiddlewarePhase? { .retry }
+
     /// Sends, waiting and resending while the failure is retryable.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
-        guard retryableMethods.contains(request.method) else { return try await next(request, context) }
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        guard retryableMethods.contains(request.method), request.content?.isReplayable ?? true else {
+            return try await next(request, context)
+        }
         var context = context
         let started = ContinuousClock.now
         var attempt = 1
@@ -54,6 +59,11 @@ public struct RetryMiddleware: APIMiddleware {
                 let delay = self.delay(after: attempt, retryAfter: error.headers?[.retryAfter])
                 guard ContinuousClock.now - started + delay < maximumTotalTime else { throw error }
                 context.logger.debug("retry: \(request.summary) failed with \(error.code); attempt \(attempt + 1) in \(delay)")
+                context.events.report(.retryScheduled) { event in
+                    event.attempt = attempt + 1
+                    event.delay = delay
+                    event.error = error
+                }
                 try await Task.sleep(for: delay)
                 attempt += 1
                 context.attempt += 1

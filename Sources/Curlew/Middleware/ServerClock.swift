@@ -30,6 +30,9 @@ public final class ServerClock: APIMiddleware {
     /// `.serverClock`.
     public var kind: MiddlewareKind { .serverClock }
 
+    /// ``MiddlewarePhase/serverClock``.
+    public var phase: MiddlewarePhase? { .serverClock }
+
     /// The server's current time as best known (the local time until a response was seen).
     public func now() -> Date {
         Date().addingTimeInterval(currentOffset ?? 0)
@@ -39,14 +42,14 @@ public final class ServerClock: APIMiddleware {
     public var currentOffset: TimeInterval? { state.withLock { $0.offset } }
 
     /// Adds the timestamp, sends, and learns the offset from the response.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         if let timestampParameter {
             request.setURL(QueryString.appending([URLQueryItem(name: timestampParameter, value: String(Int(now().timeIntervalSince1970)))], to: request.url))
         }
         do {
             let response = try await next(request, context)
-            learn(from: response.raw.headers[.date], body: response.raw)
+            learn(from: response.headers[.date], body: response)
             return response
         } catch let error as CurlewError {
             learn(from: error.headers?[.date], body: nil)

@@ -62,8 +62,12 @@ public struct SigningMiddleware: APIMiddleware {
     /// `.signing`.
     public var kind: MiddlewareKind { .signing }
 
+    /// ``MiddlewarePhase/signing``.
+    public var phase: MiddlewarePhase? { .signing }
+
     /// Adds timestamp and nonce, computes the signature and attaches it.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        guard context.trusts(request.url) else { return try await next(request, context) }
         var request = request
         var added: [URLQueryItem] = []
         if let timestampParameter { added.append(URLQueryItem(name: timestampParameter, value: String(Int(now().timeIntervalSince1970)))) }

@@ -47,8 +47,11 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     /// `.tokenRefresh`.
     public var kind: MiddlewareKind { .tokenRefresh }
 
+    /// ``MiddlewarePhase/tokenRefresh``.
+    public var phase: MiddlewarePhase? { .tokenRefresh }
+
     /// Sends, refreshing and resending while the server answers "expired".
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var context = context
         var snapshot = await store.current()
         while true {
@@ -58,13 +61,15 @@ public struct TokenRefreshMiddleware: APIMiddleware {
             } catch let error as CurlewError {
                 if let reason = sessionEndReason(error) {
                     await store.clear()
-                    context.events.publish({ var event = ClientEvent(.sessionEnded); event.reason = reason; return event }())
+                    context.events.report(.sessionEnded) { $0.reason = reason }
                     var ended = CurlewError(code: .sessionEnded, message: "the server ended the session (\(reason))", request: request.summary, underlying: error)
                     ended.status = error.status
                     ended.businessCode = error.businessCode
                     throw ended
                 }
                 guard needsRefresh(error), let (_, version) = snapshot else { throw error }
+                // A one-shot body cannot be sent again: the caller gets the failure as it is.
+                guard request.content?.isReplayable ?? true else { throw error }
                 guard context.attempt < maximumAttempts else {
                     var exhausted = CurlewError(
                         code: .unauthorized, message: "still unauthorized after \(context.attempt) attempts",
@@ -78,7 +83,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                 do {
                     let (fresh, newVersion, started) = try await store.refresh(after: version, using: refresher)
                     snapshot = (fresh, newVersion)
-                    if started { context.events.publish({ var event = ClientEvent(.credentialRefreshed); event.credentialVersion = newVersion; return event }()) }
+                    if started { context.events.report(.credentialRefreshed) { $0.credentialVersion = newVersion } }
                 } catch let failure {
                     throw CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
                 }

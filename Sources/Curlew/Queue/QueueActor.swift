@@ -10,7 +10,7 @@
 /// for url in imageURLs {
 ///     group.addTask { try await client.send(ImageRequest(url: url), queue: "images") }
 /// }
-/// await queues.waitUntilIdle("images")       // "all done"
+/// await queues.waitUntilIdle("images")       // what has reached the queue is done
 ///
 /// await queues.hold("api")                   // e.g. while logging in
 /// // … requests for "api" arrive and wait …
@@ -26,21 +26,22 @@ public actor QueueActor {
     private var configuredLimits: [String: Int]
     private var idleWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     private var nextID: UInt64 = 0
-    private let eventContinuation: AsyncStream<QueueEvent>.Continuation
+    private nonisolated let broadcaster = EventBroadcaster()
 
-    /// Queue events (drained, held, resumed). An `AsyncStream` has one consumer: read it from one
-    /// task. Buffered up to 256 events; older ones are dropped when nobody reads.
-    public nonisolated let events: AsyncStream<QueueEvent>
+    /// A new subscription to this actor's queue events (``ClientEvent/Kind/queueDrained``,
+    /// ``ClientEvent/Kind/queueHeld``, ``ClientEvent/Kind/queueResumed``, with
+    /// ``ClientEvent/queue`` set). Each access returns a new stream; every subscriber sees every
+    /// event.
+    public nonisolated var events: AsyncStream<ClientEvent> { broadcaster.subscribe() }
 
     /// Creates the actor.
     /// - Parameter limits: Maximum concurrency per queue name; unnamed queues are serial.
     public init(limits: [String: Int] = [:]) {
         self.configuredLimits = limits
-        (events, eventContinuation) = AsyncStream.makeStream(of: QueueEvent.self, bufferingPolicy: .bufferingNewest(256))
     }
 
     deinit {
-        eventContinuation.finish()
+        broadcaster.finish()
     }
 
     /// Runs `operation` once the named queue grants it a slot, and frees the slot afterwards.
@@ -104,7 +105,7 @@ public actor QueueActor {
         var state = queues[queue] ?? NamedQueueState(limit: configuredLimits[queue] ?? 1)
         state.hold()
         queues[queue] = state
-        eventContinuation.yield(.held(queue))
+        publish(.queueHeld, queue)
     }
 
     /// Opens the gate: waiting work starts in priority, then arrival, order.
@@ -112,7 +113,7 @@ public actor QueueActor {
         guard var state = queues[queue] else { return }
         let admitted = state.resume()
         queues[queue] = state
-        eventContinuation.yield(.resumed(queue))
+        publish(.queueResumed, queue)
         for waiter in admitted { waiter.resume() }
     }
 
@@ -128,6 +129,10 @@ public actor QueueActor {
     }
 
     /// Returns once the named queue has nothing running and nothing waiting.
+    ///
+    /// It sees only work that has already reached the queue: a call started in a task that has
+    /// not run yet is not counted. To wait for a known set of calls, whether or not they have
+    /// reached the queue, use a ``RequestTracker``.
     public func waitUntilIdle(_ queue: String) async {
         if queues[queue]?.isIdle ?? true { return }
         await withCheckedContinuation { idleWaiters[queue, default: []].append($0) }
@@ -148,8 +153,16 @@ public actor QueueActor {
 
     private func notifyIfIdle(_ queue: String) {
         guard let state = queues[queue], state.isIdle else { return }
-        eventContinuation.yield(.drained(queue))
+        publish(.queueDrained, queue)
         let waiters = idleWaiters.removeValue(forKey: queue) ?? []
         for waiter in waiters { waiter.resume() }
+    }
+
+    private nonisolated func publish(_ kind: ClientEvent.Kind, _ queue: String) {
+        broadcaster.publish({
+            var event = ClientEvent(kind)
+            event.queue = queue
+            return event
+        }())
     }
 }

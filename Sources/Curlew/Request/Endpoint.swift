@@ -39,18 +39,18 @@ public import HTTPTypes
 ///
 /// ## Lifecycle
 ///
-/// The ``APIClient`` turns a request into a ``PreparedRequest`` in one throwing step, then sends it:
+/// The ``APIClient`` turns an endpoint into a ``PreparedRequest`` in one throwing step, then sends it:
 ///
 /// 1. declared parameters and ``parameters`` are collected, then ``setUpParameters(_:)`` runs;
 /// 2. the path template is filled, the URL, headers and body are encoded and validated;
-/// 3. ``willSend(_:)`` adjusts the prepared request;
-/// 4. the prepared request goes through the client's middleware (outermost first, then the
-///    request's own ``middleware``) — steps 1–3 run before any middleware sees the request;
-/// 5. innermost, after the transport: ``accepts(_:)`` checks the status, the unified envelope (if
-///    a ``UnifiedResponseMiddleware`` is in the chain) is checked and unwrapped,
+/// 3. ``willSend(_:)`` adjusts the prepared request; the ``RequestIdentity`` is taken here;
+/// 4. the call's ``options`` (adjusted at the call site) choose the queue, the middleware and the
+///    limits; the request goes through the middleware chain (raw request in, raw response out);
+/// 5. innermost, after the transport: ``accepts(_:)`` checks the status and the ``envelope``'s
+///    business code is checked — failures are thrown, so retry and token refresh see them;
+/// 6. after the whole chain, once, on whatever bytes came back: the envelope is unwrapped,
 ///    ``didReceive(_:)`` looks at the response and ``decode(_:decoder:)`` produces the
-///    ``Response`` — so every middleware sees the decoded value, or the decoding error, on its
-///    way out; a middleware that calls `next` again (retry, refresh) reruns steps 4–5.
+///    ``Response`` (validation included).
 public protocol Endpoint: Sendable {
     /// What ``Client/send(_:)`` returns. Any `Decodable` is decoded from JSON; `Data`, `String`
     /// and ``EmptyResponse`` have built-in decoding; anything else implements ``decode(_:decoder:)``.
@@ -72,28 +72,29 @@ public protocol Endpoint: Sendable {
     /// The body. Default: none, or the encoded body parameters (see ``parameterEncoding``).
     var body: RequestPayload? { get }
 
-    /// The ``QueueActor`` queue this request waits in, `nil` for none (not limited). A call site
-    /// may override it with ``Client/send(_:queue:priority:)``. Default: `nil`.
-    var queueName: String? { get }
-    /// Where the request stands among waiters of its queue. Default: `.normal`.
-    var priority: QueuePriority { get }
-
-    /// Whether the request needs a credential: with ``AuthorizationMiddleware`` and no credential
-    /// it fails with `.notLoggedIn` and nothing is sent (LSBaseRequest's `isLogin`).
-    /// Default: `false`.
-    var requiresAuthentication: Bool { get }
-    /// Middleware for this request only, inside the client's (they see the request after the
-    /// client's middleware). Default: none.
-    var middleware: [any APIMiddleware] { get }
-    /// Kinds of client middleware this request skips, e.g. `[.unifiedResponse]` to get the raw
-    /// body (LCNetwork's `ignoreUnifiedResponseProcess`). Default: none.
-    var skippedMiddleware: Set<MiddlewareKind> { get }
-
-    /// Accessories for this request in addition to the client's. Default: none.
-    var accessories: [any Accessory] { get }
-    /// Whether accessories (the client's and the request's) see this request (LCNetwork's
-    /// `invalidAccessory` inverted). Default: `true`.
-    var usesAccessories: Bool { get }
+    /// How this endpoint is sent: queue and priority, login, middleware added or skipped,
+    /// accessories, limits, volatile parameters, trusted origins. A call site adjusts a copy
+    /// (``APIClient/send(_:options:)``). Default: ``RequestOptions/init(queue:priority:requiresAuthentication:middleware:skippedMiddleware:accessories:usesAccessories:timeout:maximumBodySize:volatileParameters:trustedOrigins:ticket:)``
+    /// with no arguments.
+    var options: RequestOptions { get }
+    /// The envelope this endpoint's responses come in (`{"code": 0, "msg": …, "data": …}`), or
+    /// `nil` when the body is the ``Response`` itself. Declare it once for a family of endpoints
+    /// in a protocol extension, so ``Response`` means the same thing on every client:
+    ///
+    /// ```swift
+    /// protocol GalleryAPI: Endpoint {}
+    /// extension GalleryAPI { var envelope: ResponseEnvelope? { .codeMsgData } }
+    /// struct SearchRequest: GalleryAPI { typealias Response = [Picture]; … }      // decodes data
+    /// struct RawSearch: GalleryAPI {                                              // whole body
+    ///     typealias Response = JSONValue
+    ///     var envelope: ResponseEnvelope? { .codeMsgData.keepingWholeBody }
+    /// }
+    /// ```
+    ///
+    /// A business code outside ``ResponseEnvelope/successCodes`` fails the call with
+    /// `.serverError` (seen by retry and token refresh); on success the code and message travel
+    /// beside the value (``APIResponse/businessCode``). Default: `nil`.
+    var envelope: ResponseEnvelope? { get }
 
     /// Extra body parameters as a dictionary (LCNetwork's `requestArgument`), merged with the
     /// `@Field` properties (a declared field of the same name wins) and encoded per
@@ -162,20 +163,10 @@ extension Endpoint {
     public var headers: [String: String] { [:] }
     /// No body.
     public var body: RequestPayload? { nil }
-    /// Not queued.
-    public var queueName: String? { nil }
-    /// Normal priority.
-    public var priority: QueuePriority { .normal }
-    /// No login required.
-    public var requiresAuthentication: Bool { false }
-    /// No request middleware.
-    public var middleware: [any APIMiddleware] { [] }
-    /// Skips nothing.
-    public var skippedMiddleware: Set<MiddlewareKind> { [] }
-    /// No extra accessories.
-    public var accessories: [any Accessory] { [] }
-    /// Accessories see the request.
-    public var usesAccessories: Bool { true }
+    /// No special policy.
+    public var options: RequestOptions { RequestOptions() }
+    /// No envelope: the body is the response.
+    public var envelope: ResponseEnvelope? { nil }
     /// Accepts 2xx statuses.
     public func accepts(_ status: HTTPResponse.Status) -> Bool { status.kind == .successful }
     /// Leaves the prepared request unchanged.

@@ -1,11 +1,16 @@
 public import Foundation
 
-/// The body of an ``Endpoint``: raw bytes, text, a JSON-encoded value or URL-encoded form fields.
+/// The body of an ``Endpoint``: raw bytes, text, a JSON-encoded value, URL-encoded form fields,
+/// a file or an async stream of chunks.
 ///
 /// ```swift
 /// var body: RequestPayload? { .json(NewPicture(title: "Dunes")) }
 /// var body: RequestPayload? { .form(["user": "ana", "remember": "1"]) }
+/// var body: RequestPayload? { .file(path: "/var/backups/db.tar", contentType: "application/x-tar") }
 /// ```
+///
+/// Files and streams are sent in constant memory. A one-shot stream
+/// (``RequestBodyStream/once(length:_:)``) is never resent by retry or token refresh.
 ///
 /// Encoding happens when the client prepares the request; an encoding failure is an
 /// `.encodingFailed` error and nothing is sent.
@@ -14,6 +19,8 @@ public struct RequestPayload: Sendable {
         case bytes(Data, contentType: String)
         case json(any Encodable & Sendable)
         case form([URLQueryItem])
+        case file(path: String, contentType: String)
+        case stream(RequestBodyStream, contentType: String)
     }
 
     let storage: Storage
@@ -44,15 +51,47 @@ public struct RequestPayload: Sendable {
         .form(fields.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) })
     }
 
-    /// Encodes the body; returns the bytes and their content type.
-    func encoded(with encoder: JSONEncoder) throws -> (Data, contentType: String) {
+    /// The contents of a regular file, read while sending. The file must exist and be readable
+    /// when the request is prepared (its length goes into `Content-Length`), or the send fails
+    /// with `.fileUnreadable` before anything is sent.
+    public static func file(path: String, contentType: String = "application/octet-stream") -> RequestPayload {
+        RequestPayload(storage: .file(path: path, contentType: contentType))
+    }
+
+    /// Chunks produced while sending; see ``RequestBodyStream``.
+    public static func stream(_ stream: RequestBodyStream, contentType: String = "application/octet-stream") -> RequestPayload {
+        RequestPayload(storage: .stream(stream, contentType: contentType))
+    }
+
+    /// Encodes the body; returns what the transport sends and its content type.
+    func encoded(with encoder: JSONEncoder) throws -> (PreparedBody, contentType: String) {
         switch storage {
         case .bytes(let data, let contentType):
-            return (data, contentType)
+            return (.data(data), contentType)
         case .json(let value):
-            return (try encoder.encode(value), "application/json")
+            return (.data(try encoder.encode(value)), "application/json")
         case .form(let items):
-            return (Data(PercentEncoding.formEncoded(items).utf8), "application/x-www-form-urlencoded")
+            return (.data(Data(PercentEncoding.formEncoded(items).utf8)), "application/x-www-form-urlencoded")
+        case .file(let path, let contentType):
+            return (.file(path: path, length: try Self.regularFileLength(path)), contentType)
+        case .stream(let stream, let contentType):
+            return (.stream(stream), contentType)
         }
+    }
+
+    private static func regularFileLength(_ path: String) throws(CurlewError) -> Int64 {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw CurlewError(code: .fileUnreadable, message: "the file to upload cannot be read: \(path)", underlying: error)
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? NSNumber else {
+            throw CurlewError(code: .fileUnreadable, message: "the file to upload is not a regular file: \(path)")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CurlewError(code: .fileUnreadable, message: "the file to upload is not readable: \(path)")
+        }
+        return size.int64Value
     }
 }

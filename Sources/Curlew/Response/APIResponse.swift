@@ -15,6 +15,12 @@ public struct APIResponse<Value: Sendable>: Sendable {
     public var url: String
     /// Where the response came from.
     public var source: ResponseSource
+    /// The envelope's business code on success (``Endpoint/envelope``), `nil` without envelope.
+    public var businessCode: String?
+    /// The envelope's message on success (HttpManager shows its `n` on every response).
+    public var businessMessage: String?
+    /// libcurl's timings and counters, `nil` when the answer did not come from the network.
+    public var metrics: TransferMetrics?
 
     /// Creates a response from a decoded value and the raw response it came from.
     public init(value: Value, raw: RawResponse) {
@@ -24,12 +30,18 @@ public struct APIResponse<Value: Sendable>: Sendable {
         self.body = raw.body
         self.url = raw.url
         self.source = raw.source
+        self.businessCode = raw.businessCode
+        self.businessMessage = raw.businessMessage
+        self.metrics = raw.metrics
     }
 
     /// The response without the decoded value, e.g. to read another part of the body with
     /// ``RawResponse/json(at:)`` (LCNetwork's `rawJSONObject`).
     public var raw: RawResponse {
-        RawResponse(status: status, headers: headers, body: body, url: url, source: source)
+        var raw = RawResponse(status: status, headers: headers, content: .data(body), url: url, source: source, metrics: metrics)
+        raw.businessCode = businessCode
+        raw.businessMessage = businessMessage
+        return raw
     }
 }
 

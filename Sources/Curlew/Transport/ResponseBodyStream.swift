@@ -69,3 +69,20 @@ final class ConsumerLifetime: Sendable {
     init(buffer: ResponseBodyBuffer) { self.buffer = buffer }
     deinit { buffer.consumerGone() }
 }
+
+extension ResponseBodyStream {
+    /// A stream of one chunk that is already complete (a mock's or a cache's answer).
+    public init(data: Data) {
+        let buffer = ResponseBodyBuffer(highWaterMark: Swift.max(1, data.count + 1), onResume: {}, onCancel: {})
+        if !data.isEmpty { _ = data.withUnsafeBytes { buffer.offer($0) } }
+        buffer.finish(Optional<any Error>.none)
+        self.init(buffer: buffer)
+    }
+
+    /// A stream that fails at once with `error`.
+    init(error: any Error) {
+        let buffer = ResponseBodyBuffer(highWaterMark: 1, onResume: {}, onCancel: {})
+        buffer.finish(error)
+        self.init(buffer: buffer)
+    }
+}

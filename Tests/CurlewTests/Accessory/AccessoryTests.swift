@@ -24,14 +24,14 @@ final class RecordingAccessory: Accessory {
 struct QuietRequest: Endpoint {
     typealias Response = String
     var path = "quiet"
-    var usesAccessories: Bool { false }
+    var options: RequestOptions { RequestOptions(usesAccessories: false) }
 }
 
 struct ExtraRequest: Endpoint {
     typealias Response = String
     let extra: RecordingAccessory
     var path: String { "extra" }
-    var accessories: [any Accessory] { [extra] }
+    var options: RequestOptions { RequestOptions(accessories: [extra]) }
 }
 
 @Suite("Accessories")

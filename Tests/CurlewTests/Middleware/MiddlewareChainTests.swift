@@ -10,7 +10,7 @@ struct RecordingMiddleware: APIMiddleware {
     let name: String
     let log: Counter2
 
-    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         log.append("\(name)>")
         var request = request
         request.headers[HTTPField.Name("X-Seen-\(name)")!] = "1"
@@ -34,17 +34,16 @@ struct EnvelopedPicture: Codable, Sendable, Equatable {
 struct GetEnveloped: Endpoint {
     typealias Response = EnvelopedPicture
     var path: String
-    var skippedMiddleware: Set<MiddlewareKind> = []
-    var requiresAuthentication = false
+    var envelope: ResponseEnvelope? = nil
 }
 
+/// The same family of endpoints, wanting the body as it is (no envelope in its type).
 struct GetRawEnvelope: Endpoint {
     typealias Response = String
     var path: String
-    var skippedMiddleware: Set<MiddlewareKind> { [.unifiedResponse] }
 }
 
-@Suite("APIMiddleware chain")
+@Suite("Middleware chain")
 struct MiddlewareChainTests {
     func client(_ server: LoopbackServer, _ transport: CurlTransport, _ middleware: [any APIMiddleware]) -> APIClient {
         APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
@@ -67,8 +66,9 @@ struct MiddlewareChainTests {
             typealias Response = String
             let extra: RecordingMiddleware
             var path: String { "x" }
-            var middleware: [any APIMiddleware] { [extra] }
-            var skippedMiddleware: Set<MiddlewareKind> { [MiddlewareKind("RecordingMiddleware")] }
+            var options: RequestOptions {
+                RequestOptions(middleware: [extra], skippedMiddleware: [MiddlewareKind("RecordingMiddleware")])
+            }
         }
         let log = Counter2()
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
@@ -79,18 +79,13 @@ struct MiddlewareChainTests {
         }
     }
 
-    @Test func middlewareSeeDecodedValuesAndDecodingErrors() async throws {
+    @Test func middlewareSeeRawBytesAndDecodingRunsOnceAfterTheChain() async throws {
         struct Observer: APIMiddleware {
             let log: Counter2
-            func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
-                do {
-                    let response = try await next(request, context)
-                    log.append("value \(response.value)")
-                    return response
-                } catch let error as CurlewError {
-                    log.append("error \(error.code) at \(error.dataPath ?? "-")")
-                    throw error
-                }
+            func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+                let response = try await next(request, context)
+                log.append("raw \(response.status.code) \(String(decoding: response.body, as: UTF8.self))")
+                return response
             }
         }
         let log = Counter2()
@@ -98,9 +93,55 @@ struct MiddlewareChainTests {
             request.path == "/good" ? .json(#"{"id":1,"title":"a"}"#) : .json(#"{"id":"x","title":"a"}"#)
         }) { server, _, transport in
             let client = client(server, transport, [Observer(log: log)])
-            _ = try await client.send(GetEnveloped(path: "good"))
-            _ = try? await client.send(GetEnveloped(path: "bad"))
-            #expect(log.all == [#"value EnvelopedPicture(id: 1, title: "a")"#, "error decodingFailed at id"])
+            let good = try await client.send(GetEnveloped(path: "good"))
+            #expect(good == EnvelopedPicture(id: 1, title: "a"))
+            let error = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "bad")) }
+            #expect(error?.code == .decodingFailed)
+            #expect(error?.dataPath == "id")
+            #expect(error?.stage == .decoding)
+            // The middleware saw both bodies as bytes; the decoding error happened after it returned.
+            #expect(log.all == [#"raw 200 {"id":1,"title":"a"}"#, #"raw 200 {"id":"x","title":"a"}"#])
+        }
+    }
+
+    @Test func aMiddlewareAnswersFromStoredBytesAndTheEndpointStillDecodesThem() async throws {
+        /// Answers every request itself, without calling `next` (what a cache or a fixture does).
+        struct StoredAnswer: APIMiddleware {
+            let body: String
+            func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+                RawResponse(status: .ok, headers: [.contentType: "application/json"], body: Data(body.utf8), url: request.url, source: .mock)
+            }
+        }
+        struct Checked: Endpoint {
+            typealias Response = [ValidatedPicture]
+            let seen: Counter2
+            var path: String { "stored" }
+            var envelope: ResponseEnvelope? { .codeMsgData }
+            func didReceive(_ response: RawResponse) throws {
+                seen.append("didReceive \(String(decoding: response.body, as: UTF8.self))")
+            }
+        }
+        let seen = Counter2()
+        try await withLoopback(handler: { _ in .text("the network must not be used") }) { server, _, transport in
+            let good = client(server, transport, [StoredAnswer(body: #"{"code":0,"msg":"from the shelf","data":[{"id":3,"title":"dunes"}]}"#)])
+            let response = try await good.response(for: Checked(seen: seen))
+            #expect(response.value.map(\.id) == [3])
+            #expect(response.source == .mock)
+            #expect(response.businessCode == "0")
+            #expect(response.businessMessage == "from the shelf")
+            #expect(seen.all == [#"didReceive [{"id":3,"title":"dunes"}]"#], "didReceive sees the envelope's payload")
+
+            let business = client(server, transport, [StoredAnswer(body: #"{"code":7,"msg":"stale","data":null}"#)])
+            let businessError = await #expect(throws: CurlewError.self) { try await business.send(Checked(seen: seen)) }
+            #expect(businessError?.code == .serverError)
+            #expect(businessError?.businessCode == "7")
+            #expect(businessError?.stage == .envelope)
+
+            let invalid = client(server, transport, [StoredAnswer(body: #"{"code":0,"msg":"","data":[{"id":-1,"title":"x"}]}"#)])
+            let validation = await #expect(throws: CurlewError.self) { try await invalid.send(Checked(seen: seen)) }
+            #expect(validation?.code == .validationFailed)
+            #expect(validation?.stage == .decoding)
+            #expect(server.requests.isEmpty, "no byte reached the server")
         }
     }
 
@@ -108,7 +149,7 @@ struct MiddlewareChainTests {
         try await withLoopback(handler: { _ in .json(#"{"id":1,"title":"a"}"#) }) { server, _, transport in
             let client = client(server, transport, [AuthorizationMiddleware(store: TokenStore())])
             let error = await #expect(throws: CurlewError.self) {
-                try await client.send(GetEnveloped(path: "me", requiresAuthentication: true))
+                try await client.send(GetEnveloped(path: "me")) { $0.requiresAuthentication = true }
             }
             #expect(error?.code == .notLoggedIn)
             #expect(error?.level == .auth)
@@ -150,8 +191,8 @@ struct MiddlewareChainTests {
     ])
     func envelopeVariantsUnwrapThePayload(envelope: ResponseEnvelope, body: String) async throws {
         try await withLoopback(handler: { _ in .json(body) }) { server, _, transport in
-            let client = client(server, transport, [UnifiedResponseMiddleware(envelope: envelope)])
-            let response = try await client.response(for: GetEnveloped(path: "p"))
+            let client = client(server, transport, [])
+            let response = try await client.response(for: GetEnveloped(path: "p", envelope: envelope))
             #expect(response.value == EnvelopedPicture(id: 7, title: "t"))
             #expect(response.body == Data(body.utf8), "the raw body is kept beside the value")
         }
@@ -167,8 +208,8 @@ struct MiddlewareChainTests {
             default: .json(#"{"code":0,"msg":"ok","data":{"id":1,"title":"t"}}"#)
             }
         }) { server, _, transport in
-            let client = client(server, transport, [UnifiedResponseMiddleware()])
-            let business = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "private")) }
+            let client = client(server, transport, [])
+            let business = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "private", envelope: .codeMsgData)) }
             #expect(business?.level == .server)
             #expect(business?.businessCode == "1001")
             #expect(business?.message == "this picture is private")
@@ -176,15 +217,25 @@ struct MiddlewareChainTests {
             #expect(business?.responseBody == Data(#"{"code":1001,"msg":"this picture is private","data":null}"#.utf8))
 
             for path in ["html", "nocode"] {
-                let malformed = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: path)) }
+                let malformed = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: path, envelope: .codeMsgData)) }
                 #expect(malformed?.level == .dataFormat)
             }
-            let payload = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "badpayload")) }
+            let payload = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "badpayload", envelope: .codeMsgData)) }
             #expect(payload?.dataPath == "data.id")
             #expect(payload?.message == "data.id: expected Int, found string")
 
             let raw = try await client.send(GetRawEnvelope(path: "private"))
             #expect(raw == #"{"code":1001,"msg":"this picture is private","data":null}"#)
         }
+    }
+}
+
+/// A picture whose id must be positive.
+struct ValidatedPicture: Decodable, Sendable, ValidatableModel {
+    var id: Int
+    var title: String
+
+    func validate() throws {
+        guard id > 0 else { throw ValidationFailure("must be positive, got \(id)", field: "id") }
     }
 }

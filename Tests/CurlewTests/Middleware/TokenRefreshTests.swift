@@ -61,7 +61,7 @@ struct Secure: Endpoint {
 @Suite("Token refresh")
 struct TokenRefreshTests {
     /// A client with refresh + authorization; the refresher talks to the transport directly.
-    func makeClient(_ server: LoopbackServer, _ transport: CurlTransport, store: TokenStore, refreshCodes: Set<String> = [], envelope: Bool = false) -> APIClient {
+    func makeClient(_ server: LoopbackServer, _ transport: CurlTransport, store: TokenStore, refreshCodes: Set<String> = []) -> APIClient {
         let refreshURL = server.baseURL + "/auth/refresh"
         let refresh = TokenRefreshMiddleware(store: store, refreshCodes: refreshCodes, sessionEndedCodes: ["802"]) { credential in
             let raw = try await transport.send(PreparedRequest(
@@ -71,8 +71,7 @@ struct TokenRefreshTests {
             guard parts.count == 2 else { throw CurlewError(code: .decodingFailed, message: "bad refresh body") }
             return TokenStore.Credential(accessToken: parts[0], refreshToken: parts[1])
         }
-        var middleware: [any APIMiddleware] = [refresh, AuthorizationMiddleware(store: store)]
-        if envelope { middleware.append(UnifiedResponseMiddleware()) }
+        let middleware: [any APIMiddleware] = [refresh, AuthorizationMiddleware(store: store)]
         return APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
     }
 
@@ -197,21 +196,25 @@ struct TokenRefreshTests {
             return .json(#"{"code":\#(code),"msg":"m\#(code)","data":{"id":1,"title":"t"}}"#)
         }) { server, _, transport in
             let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
-            let client = makeClient(server, transport, store: store, refreshCodes: ["801"], envelope: true)
+            let client = makeClient(server, transport, store: store, refreshCodes: ["801"])
             let events = client.events
-            let picture = try await client.send(GetEnveloped(path: "api/p"))
+            let picture = try await client.send(GetEnveloped(path: "api/p", envelope: .codeMsgData))
             #expect(picture.id == 1)
             #expect(auth.refreshCalls == 1)
-            let ended = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "api/p")) }
+            let ended = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "api/p", envelope: .codeMsgData)) }
             #expect(ended?.code == .sessionEnded)
             #expect(ended?.businessCode == "802")
             #expect(await store.current() == nil)
             var seen: [ClientEvent] = []
-            for await event in events {
+            for await event in events where event.kind == .credentialRefreshed || event.kind == .sessionEnded {
                 seen.append(event)
-                if case .sessionEnded = event { break }
+                if event.kind == .sessionEnded { break }
             }
-            #expect(seen == [.credentialRefreshed(version: 1), .sessionEnded(reason: "business code 802")])
+            #expect(seen.map(\.kind) == [.credentialRefreshed, .sessionEnded])
+            #expect(seen.first?.credentialVersion == 1)
+            #expect(seen.last?.reason == "business code 802")
+            #expect(seen.allSatisfy { $0.requestName == "GetEnveloped" && $0.requestID != nil })
+            #expect(seen.first?.requestID != seen.last?.requestID, "two calls, two ids")
         }
     }
 }

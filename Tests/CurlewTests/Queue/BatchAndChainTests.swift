@@ -121,17 +121,14 @@ struct BatchAndChainTests {
                 .chain(ItemRequest(id: 1), name: "first", onComplete: { _ in seen.add(1) })
                 .then("second", onComplete: { _ in seen.add(2) }) { previous in ItemRequest(id: (Int(previous) ?? 0) + 1, fails: true) }
                 .then("third", onComplete: { _ in seen.add(3) }) { previous in ItemRequest(id: 3) }
-            do throws(ChainError) {
-                _ = try await chain.run()
-                Issue.record("the chain must fail")
-            } catch {
-                #expect(error.step == 2)
-                #expect(error.name == "second")
-                #expect((error.underlying as? CurlewError)?.code == .unacceptableStatus)
-                #expect(error.completedResponses.count == 1)
-                #expect(error.completedResponses.first as? String == "1")
-                #expect(error.description.contains("\"second\""))
-            }
+            let error = await #expect(throws: CurlewError.self) { _ = try await chain.run() }
+            #expect(error?.stage == .chainStep(2, name: "second"))
+            #expect(error?.stage?.step == 2)
+            #expect(error?.code == .unacceptableStatus)
+            #expect(error?.status?.code == 500)
+            #expect(error?.completedSteps.count == 1)
+            #expect(error?.completedSteps.first as? String == "1")
+            #expect(error?.description.contains("\"second\"") == true)
             #expect(seen.indices == [1])
             #expect(server.requests.map(\.path) == ["/item/1", "/fail/2"])
         }
@@ -157,12 +154,11 @@ struct BatchAndChainTests {
             await waitForRequests(server, count: 1)
             task.cancel()
             let result = await task.result
-            guard case .failure(let error as ChainError) = result else {
-                Issue.record("expected a chain error, got \(result)")
+            guard case .failure(let error) = result else {
+                Issue.record("expected a cancellation, got \(result)")
                 return
             }
-            #expect(error.step == 1)
-            #expect((error.underlying as? CurlewError)?.code == .cancelled)
+            #expect(error is CancellationError, "a cancelled chain surfaces as CancellationError")
             try await Task.sleep(for: .milliseconds(50))
             #expect(server.requests.map(\.path) == ["/hold/1"])
         }

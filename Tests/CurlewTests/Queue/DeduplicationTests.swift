@@ -61,7 +61,7 @@ struct DeduplicationTests {
             for task in tasks.dropLast() { task.cancel() }
             var cancelled = 0
             for task in tasks.dropLast() {
-                if case .failure(let error as CurlewError) = await task.result, error.code == .cancelled { cancelled += 1 }
+                if case .failure(let error) = await task.result, error is CancellationError { cancelled += 1 }
             }
             #expect(cancelled == 19)
             gate.release()

@@ -12,6 +12,7 @@ struct SlowRequest: Endpoint {
     var priority: QueuePriority = .normal
     var route = "slow"
     var path: String { route }
+    var options: RequestOptions { RequestOptions(queue: queueName, priority: priority) }
     var query: [URLQueryItem] { [URLQueryItem(name: "id", value: String(id))] }
 }
 
@@ -118,7 +119,7 @@ struct QueueTests {
             await client.queues.cancelHeld("login")
             var cancelled = 0
             for task in tasks {
-                if case .failure(let error as CurlewError) = await task.result, error.code == .cancelled { cancelled += 1 }
+                if case .failure(let error) = await task.result, error is CancellationError { cancelled += 1 }
             }
             #expect(cancelled == 10)
             #expect(server.requestCount == 0)
@@ -142,7 +143,7 @@ struct QueueTests {
             for (id, task) in tasks.enumerated() {
                 switch await task.result {
                 case .success: succeeded.append(id)
-                case .failure(let error): if (error as? CurlewError)?.code == .cancelled { cancelled += 1 }
+                case .failure(let error): if error is CancellationError { cancelled += 1 }
                 }
             }
             #expect(succeeded == [1, 3, 5, 7, 9])
@@ -155,7 +156,7 @@ struct QueueTests {
         try await withLoopback(handler: slowHandler) { server, client, _ in
             let queues = client.queues
             let events = Task {
-                for await event in queues.events where event == .drained("images") { return true }
+                for await event in queues.events where event.kind == .queueDrained && event.queue == "images" { return true }
                 return false
             }
             for id in 0..<6 {

@@ -1,0 +1,168 @@
+internal import Foundation
+internal import HTTPTypes
+
+extension APIClient {
+    /// One call, start to finish: prepare, check the configuration, report, wait in the queue,
+    /// run the middleware chain around the transport, then decode once.
+    nonisolated func call<R: Endpoint>(_ request: R, options: RequestOptions) async throws -> APIResponse<R.Response> {
+        try await call(request, options: options, responseBody: .collect) { raw, summary in
+            try ResponseDecoding(request: request, summary: summary, decoder: self.configuration.decoder).decode(raw)
+        }
+    }
+
+    /// The general form: `finish` turns the chain's raw response into the caller's value.
+    nonisolated func call<R: Endpoint, Output: Sendable>(
+        _ request: R, options: RequestOptions, responseBody: ResponseBodyDisposition,
+        finish: @escaping @Sendable (RawResponse, RequestSummary) throws -> Output
+    ) async throws -> Output {
+        let name = String(describing: R.self)
+        let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
+        defer { options.ticket?.finish() }
+        var summary: RequestSummary?
+        do {
+            var prepared = try prepare(request)
+            summary = prepared.summary
+            try checkConfiguration(options, request: prepared, name: name)
+            if let timeout = options.timeout { prepared.options.totalTimeout = timeout }
+            if let limit = options.maximumBodySize { prepared.options.maximumBodySize = limit }
+            reporter.report(.started) { $0.request = prepared.summary }
+            let accessories = options.usesAccessories ? configuration.accessories + options.accessories : []
+            let ready = prepared
+            let output = try await AccessoryScope.run(
+                Activity(kind: .request, name: name, request: ready.summary), accessories: accessories
+            ) {
+                try await queued(options, reporter: reporter) {
+                    try await exchange(request, ready, options: options, responseBody: responseBody, reporter: reporter, finish: finish)
+                }
+            }
+            return output
+        } catch {
+            let surfaced = Self.surface(error, request: summary)
+            reporter.report(.failed) { event in
+                event.request = summary
+                event.error = surfaced as? CurlewError
+                event.status = (surfaced as? CurlewError)?.status
+            }
+            throw surfaced
+        }
+    }
+
+    /// Fails a call that requires login on a client that has no credential source.
+    private nonisolated func checkConfiguration(_ options: RequestOptions, request: PreparedRequest, name: String) throws(CurlewError) {
+        guard options.requiresAuthentication else { return }
+        let skipped = options.skippedMiddleware.contains(.authorization)
+        guard hasCredentialSource || options.middleware.contains(where: { $0 is AuthorizationMiddleware }), !skipped else {
+            var error = CurlewError(
+                code: .missingCredentialSource,
+                message: "\(name) requires authentication, but the client has no AuthorizationMiddleware (no credential source)\(skipped ? " for this call" : "")",
+                request: request.summary)
+            error.stage = .configuration
+            throw error
+        }
+    }
+
+    /// Waits in the call's queue (if any), then runs the work.
+    private nonisolated func queued<T: Sendable>(
+        _ options: RequestOptions, reporter: EventReporter, _ work: @Sendable () async throws -> T
+    ) async throws -> T {
+        guard let queue = options.queue else { return try await work() }
+        reporter.report(.queued) { $0.queue = queue }
+        return try await queues.run(in: queue, priority: options.priority) {
+            reporter.report(.dequeued) { $0.queue = queue }
+            return try await work()
+        }
+    }
+
+    /// The middleware for one call: the client's (already in phase order) and the call's own,
+    /// without the skipped kinds.
+    nonisolated func middleware(for options: RequestOptions) -> [any APIMiddleware] {
+        var chain = middleware
+        if !options.middleware.isEmpty { chain = MiddlewareArrangement.arrange(chain + options.middleware) }
+        if !options.skippedMiddleware.isEmpty { chain.removeAll { options.skippedMiddleware.contains($0.kind) } }
+        return chain
+    }
+
+    /// Runs the chain around the transport and the inner checks, then `finish`, with a debug log
+    /// line per call.
+    private nonisolated func exchange<R: Endpoint, Output: Sendable>(
+        _ request: R, _ prepared: PreparedRequest, options: RequestOptions, responseBody: ResponseBodyDisposition,
+        reporter: EventReporter, finish: @Sendable (RawResponse, RequestSummary) throws -> Output
+    ) async throws -> Output {
+        let identity = RequestIdentity(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters)
+        var context = MiddlewareContext(
+            requestID: reporter.requestID, requestName: reporter.requestName, identity: identity, options: options,
+            trustedOrigins: trustedOrigins, transport: transport, events: reporter, logger: configuration.logger)
+        context.responseBody = responseBody
+        let check = ResponseCheck(accepts: { request.accepts($0) }, envelope: request.envelope)
+        var next: MiddlewareNext = { prepared, context in
+            context.events.report(.attempt) { $0.attempt = context.attempt }
+            let raw: RawResponse
+            do {
+                raw = try await context.transport.send(prepared, context: context.transportContext)
+            } catch {
+                throw Self.stamped(error, stage: .transport, request: prepared.summary)
+            }
+            return try check.inspect(raw, summary: prepared.summary)
+        }
+        for middleware in middleware(for: options).reversed() {
+            let inner = next
+            next = { request, context in
+                do {
+                    return try await middleware.intercept(request, context: context, next: inner)
+                } catch {
+                    throw Self.stamped(error, stage: .middleware(middleware.kind), request: request.summary, middleware: middleware.kind)
+                }
+            }
+        }
+
+        let logger = configuration.logger
+        let started = logger.logLevel <= .debug ? ContinuousClock.now : nil
+        if logger.logLevel <= .trace {
+            // Names only: header values (tokens, cookies, signatures) never reach a log.
+            logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.content?.length ?? 0) bytes")
+        }
+        do {
+            let raw = try await next(prepared, context)
+            let output = try finish(raw, prepared.summary)
+            if let started { logger.debug("\(prepared.summary) → \(raw.status.code) in \(ContinuousClock.now - started)") }
+            reporter.report(.finished) { event in
+                event.status = raw.status
+                event.source = raw.source
+                event.metrics = raw.metrics
+            }
+            return output
+        } catch {
+            if let started { logger.debug("\(prepared.summary) → \((error as? CurlewError)?.code.description ?? "cancelled") in \(ContinuousClock.now - started)") }
+            throw error
+        }
+    }
+
+    /// Gives an error its stage (unless it has one) and its request; a non-``CurlewError`` from a
+    /// middleware becomes `.middlewareFailed` with the original as ``CurlewError/underlying``.
+    /// Cancellation passes through untouched.
+    static func stamped(_ error: any Error, stage: CurlewError.Stage, request: RequestSummary, middleware: MiddlewareKind? = nil) -> any Error {
+        if error is CancellationError { return error }
+        var curlew: CurlewError
+        if let error = error as? CurlewError {
+            curlew = error
+        } else if let middleware {
+            curlew = CurlewError(code: .middlewareFailed, message: "middleware \(middleware) failed: \(error)", underlying: error)
+        } else {
+            curlew = CurlewError.wrapping(error, request: request)
+        }
+        if curlew.stage == nil { curlew.stage = stage }
+        if curlew.request == nil { curlew.request = request }
+        return curlew
+    }
+
+    /// What leaves the client: a ``CurlewError``, or `CancellationError` for any cancellation.
+    static func surface(_ error: any Error, request: RequestSummary?) -> any Error {
+        if error is CancellationError { return error }
+        guard var curlew = error as? CurlewError else {
+            return CurlewError.wrapping(error, request: request)
+        }
+        if curlew.code == .cancelled { return CancellationError() }
+        if curlew.request == nil { curlew.request = request }
+        return curlew
+    }
+}
