@@ -85,6 +85,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                     snapshot = (fresh, newVersion)
                     if started { context.events.report(.credentialRefreshed) { $0.credentialVersion = newVersion } }
                 } catch let failure {
+                    if failure is CancellationError || (failure as? CurlewError)?.code == .cancelled { throw CancellationError() }
                     throw CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
                 }
                 context.attempt += 1

@@ -67,7 +67,7 @@ public actor TokenStore {
     func refresh(after failedVersion: Int, using refresher: @escaping Refresher) async throws -> (Credential, Int, started: Bool) {
         if version > failedVersion, let credential { return (credential, version, false) }
         if let flight = refreshInFlight, flight.from == version {
-            let (credential, version) = try await flight.task.value
+            let (credential, version) = try await CancellableWait.value(of: flight.task)
             return (credential, version, false)
         }
         guard let current = credential else {
@@ -84,7 +84,7 @@ public actor TokenStore {
             }
         }
         refreshInFlight = (from, task)
-        let (fresh, newVersion) = try await task.value
+        let (fresh, newVersion) = try await CancellableWait.value(of: task)
         return (fresh, newVersion, true)
     }
 
