@@ -8,15 +8,31 @@
 public struct TrustedOrigins: Sendable, Hashable {
     /// The normalised origins.
     public let origins: Set<String>
+    /// How URLs of these origins usually start (`http://host:port` and, for a default port,
+    /// `http://host`), for a check without parsing on the hot path.
+    private let prefixes: [String]
 
     /// Creates the set from URLs or origins; anything that is not an http(s) URL is ignored.
     public init(_ urls: some Sequence<String>) {
         origins = Set(urls.compactMap(Self.origin(of:)))
+        prefixes = origins.flatMap { origin -> [String] in
+            for suffix in [":443", ":80"] where origin.hasSuffix(suffix) {
+                let isDefault = (suffix == ":443") == origin.hasPrefix("https:")
+                if isDefault { return [origin, String(origin.dropLast(suffix.count))] }
+            }
+            return [origin]
+        }
     }
 
     /// Whether the URL's origin is in the set.
     public func contains(_ url: String) -> Bool {
-        guard !origins.isEmpty, let origin = Self.origin(of: url) else { return false }
+        guard !origins.isEmpty else { return false }
+        for prefix in prefixes where url.utf8.starts(with: prefix.utf8) {
+            let rest = url.utf8.dropFirst(prefix.utf8.count)
+            guard let next = rest.first else { return true }
+            if next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#") { return true }
+        }
+        guard let origin = Self.origin(of: url) else { return false }
         return origins.contains(origin)
     }
 
