@@ -70,5 +70,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The README's swift blocks, extracted by scripts/readme-examples.py, compiled and run.
+        .testTarget(
+            name: "ReadmeExamples",
+            dependencies: ["Curlew", "CurlewTesting", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Tests/ReadmeExamples",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

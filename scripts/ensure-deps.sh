@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building Curlew needs on a fresh Debian/Ubuntu machine: libcurl's development
-# package (headers and pkg-config file), plus the curl command the server smoke tests drive.
+# package (headers and pkg-config file), plus the curl command the server smoke tests drive and
+# python3, which extracts the README's examples for the tests.
 # Does nothing when they are already there.
 set -euo pipefail
-if pkg-config --exists libcurl 2>/dev/null && command -v curl >/dev/null; then
+if pkg-config --exists libcurl 2>/dev/null && command -v curl >/dev/null && command -v python3 >/dev/null; then
     exit 0
 fi
 SUDO=""
@@ -11,4 +12,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "Installing libcurl4-openssl-dev and pkg-config…" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq libcurl4-openssl-dev pkg-config curl >/dev/null
+$SUDO apt-get install -y -qq libcurl4-openssl-dev pkg-config curl python3 >/dev/null

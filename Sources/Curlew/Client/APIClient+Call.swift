@@ -20,6 +20,7 @@ extension APIClient {
         defer { options.ticket?.finish() }
         var summary: RequestSummary?
         do {
+            try Task.checkCancellation()
             var prepared = try prepare(request)
             summary = prepared.summary
             try checkConfiguration(options, request: prepared, name: name)

@@ -1,0 +1,114 @@
+import Curlew
+import CurlewTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Runs the README's examples (README.swift, generated from README.md) against mock transports
+/// and checks what they sent and got.
+@Suite("README examples")
+struct ReadmeExamplesTests {
+    /// Answers like the gallery API the README talks to.
+    static func galleryTransport() -> MockTransport {
+        MockTransport { request in
+            let path = request.url.split(separator: "?").first.map(String.init) ?? request.url
+            if request.method == .post, path.hasSuffix("/pictures") { return .text("", status: .created, for: request) }
+            if path.hasSuffix("/login") { return .json(#"{"token":"t"}"#, for: request) }
+            if path.hasSuffix("/profile") { return .text("ines", for: request) }
+            if path.hasSuffix("/pictures/2") { return .text("", status: .notFound, for: request) }
+            if path.hasSuffix("/pictures/search") { return .json(#"{"total":1,"pictures":[{"id":1,"title":"a"}]}"#, for: request) }
+            if path.contains("/pictures/") {
+                return .json(#"{"code":0,"msg":"here it is","data":{"id":5,"title":"Dunes"}}"#, for: request)
+            }
+            if path.contains("/albums/") { return .json(#"{"resp":{"data":[{"type":"pic","picUrl":"a.jpg"},{"type":"video","videoUrl":"b.mp4"}]}}"#, for: request) }
+            if path.hasSuffix("/legacy/search") { return .json(#"{"resp":{"code":7,"msg":"busy"}}"#, for: request) }
+            if path.hasSuffix("/me") { return .json(#"{"name":"ines"}"#, for: request) }
+            return .json(#"{"total":1,"pictures":[{"id":1,"title":"a"}]}"#, for: request)
+        }
+    }
+
+    @Test func theShortExampleSendsWhatItSays() async throws {
+        let transport = Self.galleryTransport()
+        try await tour(APIClient(baseURL: "https://api.test", transport: transport))
+        #expect(transport.requests.map(\.url) == [
+            "https://api.test/pictures/search?key=sunset",
+            "https://api.test/pictures/search?key=fog",
+            "https://api.test/pictures",
+        ])
+        #expect(transport.requests.last?.body == Data(#"{"title":"Dunes"}"#.utf8))
+        #expect(transport.requests.last?.headers[.init("X-Client")!] == "gallery-sync")
+    }
+
+    @Test func optionsEnvelopeAndDecodingExamples() async throws {
+        let transport = Self.galleryTransport()
+        let store = TokenStore(credential: .init(accessToken: "a"))
+        let client = APIClient(
+            configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [AuthorizationMiddleware(store: store)]),
+            transport: transport)
+        let profile = try await refreshProfile(client)
+        #expect(profile.name?.stringValue == "ines")
+        #expect(transport.contexts.last?.options.queue == "profile")
+        #expect(transport.contexts.last?.options.timeout == .seconds(5))
+        #expect(transport.requests.last?.headers[.authorization] == "Bearer a")
+
+        try await showPicture(client)
+        let envelope = try await client.send(PictureEnvelopeRequest(id: 5))
+        #expect(envelope.msg?.stringValue == "here it is")
+        #expect(try await searchMedia(client) == 2)
+        #expect(transport.requests.last?.url == "https://api.test/albums/7/search?limit=10&q=sunset")
+        let legacy = await #expect(throws: CurlewError.self) { try await client.send(LegacySearchRequest()) }
+        #expect(legacy?.businessCode == "7")
+    }
+
+    @Test func theGalleryClientIsBuiltInPhaseOrder() async throws {
+        let transport = Self.galleryTransport()
+        let client = makeGalleryClient(saved: SavedTokens(access: "a", refresh: "r"), secret: "123456", transport: transport)
+        #expect(client.configuration.middleware.map(\.kind) == [.retry, .tokenRefresh, .authorization, .commonArguments, .serverClock, .signing])
+        _ = try await client.send(SearchRequest(key: "fog"))
+        let sent = try #require(transport.requests.first)
+        #expect(sent.headers[.authorization] == "Bearer a")
+        #expect(sent.url.contains("v=2.1") && sent.url.contains("ts=") && sent.url.contains("sign="))
+    }
+
+    @Test func middlewareExamples() async throws {
+        let transport = Self.galleryTransport()
+        let client = APIClient(
+            configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [RequestIDHeader()]),
+            transport: transport)
+        _ = try await client.send(SearchRequest(key: "x"))
+        #expect(transport.requests.first?.headers[.init("X-Request-ID")!]?.hasSuffix("-1") == true)
+
+        let canned = APIClient(
+            configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [CannedAnswer(body: #"{"code":0,"msg":"","data":{"id":9,"title":"canned"}}"#)]),
+            transport: transport)
+        let picture = try await canned.response(for: PictureRequest(id: 9))
+        #expect(picture.value.title == "canned")
+        #expect(picture.source == .mock)
+        #expect(transport.requests.count == 1, "the canned answer never reached the transport")
+    }
+
+    @Test func cancellationAndTrackerExamples() async throws {
+        let transport = Self.galleryTransport()
+        let client = APIClient(baseURL: "https://api.test", transport: transport)
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await loadOrGiveUp(client)
+        }
+        #expect(await cancelled.value.isEmpty)
+        #expect(transport.requests.isEmpty, "a call in a cancelled task sends nothing")
+        await fetchAllPages(client)
+        #expect(transport.requests.count == 5)
+    }
+
+    @Test func theConcurrencyTourRuns() async throws {
+        let transport = Self.galleryTransport()
+        try await concurrencyTour(transport: transport)
+        // image, 3 pictures, search + picture, login + profile
+        #expect(transport.requests.count == 8)
+        #expect(transport.requests.filter { $0.url.hasSuffix("/pictures/2") }.count == 1)
+    }
+
+    @Test func theTestingExampleRuns() async throws {
+        try await testSearch()
+    }
+}
