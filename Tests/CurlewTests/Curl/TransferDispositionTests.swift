@@ -10,13 +10,25 @@ import Testing
 struct TransferDispositionTests {
     // MARK: Streams
 
+    /// Resident memory is process-wide and other suites run in parallel, so the measurement runs
+    /// in a child process running only this test (`CURLEW_MEMORY_CHILD=1`); the parent checks
+    /// that it passed.
     @Test func aQuarterGibibyteStreamsInBoundedMemory() async throws {
+        guard ProcessInfo.processInfo.environment["CURLEW_MEMORY_CHILD"] == "1" else {
+            let (status, output) = try await runThisTestInAChildProcess(
+                filter: "TransferDispositionTests/aQuarterGibibyteStreamsInBoundedMemory")
+            #expect(status == 0, "child process output:\n\(output)")
+            #expect(output.contains("1 test"), "child process output:\n\(output)")
+            return
+        }
         let length = 256 * 1024 * 1024
+        let highWaterMark = 1 << 20
         try await withLoopback(router: TransferRoutes.router()) { server, _, transport in
             let request = PreparedRequest(method: .get, url: server.url("/bytes?n=\(length)"))
             let before = residentBytes()
             var peak = before
-            let response = try await transport.send(request, context: transferContext(for: request, body: .stream()))
+            var peakBuffered = 0
+            let response = try await transport.send(request, context: transferContext(for: request, body: .stream(highWaterMark: highWaterMark)))
             #expect(response.status == .ok)
             #expect(response.metrics == nil, "streams report no metrics")
             guard case .stream(let stream) = response.content else {
@@ -28,14 +40,38 @@ struct TransferDispositionTests {
             for try await chunk in stream {
                 verifier.consume(chunk)
                 chunks += 1
+                peakBuffered = max(peakBuffered, stream.buffer.bufferedBytes)
                 if chunks % 256 == 0 { peak = max(peak, residentBytes()) }
             }
             peak = max(peak, residentBytes())
             #expect(verifier.offset == length)
             #expect(verifier.mismatches == 0)
+            #expect(peakBuffered <= highWaterMark + PatternBody.blockSize)
             #expect(peak - before < 32 * 1024 * 1024, "resident memory grew by \(peak - before) bytes")
             #expect(await eventually { transport.statistics.activeTransfers == 0 })
         }
+    }
+
+    /// Runs the test binary again with only `filter` and `CURLEW_MEMORY_CHILD=1`; returns its exit
+    /// status and output.
+    private func runThisTestInAChildProcess(filter: String) async throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CURLEW_MEMORY_CHILD"] = "1"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
+            Thread.detachNewThread {
+                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
+            }
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
     @Test func aSlowReaderPausesTheTransferAndTheServerStalls() async throws {
