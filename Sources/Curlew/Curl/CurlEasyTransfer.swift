@@ -156,6 +156,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
         }
     }
 
+    /// Method and body: in-memory bytes are copied to libcurl; files and streams are read while
+    /// sending.
     private func configureMethodAndBody(_ this: UnsafeMutableRawPointer) throws(CurlewError) {
         let method = request.method
         if let source {
@@ -200,6 +202,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
         }
     }
 
+    /// The request's headers, without `Expect: 100-continue` and without a content type libcurl
+    /// would invent.
     private func configureHeaders() throws(CurlewError) {
         var list: UnsafeMutablePointer<curl_slist>? = nil
         func append(_ line: String) {
@@ -219,11 +223,14 @@ final class CurlEasyTransfer: @unchecked Sendable {
 
     // MARK: Callbacks (engine thread)
 
+    /// `CURLOPT_HEADERFUNCTION`: one header line of any response (redirects and 1xx included).
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         head.consume(line: bytes)
         return bytes.count
     }
 
+    /// `CURLOPT_WRITEFUNCTION`: body bytes of the final response. The first call completes the
+    /// head (a streamed caller is resumed here); the sink decides to take, pause or abort.
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if case .headComplete(let resumeCaller) = machine.bodyArrived() {
             var length: curl_off_t = -1
@@ -250,6 +257,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         }
     }
 
+    /// `CURLOPT_READFUNCTION`: fills libcurl's buffer from the request-body source.
     fileprivate func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let source else { return 0 }
         switch source.read(into: buffer) {
@@ -264,11 +272,13 @@ final class CurlEasyTransfer: @unchecked Sendable {
         }
     }
 
+    /// `CURLOPT_SEEKFUNCTION`: rewinds a file body; streams cannot seek.
     fileprivate func seekBody(to offset: Int64, origin: Int32) -> Int32 {
         guard origin == SEEK_SET, case .file(let file)? = source, file.seek(to: offset) else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
         return Int32(CURL_SEEKFUNC_OK)
     }
 
+    /// `CURLOPT_XFERINFOFUNCTION` (events only): publishes the counters when they changed.
     fileprivate func progressed(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
         let progress = TransferProgress(
             bytesSent: uploaded, totalBytesToSend: uploadTotal > 0 ? uploadTotal : source?.length,
@@ -394,12 +404,14 @@ final class CurlEasyTransfer: @unchecked Sendable {
         return nil
     }
 
+    /// `CURLINFO_RESPONSE_CODE` of the last response.
     private func responseCode() -> Int {
         var status = 0
         _ = curlew_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         return status
     }
 
+    /// `CURLINFO_EFFECTIVE_URL`: the URL after libcurl's redirects.
     private func effectiveURL() -> String {
         var effective: UnsafePointer<CChar>? = nil
         _ = curlew_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
