@@ -28,6 +28,10 @@ CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_call
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
+CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
+}
+
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

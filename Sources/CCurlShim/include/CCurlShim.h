@@ -8,10 +8,13 @@
 
 #pragma clang assume_nonnull begin
 
-/// The signature libcurl uses for CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION.
+/// The signature libcurl uses for CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION and CURLOPT_READFUNCTION.
 typedef size_t (*curlew_data_callback)(char *_Nonnull bytes, size_t size, size_t count, void *_Nullable user);
 /// The signature libcurl uses for CURLOPT_XFERINFOFUNCTION.
 typedef int (*curlew_xferinfo_callback)(void *_Nullable user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
+
+/// The signature libcurl uses for CURLOPT_SEEKFUNCTION.
+typedef int (*curlew_seek_callback)(void *_Nullable user, curl_off_t offset, int origin);
 
 CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode curlew_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
@@ -20,6 +23,7 @@ CURLcode curlew_easy_setopt_pointer(CURL *handle, CURLoption option, void *_Null
 CURLcode curlew_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *_Nullable value);
 CURLcode curlew_easy_setopt_data_callback(CURL *handle, CURLoption option, curlew_data_callback _Nullable value);
 CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_callback _Nullable value);
+CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback _Nullable value);
 
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);

@@ -1,10 +1,19 @@
 internal import Foundation
 
-/// What the engine thread hands back for a finished exchange: the raw header block of the final
-/// response (parsed into `HTTPFields` by the caller, off the engine thread), status, body and URL.
+/// What the engine thread hands back for an exchange: the raw header block of the final response
+/// (parsed into `HTTPFields` by the caller, off the engine thread), status, body and URL.
+///
+/// For a collected or file body it comes at the end, with metrics; for a streamed body it comes
+/// when the head is complete, with the stream and no metrics.
 struct CompletedTransfer: Sendable {
+    /// The final status code.
     var status: Int
+    /// The final response's header lines, without the status line.
     var headerBlock: [UInt8]
-    var body: Data
+    /// The body: collected bytes, a file, or a stream still receiving.
+    var content: ResponseContent
+    /// The URL that produced the response (after libcurl's redirects).
     var url: String
+    /// libcurl's timings and counters; `nil` for streams.
+    var metrics: TransferMetrics?
 }

@@ -2,13 +2,26 @@ internal import CCurlShim
 internal import Foundation
 internal import HTTPTypes
 
-/// One exchange: the easy handle, its header list, its body sink and the continuation to resume.
+/// One exchange: the easy handle, its header list, its body sink and source, its state machine
+/// and the continuation to resume.
 ///
 /// Created and configured on the caller's thread, then handed to the engine thread through the
 /// inbox mutex; from then on only the engine thread touches it (the handle is never used by two
-/// threads at once, which is all libcurl asks). That hand-off is why it is `@unchecked Sendable`.
+/// threads at once, which is all libcurl asks). That hand-off is why it is `@unchecked Sendable`:
+/// every stored property is written on the caller's thread before the hand-off and on the engine
+/// thread after it (or, for a transfer rejected before submission, only on the caller's thread).
+/// The sink's buffer and the request-body pump are `Sendable` types with their own mutexes.
 final class CurlEasyTransfer: @unchecked Sendable {
     typealias Continuation = CheckedContinuation<CompletedTransfer, any Error>
+
+    /// What a transfer needs from its engine while it is configured.
+    struct Environment {
+        /// The engine: its counters, and its hooks for transfers that stream (built only then).
+        let engine: CurlEngine
+        /// Curlew follows redirects itself (``RedirectFollower``): a 3xx head is one hop, not
+        /// the final head, so it is not reported as `headReceived`.
+        let followsRedirectsInSwift: Bool
+    }
 
     let id: UInt64
     let request: PreparedRequest
@@ -18,16 +31,56 @@ final class CurlEasyTransfer: @unchecked Sendable {
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var continuation: Continuation?
     private var head = ResponseHeadParser()
-    private let sink: BufferedBodySink
-    private var sinkExpected = false
+    private let sink: any ResponseBodySink
+    private let source: RequestBodySource?
+    private var machine: TransferStateMachine
+    private let statistics: EngineStatistics
+    private let followsRedirectsInSwift: Bool
+    /// Present only when someone listens to the call's events.
+    private let events: EventReporter?
+    /// The counters last reported as progress (events only).
+    private var lastProgress = TransferProgress()
     /// Set when a callback aborted the transfer, so the error reports our reason, not curl's.
-    private var abortReason: (CurlewError.Code, String)?
+    private var abortReason: CurlewError?
     /// Present when the request has an idle timeout; sampled by the engine.
     private var idleTracker: IdleTracker?
 
-    /// Takes an easy handle from the pool and applies every option; throws if libcurl refuses one.
-    init(id: UInt64, request: PreparedRequest, pool: EasyHandlePool, continuation: Continuation) throws(CurlewError) {
+    /// Takes an easy handle from the pool and applies every option; throws if libcurl refuses
+    /// one, if the download file cannot be created or the upload file cannot be opened.
+    init(
+        id: UInt64, request: PreparedRequest, context: TransportContext, environment: Environment,
+        pool: EasyHandlePool, continuation: Continuation
+    ) throws(CurlewError) {
+        let disposition = context.responseBody.storage
+        var hooks: TransferHooks?
+        func transferHooks() -> TransferHooks {
+            if let hooks { return hooks }
+            let made = environment.engine.hooks(for: id)
+            hooks = made
+            return made
+        }
+        switch disposition {
+        case .collect:
+            self.sink = BufferedBodySink(maximumSize: request.options.maximumBodySize)
+        case .stream(let highWaterMark):
+            self.sink = StreamBodySink(
+                highWaterMark: highWaterMark, hooks: transferHooks(),
+                cancellationError: CurlEngine.cancellationError(request))
+        case .file(let path):
+            self.sink = try FileBodySink.create(path: path, request: request.summary)
+        }
+        switch request.content {
+        case .file(let path, _)?:
+            self.source = .file(try FileRequestBody(path: path, request: request.summary))
+        case .stream(let stream)?:
+            let pump = RequestBodyPump(length: stream.length, request: request.summary, hooks: transferHooks())
+            self.source = .stream(pump)
+        case .data?, nil:
+            self.source = nil
+        }
         guard let handle = pool.take() else {
+            sink.fail(CurlewError(code: .transportFailure, message: "curl_easy_init failed", request: request.summary))
+            source?.close()
             throw CurlewError(code: .transportFailure, message: "curl_easy_init failed", request: request.summary)
         }
         self.id = id
@@ -35,16 +88,23 @@ final class CurlEasyTransfer: @unchecked Sendable {
         self.handle = handle
         self.pool = pool
         self.continuation = continuation
-        self.sink = BufferedBodySink(maximumSize: request.options.maximumBodySize)
+        self.machine = TransferStateMachine(resumesAtHead: { if case .stream = disposition { true } else { false } }())
+        self.statistics = environment.engine.statistics
+        self.followsRedirectsInSwift = environment.followsRedirectsInSwift
+        self.events = context.events.isActive ? context.events : nil
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         if let idle = request.options.idleTimeout {
             self.idleTracker = IdleTracker(timeoutNanoseconds: Self.nanoseconds(idle), now: EngineClock.now())
         }
-        try configure()
+        try configure(limitsBody: disposition == .collect)
+        if case .stream(let stream)? = request.content, case .stream(let pump)? = source { pump.start(stream) }
     }
 
     deinit {
+        // A transfer dropped without an outcome (never submitted) still removes a partial file
+        // (the file sink's own deinit) and stops a request-body producer.
+        source?.close()
         pool.recycle(handle)
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
@@ -52,7 +112,9 @@ final class CurlEasyTransfer: @unchecked Sendable {
 
     // MARK: Options
 
-    private func configure() throws(CurlewError) {
+    /// Applies every option. Everything set here is undone by `curl_easy_reset` when the handle
+    /// goes back to the pool (read, seek and progress callbacks, upload mode, sizes included).
+    private func configure(limitsBody: Bool) throws(CurlewError) {
         let options = request.options
         let this = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_NOSIGNAL, 1)
@@ -69,7 +131,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
         try set(CURLOPT_UNRESTRICTED_AUTH, 0)
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         if let total = options.totalTimeout { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
-        try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(options.maximumBodySize))
+        // The maximum body size protects memory: streams and files are not held in memory.
+        if limitsBody { try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(options.maximumBodySize)) }
         switch options.httpVersion {
         case .automatic:
             try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
@@ -79,16 +142,47 @@ final class CurlEasyTransfer: @unchecked Sendable {
             try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
         }
         if options.acceptsCompressedResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
-        try configureMethodAndBody()
+        try configureMethodAndBody(this)
         try configureHeaders()
         try check(curlew_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlewWriteCallback), CURLOPT_WRITEFUNCTION)
         try set(CURLOPT_WRITEDATA, pointer: this)
         try check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlewHeaderCallback), CURLOPT_HEADERFUNCTION)
         try set(CURLOPT_HEADERDATA, pointer: this)
+        if events != nil {
+            // Progress costs a callback per libcurl loop; only when someone listens.
+            try check(curlew_easy_setopt_xferinfo_callback(handle, curlewProgressCallback), CURLOPT_XFERINFOFUNCTION)
+            try set(CURLOPT_XFERINFODATA, pointer: this)
+            try set(CURLOPT_NOPROGRESS, 0)
+        }
     }
 
-    private func configureMethodAndBody() throws(CurlewError) {
+    /// Method and body: in-memory bytes are copied to libcurl; files and streams are read while
+    /// sending.
+    private func configureMethodAndBody(_ this: UnsafeMutableRawPointer) throws(CurlewError) {
         let method = request.method
+        if let source {
+            // A body read while sending. libcurl documents two ways: CURLOPT_POST with a read
+            // callback and CURLOPT_POSTFIELDSIZE_LARGE for POST, CURLOPT_UPLOAD (PUT) with
+            // CURLOPT_INFILESIZE_LARGE otherwise, its method renamed by CURLOPT_CUSTOMREQUEST.
+            // A size of -1 (unknown) makes libcurl use chunked encoding over HTTP/1.1.
+            let size = curl_off_t(source.length ?? -1)
+            if method == .post {
+                try set(CURLOPT_POST, 1)
+                try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: size)
+            } else {
+                try set(CURLOPT_UPLOAD, 1)
+                try set(CURLOPT_INFILESIZE_LARGE, offset: size)
+                if method != .put { try set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            }
+            try check(curlew_easy_setopt_data_callback(handle, CURLOPT_READFUNCTION, curlewReadCallback), CURLOPT_READFUNCTION)
+            try set(CURLOPT_READDATA, pointer: this)
+            if case .file = source {
+                // Lets libcurl rewind the file to send it again (307/308 redirects).
+                try check(curlew_easy_setopt_seek_callback(handle, curlewSeekCallback), CURLOPT_SEEKFUNCTION)
+                try set(CURLOPT_SEEKDATA, pointer: this)
+            }
+            return
+        }
         if let body = request.body {
             try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(body.count))
             let code = body.withUnsafeBytes { raw in
@@ -108,6 +202,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
         }
     }
 
+    /// The request's headers, without `Expect: 100-continue` and without a content type libcurl
+    /// would invent.
     private func configureHeaders() throws(CurlewError) {
         var list: UnsafeMutablePointer<curl_slist>? = nil
         func append(_ line: String) {
@@ -127,35 +223,96 @@ final class CurlEasyTransfer: @unchecked Sendable {
 
     // MARK: Callbacks (engine thread)
 
+    /// `CURLOPT_HEADERFUNCTION`: one header line of any response (redirects and 1xx included).
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         head.consume(line: bytes)
         return bytes.count
     }
 
+    /// `CURLOPT_WRITEFUNCTION`: body bytes of the final response. The first call completes the
+    /// head (a streamed caller is resumed here); the sink decides to take, pause or abort.
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if !sinkExpected {
-            sinkExpected = true
+        if case .headComplete(let resumeCaller) = machine.bodyArrived() {
             var length: curl_off_t = -1
             _ = curlew_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
             sink.expect(contentLength: length > 0 ? Int(length) : nil)
+            if resumeCaller || events != nil {
+                let status = responseCode()
+                reportHead(status: status)
+                if resumeCaller {
+                    takeContinuation()?.resume(returning: CompletedTransfer(
+                        status: status, headerBlock: head.block, content: sink.content(), url: effectiveURL(), metrics: nil))
+                }
+            }
         }
         switch sink.receive(bytes) {
         case .proceed:
             return bytes.count
         case .pause:
+            if machine.receivePaused() { statistics.receivePaused() }
             return Int(CURL_WRITEFUNC_PAUSE)
         case .abort(let code, let message):
-            abortReason = (code, message)
+            abortReason = CurlewError(code: code, message: message, request: request.summary)
             return 0
         }
     }
 
+    /// `CURLOPT_READFUNCTION`: fills libcurl's buffer from the request-body source.
+    fileprivate func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let source else { return 0 }
+        switch source.read(into: buffer) {
+        case .bytes(let count):
+            return count
+        case .pause:
+            machine.sendPausedForData()
+            return Int(CURL_READFUNC_PAUSE)
+        case .abort(let error):
+            abortReason = error
+            return Int(CURL_READFUNC_ABORT)
+        }
+    }
+
+    /// `CURLOPT_SEEKFUNCTION`: rewinds a file body; streams cannot seek.
+    fileprivate func seekBody(to offset: Int64, origin: Int32) -> Int32 {
+        guard origin == SEEK_SET, case .file(let file)? = source, file.seek(to: offset) else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+        return Int32(CURL_SEEKFUNC_OK)
+    }
+
+    /// `CURLOPT_XFERINFOFUNCTION` (events only): publishes the counters when they changed.
+    fileprivate func progressed(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
+        let progress = TransferProgress(
+            bytesSent: uploaded, totalBytesToSend: uploadTotal > 0 ? uploadTotal : source?.length,
+            bytesReceived: downloaded, totalBytesToReceive: downloadTotal > 0 ? downloadTotal : nil)
+        guard progress != lastProgress, let events else { return }
+        lastProgress = progress
+        events.progress(progress)
+    }
+
+    // MARK: Engine commands (engine thread)
+
+    /// An `.unpause` command: un-pauses the directions whose side is ready again.
+    func unpause() {
+        let wasPaused = machine.phase == .paused
+        guard let state = machine.resume(receiveReady: sink.acceptsMore, sendReady: source?.isReadable ?? true) else { return }
+        if wasPaused, !state.receive { statistics.receiveResumed() }
+        // libcurl may deliver the held chunk from inside this call, pausing again.
+        _ = curl_easy_pause(handle, (state.receive ? CURLPAUSE_RECV : 0) | (state.send ? CURLPAUSE_SEND : 0))
+    }
+
+    /// Marks the transfer attached; `false` when it already ended.
+    func attach() -> Bool { machine.attach() }
+
     // MARK: Idle detection (engine thread)
 
     /// Samples the byte counters; returns the idle-timeout error once no byte moved for longer
-    /// than the request's idle timeout.
+    /// than the request's idle timeout. A transfer paused by Curlew (a slow reader, a slow body
+    /// producer) is not idle: its clock restarts.
     func idleFailure(now: UInt64) -> CurlewError? {
         guard var tracker = idleTracker else { return nil }
+        if machine.isPaused {
+            idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now)
+            return nil
+        }
         var received: curl_off_t = 0
         var sent: curl_off_t = 0
         _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
@@ -170,35 +327,157 @@ final class CurlEasyTransfer: @unchecked Sendable {
     // MARK: Completion
 
     /// Hands the continuation out exactly once; later calls get `nil`.
-    func takeContinuation() -> Continuation? {
+    private func takeContinuation() -> Continuation? {
         defer { continuation = nil }
         return continuation
     }
 
-    /// Builds the outcome of a finished transfer from libcurl's result code.
-    func outcome(for code: CURLcode) -> Result<CompletedTransfer, CurlewError> {
-        if let (reasonCode, message) = abortReason {
-            return .failure(CurlewError(code: reasonCode, message: message, request: request.summary))
+    /// The transfer is over with `error` (cancelled, shut down, timed out, refused): the caller
+    /// or the stream gets it, a partial file is removed, a body producer stops. Any thread that
+    /// owns the transfer (the engine thread once submitted). Later outcomes are ignored.
+    func fail(_ error: CurlewError) {
+        let wasPaused = machine.phase == .paused
+        let action = machine.fail()
+        if wasPaused { statistics.receiveResumed() }
+        source?.close()
+        switch action {
+        case .none:
+            return
+        case .failCaller:
+            sink.fail(error)
+            takeContinuation()?.resume(throwing: error)
+        case .failStream:
+            sink.fail(error)
         }
+    }
+
+    /// libcurl reports the transfer done with `code` (engine thread, after the handle was
+    /// removed from the multi handle).
+    func complete(_ code: CURLcode) {
+        if let error = failure(for: code) {
+            fail(error)
+            return
+        }
+        let wasPaused = machine.phase == .paused
+        let action = machine.complete()
+        if wasPaused { statistics.receiveResumed() }
+        source?.close()
+        switch action {
+        case .none:
+            return
+        case .endStream:
+            reportFinalProgress()
+            _ = sink.finish()
+        case .resumeCaller(let reportHeadNow):
+            let status = responseCode()
+            if reportHeadNow { reportHead(status: status) }
+            reportFinalProgress()
+            if let error = sink.finish() {
+                takeContinuation()?.resume(throwing: error)
+                return
+            }
+            // Streams report no metrics (documented on CurlTransport); only redirects need the
+            // effective URL.
+            let metrics = machine.resumesAtHead ? nil : metrics()
+            let url: String
+            if let metrics {
+                url = metrics.redirectCount > 0 ? effectiveURL() : request.url
+            } else {
+                url = effectiveURL()
+            }
+            takeContinuation()?.resume(returning: CompletedTransfer(
+                status: status, headerBlock: head.block, content: sink.content(), url: url, metrics: metrics))
+        }
+    }
+
+    /// The error for a finished transfer's result code, `nil` for success.
+    private func failure(for code: CURLcode) -> CurlewError? {
+        if let abortReason { return abortReason }
         if code == CURLE_FILESIZE_EXCEEDED {
             let limit = request.options.maximumBodySize
-            return .failure(CurlewError(code: .bodyTooLarge, message: "response body exceeds the maximum of \(limit) bytes", request: request.summary))
+            return CurlewError(code: .bodyTooLarge, message: "response body exceeds the maximum of \(limit) bytes", request: request.summary)
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
-            return .failure(CurlResultMapping.error(for: code, detail: detail, request: request.summary))
+            return CurlResultMapping.error(for: code, detail: detail, request: request.summary)
         }
+        return nil
+    }
+
+    /// `CURLINFO_RESPONSE_CODE` of the last response.
+    private func responseCode() -> Int {
         var status = 0
         _ = curlew_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        var url = request.url
-        var redirects = 0
-        _ = curlew_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
-        if redirects > 0 {
-            var effective: UnsafePointer<CChar>? = nil
-            _ = curlew_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
-            if let effective { url = String(cString: effective) }
+        return status
+    }
+
+    /// `CURLINFO_EFFECTIVE_URL`: the URL after libcurl's redirects.
+    private func effectiveURL() -> String {
+        var effective: UnsafePointer<CChar>? = nil
+        _ = curlew_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
+        return effective.map { String(cString: $0) } ?? request.url
+    }
+
+    /// Publishes `headReceived` for a final head (not for a hop Curlew follows itself).
+    private func reportHead(status: Int) {
+        guard let events else { return }
+        if followsRedirectsInSwift, RedirectFollower.redirectStatuses.contains(status) { return }
+        events.headReceived(status: HTTPResponse.Status(code: status))
+    }
+
+    /// The last progress callback may precede the last bytes; report the final counters.
+    private func reportFinalProgress() {
+        guard events != nil else { return }
+        var downloadTotal: curl_off_t = -1
+        var downloaded: curl_off_t = 0
+        var uploadTotal: curl_off_t = -1
+        var uploaded: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &downloadTotal)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &downloaded)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_UPLOAD_T, &uploadTotal)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+        progressed(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+    }
+
+    /// libcurl's timings and counters for the finished transfer.
+    private func metrics() -> TransferMetrics {
+        func duration(_ info: CURLINFO) -> Duration {
+            var microseconds: curl_off_t = 0
+            _ = curlew_easy_getinfo_off_t(handle, info, &microseconds)
+            return .microseconds(Int64(microseconds))
         }
-        return .success(CompletedTransfer(status: status, headerBlock: head.block, body: sink.body, url: url))
+        func long(_ info: CURLINFO) -> Int {
+            var value = 0
+            _ = curlew_easy_getinfo_long(handle, info, &value)
+            return value
+        }
+        func offset(_ info: CURLINFO) -> Int64 {
+            var value: curl_off_t = 0
+            _ = curlew_easy_getinfo_off_t(handle, info, &value)
+            return Int64(value)
+        }
+        return TransferMetrics(
+            nameLookup: duration(CURLINFO_NAMELOOKUP_TIME_T),
+            connect: duration(CURLINFO_CONNECT_TIME_T),
+            tlsHandshake: duration(CURLINFO_APPCONNECT_TIME_T),
+            firstByte: duration(CURLINFO_STARTTRANSFER_TIME_T),
+            total: duration(CURLINFO_TOTAL_TIME_T),
+            bytesSent: Int64(long(CURLINFO_REQUEST_SIZE)) + offset(CURLINFO_SIZE_UPLOAD_T),
+            bytesReceived: Int64(long(CURLINFO_HEADER_SIZE)) + offset(CURLINFO_SIZE_DOWNLOAD_T),
+            reusedConnection: long(CURLINFO_NUM_CONNECTS) == 0,
+            httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)),
+            redirectCount: long(CURLINFO_REDIRECT_COUNT))
+    }
+
+    /// `CURLINFO_HTTP_VERSION` as ``TransferMetrics/httpVersion`` spells it.
+    static func versionName(_ version: Int) -> String {
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): "2"
+        case Int(CURL_HTTP_VERSION_3): "3"
+        default: "1.1"
+        }
     }
 
     // MARK: Option helpers
@@ -256,4 +535,26 @@ private let curlewHeaderCallback: curlew_data_callback = { bytes, size, count, u
     guard let user else { return 0 }
     let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
     return transfer.receiveHeader(UnsafeRawBufferPointer(start: bytes, count: size * count))
+}
+
+/// `CURLOPT_READFUNCTION`: fills libcurl's buffer from the transfer's request-body source.
+private let curlewReadCallback: curlew_data_callback = { bytes, size, count, user in
+    guard let user else { return Int(CURL_READFUNC_ABORT) }
+    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: bytes, count: size * count))
+}
+
+/// `CURLOPT_SEEKFUNCTION`: rewinds a file body for libcurl to send it again.
+private let curlewSeekCallback: curlew_seek_callback = { user, offset, origin in
+    guard let user else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.seekBody(to: Int64(offset), origin: origin)
+}
+
+/// `CURLOPT_XFERINFOFUNCTION` (installed only when someone listens): reports changed counters.
+private let curlewProgressCallback: curlew_xferinfo_callback = { user, downloadTotal, downloaded, uploadTotal, uploaded in
+    guard let user else { return 0 }
+    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+    transfer.progressed(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+    return 0
 }

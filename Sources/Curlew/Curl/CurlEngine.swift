@@ -14,8 +14,8 @@ internal import Glibc
 /// no lock held.
 ///
 /// Thread-safety (why `@unchecked Sendable` is sound): `inbox` is a `Mutex`; `nextID` is an
-/// `Atomic`; `multi` is set once in `init` and used off the engine thread only for
-/// `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers` is touched
+/// `Atomic`; `statistics` holds only atomics; `multi` is set once in `init` and used off the
+/// engine thread only for `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers` is touched
 /// only by the engine thread; `thread` and `startFailure` are written in `init` only (before any
 /// other thread can see the engine) and read afterwards.
 final class CurlEngine: @unchecked Sendable {
@@ -35,6 +35,8 @@ final class CurlEngine: @unchecked Sendable {
     private let inbox = Mutex(CurlEngineInbox())
     private let nextID = Atomic<UInt64>(1)
     private let handles = EasyHandlePool(capacity: 256)
+    /// Counters for tests and diagnostics (active and paused transfers).
+    let statistics = EngineStatistics()
     private let multi: UnsafeMutableRawPointer?
     private var thread: pthread_t?
     private var startFailure: String?
@@ -78,7 +80,11 @@ final class CurlEngine: @unchecked Sendable {
 
     /// Runs one exchange; cancellation of the calling task removes the transfer on the engine
     /// thread and throws `.cancelled`.
-    func execute(_ request: PreparedRequest) async throws -> RawResponse {
+    ///
+    /// With a `.stream` disposition it returns once the final head is complete and the body
+    /// keeps arriving through the returned stream, whose cancellation (or loss) cancels the
+    /// transfer. `followsRedirectsInSwift` marks a hop of ``RedirectFollower``.
+    func execute(_ request: PreparedRequest, context: TransportContext, followsRedirectsInSwift: Bool = false) async throws -> RawResponse {
         if let startFailure {
             throw CurlewError(code: .transportFailure, message: startFailure, request: request.summary)
         }
@@ -89,7 +95,10 @@ final class CurlEngine: @unchecked Sendable {
                 // attaches it.
                 let transfer: CurlEasyTransfer
                 do {
-                    transfer = try CurlEasyTransfer(id: ticket.id, request: request, pool: handles, continuation: continuation)
+                    transfer = try CurlEasyTransfer(
+                        id: ticket.id, request: request, context: context,
+                        environment: .init(engine: self, followsRedirectsInSwift: followsRedirectsInSwift),
+                        pool: handles, continuation: continuation)
                 } catch {
                     continuation.resume(throwing: error)
                     return
@@ -107,9 +116,9 @@ final class CurlEngine: @unchecked Sendable {
                 case .none:
                     break
                 case .rejectShutdown(let job):
-                    job.transfer.takeContinuation()?.resume(throwing: Self.shutdownError(request))
+                    job.transfer.fail(Self.shutdownError(request))
                 case .rejectCancelled(let job):
-                    job.transfer.takeContinuation()?.resume(throwing: Self.cancellationError(request))
+                    job.transfer.fail(Self.cancellationError(request))
                 }
             }
         } onCancel: {
@@ -118,12 +127,21 @@ final class CurlEngine: @unchecked Sendable {
         return RawResponse(
             status: HTTPResponse.Status(code: completed.status),
             headers: ResponseHeadParser.fields(of: completed.headerBlock),
-            body: completed.body,
-            url: completed.url)
+            content: completed.content,
+            url: completed.url,
+            metrics: completed.metrics)
     }
 
-    /// Resumes a paused transfer (for streaming sinks).
+    /// Resumes a paused transfer (for streaming sinks and request-body pumps).
     func unpause(_ id: UInt64) { post(.unpause(id)) }
+
+    /// Commands for one transfer, posted from other threads. Weak: a stream kept after the
+    /// transport is gone must not keep the engine alive.
+    func hooks(for id: UInt64) -> TransferHooks {
+        TransferHooks(
+            unpause: { [weak self] in self?.post(.unpause(id)) },
+            cancel: { [weak self] in self?.post(.cancel(id)) })
+    }
 
     /// Fails in-flight transfers with `.shutdown`, stops the thread and cleans up on it.
     /// Returns once the thread has exited; a second call returns once the first has finished.
@@ -181,11 +199,12 @@ final class CurlEngine: @unchecked Sendable {
         // Fail everything still in flight, then also any job posted in the same instant.
         for (_, transfer) in transfers {
             curl_multi_remove_handle(multi, transfer.handle)
-            transfer.takeContinuation()?.resume(throwing: Self.shutdownError(transfer.request))
+            transfer.fail(Self.shutdownError(transfer.request))
         }
         transfers.removeAll()
+        statistics.setActive(0)
         let (late, _) = inbox.withLock { $0.drain() }
-        for case .add(let job) in late { job.transfer.takeContinuation()?.resume(throwing: Self.shutdownError(job.transfer.request)) }
+        for case .add(let job) in late { job.transfer.fail(Self.shutdownError(job.transfer.request)) }
         curl_multi_cleanup(multi)
         let waiters = inbox.withLock { $0.markStopped() }
         for waiter in waiters { waiter.resume() }
@@ -195,21 +214,22 @@ final class CurlEngine: @unchecked Sendable {
         switch command {
         case .add(let job):
             let transfer = job.transfer
+            guard transfer.attach() else { return }
             let added = curl_multi_add_handle(multi, transfer.handle)
             guard added == CURLM_OK else {
                 let reason = String(cString: curl_multi_strerror(added))
-                transfer.takeContinuation()?.resume(
-                    throwing: CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: transfer.request.summary))
+                transfer.fail(CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: transfer.request.summary))
                 return
             }
             transfers[job.ticket.id] = transfer
+            statistics.setActive(transfers.count)
         case .cancel(let id):
             guard let transfer = transfers.removeValue(forKey: id) else { return }
+            statistics.setActive(transfers.count)
             curl_multi_remove_handle(multi, transfer.handle)
-            transfer.takeContinuation()?.resume(throwing: Self.cancellationError(transfer.request))
+            transfer.fail(Self.cancellationError(transfer.request))
         case .unpause(let id):
-            guard let transfer = transfers[id] else { return }
-            _ = curl_easy_pause(transfer.handle, CURLPAUSE_RECV_CONT | CURLPAUSE_SEND_CONT)
+            transfers[id]?.unpause()
         }
     }
 
@@ -220,8 +240,9 @@ final class CurlEngine: @unchecked Sendable {
         for (id, transfer) in transfers {
             guard let failure = transfer.idleFailure(now: now) else { continue }
             transfers[id] = nil
+            statistics.setActive(transfers.count)
             curl_multi_remove_handle(multi, transfer.handle)
-            transfer.takeContinuation()?.resume(throwing: failure)
+            transfer.fail(failure)
         }
     }
 
@@ -235,12 +256,8 @@ final class CurlEngine: @unchecked Sendable {
             let id = UInt64(UInt(bitPattern: privateData))
             curl_multi_remove_handle(multi, easy)
             guard let transfer = transfers.removeValue(forKey: id) else { continue }
-            let outcome = transfer.outcome(for: result)
-            guard let continuation = transfer.takeContinuation() else { continue }
-            switch outcome {
-            case .success(let response): continuation.resume(returning: response)
-            case .failure(let error): continuation.resume(throwing: error)
-            }
+            statistics.setActive(transfers.count)
+            transfer.complete(result)
         }
     }
 

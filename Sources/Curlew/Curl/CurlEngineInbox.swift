@@ -9,7 +9,8 @@ struct CurlEngineInbox {
         case add(CurlEngine.Job)
         /// Stop a transfer and fail it with a cancellation error.
         case cancel(UInt64)
-        /// Resume a transfer whose body sink paused it.
+        /// Resume a transfer paused by its response-body reader or its request-body producer;
+        /// each paused direction resumes only if its side is ready.
         case unpause(UInt64)
     }
 

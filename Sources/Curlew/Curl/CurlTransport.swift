@@ -54,12 +54,35 @@ public final class CurlTransport: Transport {
 
     /// Sends the request on the engine thread. Cancelling the calling task removes the transfer
     /// and throws `.cancelled` promptly.
+    ///
+    /// The body goes where ``TransportContext/responseBody`` says:
+    /// - `.collect`: in memory, up to ``TransferOptions/maximumBodySize``; the call returns at
+    ///   the end, with ``RawResponse/metrics``.
+    /// - `.stream`: the call returns when the final head is complete (after redirects and 1xx
+    ///   responses); the body arrives through a ``ResponseBodyStream`` that pauses the transfer
+    ///   while the reader is behind. Errors after the head end the stream with the
+    ///   ``CurlewError``; cancelling the reading task or dropping the stream cancels the
+    ///   transfer. ``TransferOptions/maximumBodySize`` does not apply (use
+    ///   ``ResponseBodyStream/collect(upTo:)``), and `metrics` is `nil`: they are only known at
+    ///   the end.
+    /// - `.file`: into a new file (mode 0600, never an existing file or a symbolic link), created
+    ///   before anything is sent; `.fileNotWritable` if it cannot be. A failed transfer removes
+    ///   the partial file. ``TransferOptions/maximumBodySize`` does not apply.
+    ///
+    /// Request bodies in a file or a stream are read while sending; a stream without a length is
+    /// sent with chunked encoding over HTTP/1.1. When someone listens to
+    /// ``TransportContext/events``, progress and the head are reported.
     public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         guard !request.options.originBoundHeaders.isEmpty, request.options.redirectLimit > 0 else {
-            return try await engine.execute(request)
+            return try await engine.execute(request, context: context)
         }
-        return try await RedirectFollower(limit: request.options.redirectLimit).send(request) { try await engine.execute($0) }
+        return try await RedirectFollower(limit: request.options.redirectLimit).send(request, context: context) {
+            try await engine.execute($0, context: context, followsRedirectsInSwift: true)
+        }
     }
+
+    /// The engine's counters (tests): active and paused transfers, pauses so far.
+    var statistics: EngineStatistics { engine.statistics }
 
     /// Fails in-flight requests with `.shutdown`, stops the engine thread and frees every handle on
     /// it. Requests sent afterwards fail with `.shutdown`. Calling it again is a no-op.

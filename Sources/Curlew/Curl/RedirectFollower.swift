@@ -1,24 +1,44 @@
 internal import Foundation
 internal import HTTPTypes
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// Follows redirects in Swift for requests carrying origin-bound headers, which libcurl would
 /// forward to any host: on a change of scheme, host or port it drops `Authorization`, `Cookie`
 /// and every ``TransferOptions/originBoundHeaders`` entry.
+///
+/// Each hop is reported as a `redirected` event; the final response's metrics count the hops
+/// followed here plus any libcurl followed. The body of a hop is discarded: a stream is dropped
+/// (which cancels its transfer), a file is removed so the next hop can create it again.
 struct RedirectFollower {
+    /// The statuses that are followed when they carry a `Location`.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Most hops followed.
     let limit: Int
 
-    func send(_ request: PreparedRequest, _ execute: (PreparedRequest) async throws -> RawResponse) async throws -> RawResponse {
+    /// Sends `request` through `execute`, following redirects up to ``limit``.
+    func send(
+        _ request: PreparedRequest, context: TransportContext,
+        _ execute: (PreparedRequest) async throws -> RawResponse
+    ) async throws -> RawResponse {
         var current = request
         var redirects = 0
         while true {
-            let response = try await execute(current)
-            guard [301, 302, 303, 307, 308].contains(response.status.code), let location = response.headers[.location] else {
+            var response = try await execute(current)
+            guard Self.redirectStatuses.contains(response.status.code), let location = response.headers[.location] else {
+                if var metrics = response.metrics {
+                    metrics.redirectCount += redirects
+                    response.metrics = metrics
+                }
                 return response
             }
+            Self.discardBody(of: response)
             guard redirects < limit else {
                 throw CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary)
             }
-            redirects += 1
+            redirects += 1 + (response.metrics?.redirectCount ?? 0)
             guard let next = URL(string: location, relativeTo: URL(string: current.url))?.absoluteURL,
                 let scheme = next.scheme?.lowercased()
             else {
@@ -37,11 +57,26 @@ struct RedirectFollower {
                 current.method = .get
                 current.body = nil
                 current.headers[.contentType] = nil
+            } else if let content = current.content, !content.isReplayable {
+                throw CurlewError(
+                    code: .redirectRefused, message: "a one-shot body stream cannot be sent again to the redirect target",
+                    request: current.summary)
             }
             current.setURL(next.absoluteString)
+            context.events.report(.redirected) { $0.location = current.summary.redactedURL }
         }
     }
 
+    /// Frees what a hop's response holds: its stream is cancelled, its file removed.
+    private static func discardBody(of response: RawResponse) {
+        switch response.content {
+        case .data: break
+        case .stream(let stream): stream.cancel()
+        case .file(let path, _): unlink(path)
+        }
+    }
+
+    /// `scheme://host:port`, lower-cased, with the scheme's default port filled in.
     static func origin(of url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? ""
         let port = url.port ?? (scheme == "https" ? 443 : 80)

@@ -1,4 +1,7 @@
 internal import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// What a body sink tells the engine after each chunk of response bytes.
 enum SinkDecision {
@@ -11,24 +14,36 @@ enum SinkDecision {
     case abort(CurlewError.Code, String)
 }
 
-/// The consumer of a transfer's response body, called on the engine thread.
+/// The consumer of a transfer's response body, called on the engine thread (``finish()`` and
+/// ``fail(_:)`` also on a caller's thread when a transfer is rejected before it is submitted).
 ///
-/// ``BufferedBodySink`` collects the body in memory for ``RawResponse``. A streaming sink (a later
-/// capability: downloads to disk, async byte sequences) returns `.pause` when its consumer is full
-/// and asks the engine to `unpause` through the inbox; progress reporting hooks in here too.
+/// One per ``ResponseBodyDisposition``: ``BufferedBodySink`` collects in memory,
+/// ``StreamBodySink`` hands chunks to a ``ResponseBodyStream`` with back-pressure and
+/// ``FileBodySink`` writes to a new file.
 protocol ResponseBodySink: AnyObject {
-    /// Called once before the first chunk with the size announced by the server, if any.
+    /// Called once, when the final head is complete, with the size announced by the server.
     func expect(contentLength: Int?)
     /// Called for every chunk of decoded body bytes.
     func receive(_ bytes: UnsafeRawBufferPointer) -> SinkDecision
+    /// Whether a sink that paused the transfer can take bytes again.
+    var acceptsMore: Bool { get }
+    /// The body ended: flush and close. Returns the error to report instead of success.
+    func finish() -> CurlewError?
+    /// What the caller gets as ``RawResponse/content``; called once, at the head for streams,
+    /// after ``finish()`` otherwise.
+    func content() -> ResponseContent
+    /// The transfer failed: end a stream with the error, remove a partial file.
+    func fail(_ error: CurlewError)
 }
 
 /// Collects the body into one `Data`, enforcing the maximum size in decoded bytes and reserving
 /// capacity from `Content-Length` so a large body is copied once.
 final class BufferedBodySink: ResponseBodySink {
+    /// The bytes received so far.
     private(set) var body = Data()
     private let maximumSize: Int
 
+    /// Creates a sink that aborts beyond `maximumSize` bytes.
     init(maximumSize: Int) {
         self.maximumSize = maximumSize
     }
@@ -44,5 +59,141 @@ final class BufferedBodySink: ResponseBodySink {
         }
         body.append(contentsOf: bytes)
         return .proceed
+    }
+
+    var acceptsMore: Bool { true }
+
+    func finish() -> CurlewError? { nil }
+
+    func content() -> ResponseContent { .data(body) }
+
+    func fail(_ error: CurlewError) {}
+}
+
+/// Hands body chunks to a ``ResponseBodyBuffer`` read through a ``ResponseBodyStream``: a chunk
+/// the buffer refuses (reader behind the high-water mark) pauses the transfer; the buffer asks the
+/// engine to un-pause once the reader has caught up, and to cancel when the reader goes away.
+///
+/// ``TransferOptions/maximumBodySize`` does not apply: the body is never held whole, and a reader
+/// that wants a limit uses ``ResponseBodyStream/collect(upTo:)``.
+final class StreamBodySink: ResponseBodySink {
+    /// The hand-off shared with the stream the caller reads.
+    let buffer: ResponseBodyBuffer
+
+    /// Creates a sink whose buffer pauses above `highWaterMark` unread bytes and calls `hooks`
+    /// to un-pause or cancel the transfer.
+    init(highWaterMark: Int, hooks: TransferHooks, cancellationError: CurlewError) {
+        self.buffer = ResponseBodyBuffer(
+            highWaterMark: highWaterMark, cancellationError: cancellationError,
+            onResume: hooks.unpause, onCancel: hooks.cancel)
+    }
+
+    func expect(contentLength: Int?) {}
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> SinkDecision {
+        switch buffer.offer(bytes) {
+        case .some(true): .proceed
+        case .some(false): .pause
+        case .none: .abort(.cancelled, "the response stream was cancelled")
+        }
+    }
+
+    var acceptsMore: Bool { buffer.acceptsMore }
+
+    func finish() -> CurlewError? {
+        buffer.finish(nil)
+        return nil
+    }
+
+    func content() -> ResponseContent { .stream(ResponseBodyStream(buffer: buffer)) }
+
+    func fail(_ error: CurlewError) { buffer.finish(error) }
+}
+
+/// Writes the body to a file created by ``create(path:request:)`` (on the caller's thread, before
+/// the transfer is submitted). The file is removed when the transfer fails, is cancelled, or is
+/// dropped before finishing; only a finished file is left behind.
+///
+/// ``TransferOptions/maximumBodySize`` does not apply: the limit protects memory, and the body
+/// never is in memory.
+final class FileBodySink: ResponseBodySink {
+    /// Where the body goes.
+    let path: String
+    /// Open while receiving; `-1` once closed.
+    private var descriptor: Int32
+    /// Bytes written so far.
+    private(set) var length: Int64 = 0
+    /// Set once the file was either kept (finished) or removed.
+    private var settled = false
+    /// The request, for errors.
+    private let request: RequestSummary
+
+    private init(path: String, descriptor: Int32, request: RequestSummary) {
+        self.path = path
+        self.descriptor = descriptor
+        self.request = request
+    }
+
+    /// Creates the file with `O_EXCL|O_NOFOLLOW` and mode 0600: an existing file or a symbolic
+    /// link is never written through.
+    /// - Throws: `.fileNotWritable` when the file cannot be created.
+    static func create(path: String, request: RequestSummary) throws(CurlewError) -> FileBodySink {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CurlewError(code: .fileNotWritable, message: "could not create \(path): \(reason)", request: request)
+        }
+        return FileBodySink(path: path, descriptor: descriptor, request: request)
+    }
+
+    deinit {
+        discard()
+    }
+
+    func expect(contentLength: Int?) {}
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> SinkDecision {
+        guard let base = bytes.baseAddress else { return .proceed }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return .abort(.fileNotWritable, "could not write \(path): \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+        length += Int64(bytes.count)
+        return .proceed
+    }
+
+    var acceptsMore: Bool { true }
+
+    func finish() -> CurlewError? {
+        guard descriptor >= 0 else { return nil }
+        let result = close(descriptor)
+        descriptor = -1
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            discard()
+            return CurlewError(code: .fileNotWritable, message: "could not write \(path): \(reason)", request: request)
+        }
+        settled = true
+        return nil
+    }
+
+    func content() -> ResponseContent { .file(path: path, length: length) }
+
+    func fail(_ error: CurlewError) { discard() }
+
+    /// Closes and removes the partial file (once).
+    private func discard() {
+        guard !settled else { return }
+        settled = true
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        unlink(path)
     }
 }

@@ -13,7 +13,7 @@ extension CurlewError {
             case cancelled
             case malformedURL, unsupportedScheme, invalidHeader, invalidMethod, invalidPath
             case encodingFailed
-            case missingCredentialSource, middlewareFailed, fileUnreadable
+            case missingCredentialSource, middlewareFailed, fileUnreadable, fileNotWritable, bodyStreamFailed
         }
 
         private let base: Base
@@ -75,6 +75,16 @@ extension CurlewError {
         public static let invalidPath = Code(.invalidPath)
         /// The request body could not be encoded.
         public static let encodingFailed = Code(.encodingFailed)
+        /// A request body file could not be opened or read, or its length changed while it was
+        /// sent. When it cannot be opened, nothing was sent.
+        public static let fileUnreadable = Code(.fileUnreadable)
+        /// The file for a downloaded body could not be created (it already exists, is a symbolic
+        /// link, or its directory is not writable; nothing was sent) or could not be written
+        /// while receiving. A partly written file is removed.
+        public static let fileNotWritable = Code(.fileNotWritable)
+        /// A streamed request body threw, or produced fewer or more bytes than its declared
+        /// length; the exchange was abandoned midway.
+        public static let bodyStreamFailed = Code(.bodyStreamFailed)
 
         /// The request requires authentication but the client has no credential source
         /// (no ``AuthorizationMiddleware``): a configuration mistake, found before sending.
@@ -82,15 +92,13 @@ extension CurlewError {
         /// A middleware threw an error that is not a ``CurlewError``; it is in
         /// ``CurlewError/underlying`` and the middleware's kind in ``CurlewError/stage``.
         public static let middlewareFailed = Code(.middlewareFailed)
-        /// A file to upload is missing, not a regular file or not readable.
-        public static let fileUnreadable = Code(.fileUnreadable)
 
         /// The level this code belongs to.
         public var level: Level {
             switch base {
             case .cannotConnect, .dnsFailure, .tlsFailure, .connectTimeout, .totalTimeout, .idleTimeout,
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
-                .shutdown, .transportFailure:
+                .shutdown, .transportFailure, .bodyStreamFailed:
                 .transport
             case .unacceptableStatus: .httpStatus
             case .serverError: .server
@@ -98,7 +106,7 @@ extension CurlewError {
             case .unauthorized, .notLoggedIn, .sessionEnded, .refreshFailed: .auth
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
-                .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable:
+                .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable, .fileNotWritable:
                 .invalidRequest
             }
         }

@@ -10,12 +10,31 @@ final class ResponseBodyBuffer: Sendable {
     private let onResume: @Sendable () -> Void
     /// Asks the transport to stop the transfer.
     private let onCancel: @Sendable () -> Void
+    /// What a reader gets after it (or another copy of the stream) cancelled.
+    private let cancellationError: any Error
 
-    init(highWaterMark: Int, onResume: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void) {
+    /// Creates a buffer.
+    /// - Parameters:
+    ///   - highWaterMark: Unread bytes above which the producer is told to pause.
+    ///   - cancellationError: Thrown to a reader once the stream was cancelled (the transport's
+    ///     typed `.cancelled` error).
+    ///   - onResume: Called (unlocked, on the reader's thread) when a paused producer may deliver again.
+    ///   - onCancel: Called (unlocked) when the reader cancelled or went away before the end.
+    init(
+        highWaterMark: Int, cancellationError: any Error = CancellationError(),
+        onResume: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void
+    ) {
         self.state = Mutex(ResponseBodyBufferState(highWaterMark: highWaterMark))
+        self.cancellationError = cancellationError
         self.onResume = onResume
         self.onCancel = onCancel
     }
+
+    /// Whether the producer may deliver: it is not waiting for the reader to catch up.
+    var acceptsMore: Bool { state.withLock { !$0.producerPaused } }
+
+    /// Unread bytes (tests and diagnostics).
+    var bufferedBytes: Int { state.withLock { $0.bufferedBytes } }
 
     // MARK: Producer side
 
@@ -34,7 +53,8 @@ final class ResponseBodyBuffer: Sendable {
         }
     }
 
-    /// The body ended (with `nil`) or failed.
+    /// The body ended (with `nil`) or failed; a reader gets the rest of the chunks, then the end
+    /// or the error.
     func finish(_ error: (any Error)?) {
         let waiter = state.withLock { $0.finish(error) }
         if let waiter {
@@ -44,10 +64,12 @@ final class ResponseBodyBuffer: Sendable {
 
     // MARK: Consumer side
 
+    /// The next chunk, `nil` at the end; waits while the buffer is empty. Cancelling the waiting
+    /// task cancels the stream.
     func next() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                let action = state.withLock { $0.next(continuation) }
+                let action = state.withLock { $0.next(continuation, cancellationError: cancellationError) }
                 switch action {
                 case .deliver(let result, let resume):
                     continuation.resume(with: result)
@@ -61,12 +83,15 @@ final class ResponseBodyBuffer: Sendable {
         }
     }
 
+    /// Stops the stream: drops unread chunks, fails a waiting reader and, unless the body already
+    /// ended, asks the transport to stop the transfer.
     func cancel() {
         let (waiter, stop) = state.withLock { $0.cancel() }
-        waiter?.resume(throwing: CancellationError())
+        waiter?.resume(throwing: cancellationError)
         if stop { onCancel() }
     }
 
+    /// The last copy of the stream is gone: stop the transfer unless the body already ended.
     func consumerGone() {
         if state.withLock({ $0.consumerGone() }) { onCancel() }
     }
@@ -77,7 +102,12 @@ final class ResponseBodyBuffer: Sendable {
 struct ResponseBodyBufferState {
     typealias Waiter = CheckedContinuation<Data?, any Error>
 
+    /// Unread bytes above which ``offer(count:_:)`` asks the producer to pause.
     let highWaterMark: Int
+    /// Queued chunks smaller than this take the next chunk's bytes instead of queueing another
+    /// `Data`: libcurl delivers at most 16 KiB at a time, and fewer, larger chunks mean fewer
+    /// wake-ups for the reader.
+    static let coalescingLimit = 64 * 1024
     private(set) var chunks: [Data] = []
     private var head = 0
     private(set) var bufferedBytes = 0
@@ -86,14 +116,20 @@ struct ResponseBodyBufferState {
     private var ending: Result<Void, any Error>?
     private var stopped = false
 
+    /// Creates an empty buffer state.
     init(highWaterMark: Int) { self.highWaterMark = highWaterMark }
 
+    /// What the producer does with an offered chunk.
     enum OfferAction {
+        /// Taken: resume the waiting reader (if any) with the chunk.
         case accepted(Waiter?, Data)
+        /// Not taken: pause and offer it again after a resume.
         case pause
+        /// The reader is gone: abort the transfer.
         case abort
     }
 
+    /// Offers `count` bytes, copied by `copy` only when taken.
     mutating func offer(count: Int, _ copy: () -> Data) -> OfferAction {
         if stopped { return .abort }
         if let waiter {
@@ -105,11 +141,16 @@ struct ResponseBodyBufferState {
             return .pause
         }
         let chunk = copy()
-        chunks.append(chunk)
+        if chunks.count > head, let last = chunks.indices.last, chunks[last].count < Self.coalescingLimit {
+            chunks[last].append(chunk)
+        } else {
+            chunks.append(chunk)
+        }
         bufferedBytes += chunk.count
         return .accepted(nil, chunk)
     }
 
+    /// Records the end of the body; returns the waiting reader to resume with it.
     mutating func finish(_ error: (any Error)?) -> Waiter? {
         guard ending == nil else { return nil }
         ending = error.map { .failure($0) } ?? .success(())
@@ -117,13 +158,17 @@ struct ResponseBodyBufferState {
         return chunks.count > head ? nil : waiter
     }
 
+    /// What a reader asking for the next chunk gets.
     enum NextAction {
+        /// Resume the reader now with this; then resume the producer if asked.
         case deliver(Result<Data?, any Error>, resumeProducer: Bool)
+        /// The reader waits (its continuation is kept); resume the producer if asked.
         case wait(resumeProducer: Bool)
     }
 
-    mutating func next(_ continuation: Waiter) -> NextAction {
-        if stopped { return .deliver(.failure(CancellationError()), resumeProducer: false) }
+    /// A reader asks for the next chunk.
+    mutating func next(_ continuation: Waiter, cancellationError: any Error = CancellationError()) -> NextAction {
+        if stopped { return .deliver(.failure(cancellationError), resumeProducer: false) }
         if head < chunks.count {
             let chunk = chunks[head]
             head += 1
@@ -158,6 +203,7 @@ struct ResponseBodyBufferState {
         return (waiter, ending == nil)
     }
 
+    /// The reader went away; returns whether the transfer must be stopped.
     mutating func consumerGone() -> Bool {
         cancel().1
     }

@@ -37,7 +37,11 @@ struct EventTests {
                 #expect(finished.allSatisfy { $0.status?.code == 200 && $0.source == .network })
             }
             let describe = { (events: [ClientEvent]) in Set(events.map { "\($0.kind) \($0.requestID.map(String.init(describing:)) ?? "-")" }) }
-            #expect(a.count == 60 && b.count == 60, "started, attempt and finished for each of the 20 calls")
+            for events in [a, b] {
+                let kinds = events.filter { $0.kind != .progress }.map(\.kind)
+                #expect(kinds.count == 80, "started, attempt, head received and finished for each of the 20 calls")
+                #expect(kinds.filter { $0 == .headReceived }.count == 20)
+            }
             #expect(describe(a) == describe(b), "both subscribers saw the same events")
             #expect(server.requestCount == 20)
         }
@@ -49,7 +53,8 @@ struct EventTests {
             let reader = Task { await Self.collect(events, until: 1, of: .finished) }
             _ = try await client.send(Send(path: "x"), queue: "q")
             let seen = await reader.value
-            #expect(seen.map(\.kind) == [.started, .queued, .dequeued, .attempt, .finished])
+            #expect(seen.filter { $0.kind != .progress }.map(\.kind) == [.started, .queued, .dequeued, .attempt, .headReceived, .finished])
+            #expect(seen.filter { $0.kind == .progress }.last?.progress?.bytesReceived == 2, "progress ends at the body's 2 bytes")
             #expect(Set(seen.compactMap(\.requestID)).count == 1)
             #expect(seen[1].queue == "q")
             #expect(seen.last?.metrics != nil, "timings travel on the finished event")
