@@ -63,9 +63,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
         case .collect:
             self.sink = BufferedBodySink(maximumSize: request.options.maximumBodySize)
         case .stream(let highWaterMark):
-            self.sink = StreamBodySink(
-                highWaterMark: highWaterMark, hooks: transferHooks(),
-                cancellationError: CurlEngine.cancellationError(request))
+            // A cancelled reader gets `CancellationError`, as everywhere else in Curlew.
+            self.sink = StreamBodySink(highWaterMark: highWaterMark, hooks: transferHooks())
         case .file(let path):
             self.sink = try FileBodySink.create(path: path, request: request.summary)
         }

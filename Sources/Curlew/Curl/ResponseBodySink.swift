@@ -82,10 +82,8 @@ final class StreamBodySink: ResponseBodySink {
 
     /// Creates a sink whose buffer pauses above `highWaterMark` unread bytes and calls `hooks`
     /// to un-pause or cancel the transfer.
-    init(highWaterMark: Int, hooks: TransferHooks, cancellationError: CurlewError) {
-        self.buffer = ResponseBodyBuffer(
-            highWaterMark: highWaterMark, cancellationError: cancellationError,
-            onResume: hooks.unpause, onCancel: hooks.cancel)
+    init(highWaterMark: Int, hooks: TransferHooks) {
+        self.buffer = ResponseBodyBuffer(highWaterMark: highWaterMark, onResume: hooks.unpause, onCancel: hooks.cancel)
     }
 
     func expect(contentLength: Int?) {}

@@ -10,22 +10,17 @@ final class ResponseBodyBuffer: Sendable {
     private let onResume: @Sendable () -> Void
     /// Asks the transport to stop the transfer.
     private let onCancel: @Sendable () -> Void
-    /// What a reader gets after it (or another copy of the stream) cancelled.
-    private let cancellationError: any Error
 
     /// Creates a buffer.
     /// - Parameters:
     ///   - highWaterMark: Unread bytes above which the producer is told to pause.
-    ///   - cancellationError: Thrown to a reader once the stream was cancelled (the transport's
-    ///     typed `.cancelled` error).
     ///   - onResume: Called (unlocked, on the reader's thread) when a paused producer may deliver again.
     ///   - onCancel: Called (unlocked) when the reader cancelled or went away before the end.
     init(
-        highWaterMark: Int, cancellationError: any Error = CancellationError(),
+        highWaterMark: Int,
         onResume: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void
     ) {
         self.state = Mutex(ResponseBodyBufferState(highWaterMark: highWaterMark))
-        self.cancellationError = cancellationError
         self.onResume = onResume
         self.onCancel = onCancel
     }
@@ -69,7 +64,7 @@ final class ResponseBodyBuffer: Sendable {
     func next() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                let action = state.withLock { $0.next(continuation, cancellationError: cancellationError) }
+                let action = state.withLock { $0.next(continuation) }
                 switch action {
                 case .deliver(let result, let resume):
                     continuation.resume(with: result)
@@ -87,7 +82,7 @@ final class ResponseBodyBuffer: Sendable {
     /// ended, asks the transport to stop the transfer.
     func cancel() {
         let (waiter, stop) = state.withLock { $0.cancel() }
-        waiter?.resume(throwing: cancellationError)
+        waiter?.resume(throwing: CancellationError())
         if stop { onCancel() }
     }
 
@@ -167,8 +162,8 @@ struct ResponseBodyBufferState {
     }
 
     /// A reader asks for the next chunk.
-    mutating func next(_ continuation: Waiter, cancellationError: any Error = CancellationError()) -> NextAction {
-        if stopped { return .deliver(.failure(cancellationError), resumeProducer: false) }
+    mutating func next(_ continuation: Waiter) -> NextAction {
+        if stopped { return .deliver(.failure(CancellationError()), resumeProducer: false) }
         if head < chunks.count {
             let chunk = chunks[head]
             head += 1
