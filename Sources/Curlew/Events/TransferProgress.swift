@@ -4,7 +4,8 @@ public struct TransferProgress: Sendable, Hashable {
     public var bytesSent: Int64
     /// Request body size, when known.
     public var totalBytesToSend: Int64?
-    /// Response body bytes received so far (decoded bytes when the body was compressed).
+    /// Response body bytes received so far, as libcurl counts them: bytes on the wire, before
+    /// any content decoding (gzip, brotli).
     public var bytesReceived: Int64
     /// Response body size announced by the server, when known.
     public var totalBytesToReceive: Int64?

@@ -8,8 +8,10 @@ public import Foundation
 public enum PreparedBody: Sendable {
     /// Bytes in memory.
     case data(Data)
-    /// The contents of a regular file, read while sending (constant memory). Its length is read
-    /// when the transfer starts; a file that cannot be opened fails with `.fileUnreadable`.
+    /// The contents of a regular file, read while sending (constant memory). `length` is its size
+    /// when the request was prepared (for progress and identity); the transfer sends the size the
+    /// file has when it is opened, and fails with `.fileUnreadable` if it cannot be opened or
+    /// shrinks while it is sent.
     case file(path: String, length: Int64)
     /// Chunks produced while sending.
     case stream(RequestBodyStream)

@@ -30,6 +30,10 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
 
     /// Return as soon as the head arrives and deliver the body as a ``ResponseBodyStream``; the
     /// transfer pauses (`CURL_WRITEFUNC_PAUSE`) while more than `highWaterMark` bytes are unread.
+    /// ``TransferOptions/maximumBodySize`` does not apply (use
+    /// ``ResponseBodyStream/collect(upTo:)``), ``TransferOptions/totalTimeout`` does — it covers
+    /// the time the reader takes, so raise it (``RequestOptions/timeout``) for long streams — and
+    /// the response carries no ``RawResponse/metrics`` (they are known only at the end).
     public static func stream(highWaterMark: Int = 1 << 20) -> ResponseBodyDisposition {
         ResponseBodyDisposition(storage: .stream(highWaterMark: max(16 * 1024, highWaterMark)))
     }
