@@ -36,6 +36,13 @@ enum DemoAPI {
         router.on("GET", "/api/secure/me") { request, _ in await account(request) }
         router.on("POST", "/api/auth/refresh") { request, _ in await refresh(request) }
         router.on("GET", "/api/secure/clock") { _, _ in clock() }
+
+        // The request-path tour (RequestPathSteps.swift): what a request carried.
+        router.on("GET", "/api/echo/credentials") { request, _ in
+            let auth = request.header("Authorization") ?? "none"
+            let session = request.queryValue("session") ?? "none"
+            return .json(#"{"authorization":\#(quoted(auth)),"session":\#(quoted(session))}"#)
+        }
         return router
     }
 

@@ -26,6 +26,9 @@ struct Tour {
         TokenRefreshStep(),
         ServerClockStep(),
         FailoverStep(),
+        EventsStep(),
+        StreamingStep(),
+        CredentialsStayHomeStep(),
     ]
 
     let client: APIClient
