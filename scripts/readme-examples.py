@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Extract every ```swift block of a Markdown file into one compilable Swift source file.
+
+Usage:
+  python3 scripts/readme-examples.py README.md OUTPUT.swift [--extra-import MODULE ...]
+
+Rules (stdlib only, deterministic output):
+- A block whose fence line is preceded (ignoring blank lines) by `<!-- no-compile -->` is skipped.
+- `import` lines are removed from blocks and hoisted to the top of the file, after the imports a
+  user writes (`import Curlew`, `import Foundation`, `import HTTPTypes`) and the `--extra-import`
+  modules, in order of first appearance, without duplicates.
+- A block that consists only of declarations (struct, enum, class, actor, protocol, extension,
+  func, typealias, macro, operator, precedencegroup; `let`/`var` only beside one of those and
+  without `try`/`await`) is copied at file scope, so later blocks can use its names.
+- Any other block is wrapped, unchanged, in its own
+  `@Sendable func readmeExample<N>() async throws { … }` (N = the block's ordinal among the swift
+  blocks of the file, counting skipped ones, so numbers do not move when a block is skipped).
+- `#sourceLocation` directives map every copied line back to the Markdown file, so a compiler
+  error names the README line to fix.
+"""
+import os
+import re
+import sys
+
+BASE_IMPORTS = ["Curlew", "Foundation", "HTTPTypes"]
+NO_COMPILE = "<!-- no-compile -->"
+FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^\s`]*)")
+IMPORT = re.compile(
+    r"^\s*(?:@[A-Za-z_]\w*(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?"
+    r"import\s+(?:(?:struct|class|enum|protocol|typealias|func|var|let)\s+)?([A-Za-z_][\w.]*)\s*(?://.*)?$"
+)
+TYPE_DECL = {"struct", "enum", "class", "actor", "protocol", "extension", "func", "typealias",
+             "macro", "operator", "precedencegroup", "subscript", "init"}
+BINDING = {"let", "var"}
+MODIFIERS = {"public", "open", "package", "internal", "fileprivate", "private", "final", "indirect",
+             "nonisolated", "static", "dynamic", "prefix", "postfix", "infix", "distributed",
+             "borrowing", "consuming", "lazy", "weak", "unowned", "override", "required",
+             "convenience", "mutating", "nonmutating"}
+
+
+def blank_literals(text):
+    """Replace comments and string-literal contents with spaces (newlines kept)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text[i] == '"' or re.match(r'#+"', text[i:i + 8]):
+            m = re.match(r'(#*)("""|")', text[i:])
+            hashes, quote = m.group(1), m.group(2)
+            close = quote + hashes
+            j = i + len(m.group(0))
+            while j < n:
+                if text[j] == "\\" and text.startswith(hashes, j + 1):
+                    j += 2 + len(hashes)
+                    continue
+                if text.startswith(close, j):
+                    j += len(close)
+                    break
+                if quote == '"' and text[j] == "\n":
+                    break
+                j += 1
+            out.append('""' + "\n" * text.count("\n", i, j))
+            i = j
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def statements(code):
+    """The block's top-level statements, as the text of each at nesting depth 0."""
+    flat, depth = [], 0
+    for c in blank_literals(code):
+        if c in "{([":
+            depth += 1
+            flat.append(" ")
+        elif c in "})]":
+            depth = max(0, depth - 1)
+            flat.append(" ")
+        elif depth == 0:
+            flat.append(c)
+    stmts = []
+    for line in "".join(flat).replace(";", "\n").split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        continuation = (
+            stmts
+            and (re.match(r"^(\.|[-+*/%=<>!&|^?:,]|else\b|where\b|catch\b|in\b|async\b|throws\b|->)", line)
+                 or re.search(r"([-+*/%=<>&|^?:,.]|\bin|->)$", stmts[-1])
+                 or re.fullmatch(r"(@[A-Za-z_]\w*\s*)+", stmts[-1]))
+        )
+        if continuation:
+            stmts[-1] += " " + line
+        else:
+            stmts.append(line)
+    return stmts
+
+
+def leading_keyword(stmt):
+    words = re.findall(r"@[A-Za-z_]\w*|[A-Za-z_]\w*|\S", stmt)
+    for w in words:
+        if w.startswith("@") or w in MODIFIERS:
+            continue
+        return w
+    return ""
+
+
+def is_declarations(code):
+    stmts = statements(code)
+    if not stmts:
+        return True
+    kinds = [leading_keyword(s) for s in stmts]
+    if not all(k in TYPE_DECL or k in BINDING for k in kinds):
+        return False
+    if not any(k in TYPE_DECL for k in kinds):
+        return False          # only `let`/`var`: an example to run, not definitions
+    for s, k in zip(stmts, kinds):
+        if k in BINDING and re.search(r"\b(try|await)\b", s):
+            return False
+    return True
+
+
+def swift_blocks(lines):
+    """Yield (ordinal, first_content_line_number, content_lines, skipped) for ```swift blocks."""
+    i, ordinal = 0, 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, lang = m.group(2), m.group(3).lower()
+        j = i + 1
+        while j < len(lines):
+            e = FENCE.match(lines[j])
+            if e and e.group(2)[0] == fence[0] and len(e.group(2)) >= len(fence) and not e.group(3):
+                break
+            j += 1
+        if lang == "swift":
+            ordinal += 1
+            k = i - 1
+            while k >= 0 and not lines[k].strip():
+                k -= 1
+            skipped = k >= 0 and lines[k].strip() == NO_COMPILE
+            yield ordinal, i + 2, lines[i + 1:j], skipped
+        i = j + 1
+
+
+def generate(markdown_path, extra_imports):
+    with open(markdown_path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    source_name = markdown_path.replace("\\", "/")
+    imports = list(BASE_IMPORTS) + [m for m in extra_imports if m not in BASE_IMPORTS]
+    body, summary = [], []
+    for ordinal, first_line, content, skipped in swift_blocks(lines):
+        if skipped:
+            summary.append(f"//   block {ordinal} ({source_name}:{first_line - 1}): skipped (no-compile)")
+            continue
+        kept = []
+        for line in content:
+            m = IMPORT.match(line)
+            if m:
+                if m.group(1) not in imports:
+                    imports.append(m.group(1))
+                kept.append("")
+            else:
+                kept.append(line)
+        while kept and not kept[-1].strip():
+            kept.pop()
+        code = "\n".join(kept)
+        declarations = is_declarations(code)
+        kind = "declarations, file scope" if declarations else f"statements, readmeExample{ordinal}()"
+        summary.append(f"//   block {ordinal} ({source_name}:{first_line - 1}): {kind}")
+        body.append("")
+        body.append(f"// MARK: block {ordinal}, {source_name}:{first_line - 1}")
+        if not declarations:
+            body.append(f"@Sendable func readmeExample{ordinal}() async throws {{")
+        body.append(f'#sourceLocation(file: "{source_name}", line: {first_line})')
+        body.extend(kept)
+        body.append("#sourceLocation()")
+        if not declarations:
+            body.append("}")
+    header = [
+        f"// Generated by scripts/readme-examples.py from {source_name}. Do not edit: edit the README.",
+        "// Blocks:",
+        *summary,
+        "",
+        *[f"import {m}" for m in imports],
+    ]
+    return "\n".join(header + body) + "\n"
+
+
+def main(argv):
+    args, extra = [], []
+    it = iter(argv)
+    for a in it:
+        if a == "--extra-import":
+            extra.append(next(it, None) or sys.exit("--extra-import needs a module name"))
+        elif a.startswith("--extra-import="):
+            extra.append(a.split("=", 1)[1])
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        else:
+            args.append(a)
+    if len(args) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    markdown, output = args
+    text = generate(markdown, extra)
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    try:
+        with open(output, encoding="utf-8") as f:
+            if f.read() == text:
+                return 0          # unchanged: keep the timestamp, no rebuild
+    except FileNotFoundError:
+        pass
+    with open(output, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
