@@ -1,0 +1,39 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Proves that a Hummingbird server can `import Hummingbird` and `import Curlew` in one file and
+// still compile the README's examples unchanged: no public name of Curlew may be ambiguous there.
+// Run it with `bash scripts/check-server-names.sh` from the repository root.
+let package = Package(
+    name: "ServerNames",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // `name:` because a path dependency is otherwise known by its directory name (main, a worktree…).
+        .package(name: "Curlew", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        // Not a test target: its generated file must not see the README examples' own types.
+        .target(
+            name: "NameProbe",
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "CurlewTesting", package: "Curlew"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "ServerNamesTests",
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "CurlewTesting", package: "Curlew"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        )
+    ]
+)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Proves that a Hummingbird server can import Curlew: builds and tests Integration/ServerNames, a
+# package whose test target compiles the README's Swift examples (with `import Hummingbird` added),
+# a name probe (target NameProbe: every public type of Curlew unqualified beside Hummingbird), and a
+# hand-written file that uses an APIClient from Hummingbird routes.
+#   bash scripts/check-server-names.sh [extra `swift build` / `swift test` arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+
+pkg=Integration/ServerNames
+tests=$pkg/Tests/ServerNamesTests
+
+# The README's ```swift blocks (a failing one names its README.md line).
+python3 scripts/readme-examples.py README.md "$tests/ReadmeExamples.generated.swift" --extra-import Hummingbird
+
+# Every public type of Curlew and CurlewTesting, unqualified. RequestID is also Hummingbird's
+# (Hummingbird.RequestID): a known collision, written qualified; remove --qualify to see it fail.
+# It is its own target (NameProbe) so that a type the README declares cannot shadow a collision.
+probe_file=$pkg/Sources/NameProbe/NameProbe.generated.swift
+probe=$(python3 scripts/public-names.py --probe --import Foundation --import HTTPTypes --import Hummingbird \
+    --qualify RequestID Sources/Curlew Sources/CurlewTesting)
+if [[ ! -f "$probe_file" || "$(cat "$probe_file")" != "$probe" ]]; then
+    printf '%s\n' "$probe" > "$probe_file"
+fi
+
+swift build --build-tests --package-path "$pkg" "$@"
+swift test --skip-build --package-path "$pkg" "$@"
