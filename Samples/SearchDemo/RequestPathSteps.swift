@@ -17,7 +17,7 @@ struct EventsStep: TourStep {
         }
         await tracker.waitUntilFinished()
         say("tracker: all 3 calls finished (outstanding: \(tracker.outstanding))")
-        var lines: [RequestID: [String]] = [:]
+        var lines: [CallID: [String]] = [:]
         var finished = 0
         for await event in events where event.kind != .progress {
             if let id = event.requestID { lines[id, default: []].append(event.kind.name) }

@@ -267,7 +267,7 @@ func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
         case .finished: print(event, event.metrics?.total ?? .zero)      // "finished #12 SearchRequest status=200"
-        case .progress: print(event.requestID ?? RequestID(rawValue: 0), event.progress?.fractionReceived ?? 0)
+        case .progress: print(event.requestID ?? CallID(rawValue: 0), event.progress?.fractionReceived ?? 0)
         case .sessionEnded: print("log the user out:", event.reason ?? "")
         default: break
         }

@@ -2,7 +2,7 @@
 /// request accessories).
 ///
 /// Attach accessories client-wide in ``ClientConfiguration/accessories`` or per request in
-/// ``Request/accessories``; a request turns them off with ``Request/usesAccessories``. A batch or
+/// ``RequestOptions/accessories``; a request turns them off with ``RequestOptions/usesAccessories``. A batch or
 /// chain reports as one unit: its members do not report on their own.
 ///
 /// ```swift

@@ -1,4 +1,4 @@
-/// The outcome of ``Client/batch(_:options:onEach:)``: one result per request, in input order.
+/// The outcome of ``APIClient/batch(_:options:onEach:)``: one result per request, in input order.
 public struct BatchResult<R: Endpoint>: Sendable {
     /// The requests, in input order.
     public let requests: [R]

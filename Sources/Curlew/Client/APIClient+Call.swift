@@ -94,7 +94,7 @@ extension APIClient {
             requestID: reporter.requestID, requestName: reporter.requestName, identity: identity, options: options,
             trustedOrigins: trustedOrigins, transport: transport, events: reporter, logger: configuration.logger)
         context.responseBody = responseBody
-        let check = ResponseCheck(accepts: { request.accepts($0) }, envelope: request.envelope)
+        let check = ResponseCheck(request: request)
         var next: MiddlewareNext = { prepared, context in
             context.events.report(.attempt) { $0.attempt = context.attempt }
             let raw: RawResponse

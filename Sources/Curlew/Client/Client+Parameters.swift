@@ -9,7 +9,7 @@ struct EncodedParameters {
 }
 
 extension APIClient {
-    /// Collects the request's declared parameters, runs ``Request/setUpParameters(_:)`` and
+    /// Collects the request's declared parameters, runs ``Endpoint/setUpParameters(_:)`` and
     /// encodes them with one ``ParameterEncoder``.
     /// - Throws: `.invalidPath` for path template problems, `.encodingFailed` otherwise.
     nonisolated func encodeParameters<R: Endpoint>(of request: R) throws(CurlewError) -> EncodedParameters {

@@ -9,7 +9,7 @@ public struct ClientConfiguration: Sendable {
     /// Headers sent with every request; a request's own header of the same name wins.
     public var headers: HTTPFields
     /// Timeouts, limits and protocol choices applied to every request (a request may adjust its
-    /// copy in ``Request/willSend(_:)``).
+    /// copy in ``Endpoint/willSend(_:)``).
     public var transferOptions: TransferOptions
     /// Decodes JSON responses.
     public var decoder: JSONDecoder

@@ -3,17 +3,19 @@ internal import HTTPTypes
 /// The inner stage just above the transport: refuses an unacceptable status and a business error
 /// by throwing, so retry and token refresh (outside it) see HTTP and server failures as errors.
 /// A checked envelope is recorded on the response, so decoding does not parse it again.
-struct ResponseCheck: Sendable {
-    let accepts: @Sendable (HTTPResponse.Status) -> Bool
-    let envelope: ResponseEnvelope?
+struct ResponseCheck<R: Endpoint>: Sendable {
+    let request: R
 
     func inspect(_ raw: RawResponse, summary: RequestSummary) throws(CurlewError) -> RawResponse {
-        guard accepts(raw.status) else { throw Self.statusError(raw, summary: summary) }
-        guard let envelope, case .data = raw.content else { return raw }
+        guard request.accepts(raw.status) else { throw ResponseStatus.error(raw, summary: summary) }
+        guard let envelope = request.envelope, case .data = raw.content else { return raw }
         return try EnvelopeReader(envelope: envelope).verify(raw, summary: summary)
     }
+}
 
-    static func statusError(_ raw: RawResponse, summary: RequestSummary) -> CurlewError {
+/// The error for a status ``Endpoint/accepts(_:)`` refused.
+enum ResponseStatus {
+    static func error(_ raw: RawResponse, summary: RequestSummary) -> CurlewError {
         var error = CurlewError(code: .unacceptableStatus, message: "unacceptable status \(raw.status.code)")
             .completed(request: summary, response: raw)
         error.responseBody = raw.body

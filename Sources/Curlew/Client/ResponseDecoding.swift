@@ -9,7 +9,7 @@ struct ResponseDecoding<R: Endpoint> {
     let decoder: JSONDecoder
 
     func decode(_ raw: RawResponse) throws(CurlewError) -> APIResponse<R.Response> {
-        guard request.accepts(raw.status) else { throw ResponseCheck.statusError(raw, summary: summary) }
+        guard request.accepts(raw.status) else { throw ResponseStatus.error(raw, summary: summary) }
         guard let envelope = request.envelope else {
             return APIResponse(value: try value(from: raw), raw: raw)
         }

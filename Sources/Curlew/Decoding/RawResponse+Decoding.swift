@@ -3,7 +3,7 @@ public import Foundation
 extension RawResponse {
     /// Decodes the body, or the part of it at `keyPath`, and validates the result.
     ///
-    /// The default ``Request/decode(_:decoder:)`` calls this; a hand-written `decode` can too:
+    /// The default ``Endpoint/decode(_:decoder:)`` calls this; a hand-written `decode` can too:
     ///
     /// ```swift
     /// func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> [Media] {

@@ -68,7 +68,7 @@ public struct ClientEvent: Sendable {
     /// When it happened.
     public var time: ContinuousClock.Instant
     /// The call it happened to; `nil` for queue and session events.
-    public var requestID: RequestID?
+    public var requestID: CallID?
     /// The request type's name, e.g. `"SearchRequest"`.
     public var requestName: String?
     /// Method and redacted URL of the call.
@@ -97,7 +97,7 @@ public struct ClientEvent: Sendable {
     public var credentialVersion: Int?
 
     /// Creates an event of a kind, now, with no facts; set the ones the kind has.
-    public init(_ kind: Kind, requestID: RequestID? = nil, requestName: String? = nil) {
+    public init(_ kind: Kind, requestID: CallID? = nil, requestName: String? = nil) {
         self.kind = kind
         self.time = .now
         self.requestID = requestID

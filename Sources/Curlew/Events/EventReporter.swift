@@ -1,24 +1,24 @@
 public import HTTPTypes
 
-/// Publishes the events of one call: it knows the call's ``RequestID`` and name, so the code that
+/// Publishes the events of one call: it knows the call's ``CallID`` and name, so the code that
 /// reports (middleware, the transport, the engine thread) only says what happened.
 public struct EventReporter: Sendable {
     /// Where events go; `nil` reports nothing.
     public let broadcaster: EventBroadcaster?
     /// The call.
-    public let requestID: RequestID
+    public let requestID: CallID
     /// The request type's name.
     public let requestName: String
 
     /// Creates a reporter for one call.
-    public init(broadcaster: EventBroadcaster?, requestID: RequestID, requestName: String) {
+    public init(broadcaster: EventBroadcaster?, requestID: CallID, requestName: String) {
         self.broadcaster = broadcaster
         self.requestID = requestID
         self.requestName = requestName
     }
 
     /// A reporter that publishes nothing.
-    public static func silent(requestID: RequestID = .next(), requestName: String = "") -> EventReporter {
+    public static func silent(requestID: CallID = .next(), requestName: String = "") -> EventReporter {
         EventReporter(broadcaster: nil, requestID: requestID, requestName: requestName)
     }
 

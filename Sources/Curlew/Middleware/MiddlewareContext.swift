@@ -4,7 +4,7 @@ public import Logging
 /// changes its copy and passes it to `next`, so what it sets is seen by everything inside it.
 public struct MiddlewareContext: Sendable {
     /// The call.
-    public var requestID: RequestID
+    public var requestID: CallID
     /// The request type's name, for logs and accessories.
     public var requestName: String
     /// Which attempt this is, from 1; retrying middleware increment it.
@@ -32,7 +32,7 @@ public struct MiddlewareContext: Sendable {
 
     /// Creates a context (the ``APIClient`` makes one per call; tests of middleware make their own).
     public init(
-        requestID: RequestID = .next(), requestName: String, identity: RequestIdentity, options: RequestOptions = RequestOptions(),
+        requestID: CallID = .next(), requestName: String, identity: RequestIdentity, options: RequestOptions = RequestOptions(),
         trustedOrigins: TrustedOrigins = TrustedOrigins([]), transport: any Transport,
         events: EventReporter? = nil, logger: Logger = Logger(label: "curlew")
     ) {

@@ -15,7 +15,7 @@ public struct ResponseEnvelope: Sendable, Hashable {
     public var codePath: String
     /// Key path of the message shown to users, `nil` when there is none.
     public var messagePath: String?
-    /// Key path of the payload the request's ``Request/Response`` is decoded from; `nil` decodes
+    /// Key path of the payload the request's ``Endpoint/Response`` is decoded from; `nil` decodes
     /// the whole body.
     public var payloadPath: String?
     /// Codes that mean success.

@@ -3,7 +3,7 @@ internal import Synchronization
 
 /// Tracks the offset between this machine's clock and the server's, from each response's `Date`
 /// header (or a configured envelope field with Unix seconds), and can add a corrected timestamp
-/// parameter to every request. ``Client/serverTime()`` reads it.
+/// parameter to every request. ``APIClient/serverTime()`` reads it.
 ///
 /// ```swift
 /// let clock = ServerClock(timestampParameter: "ts")

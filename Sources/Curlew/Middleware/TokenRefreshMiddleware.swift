@@ -2,13 +2,13 @@
 /// attempts in all (LSBaseRequest's 801 refresh / 802 logout).
 ///
 /// Triggered by the configured HTTP statuses (401 by default) and business codes (e.g. `"801"`,
-/// seen when ``UnifiedResponseMiddleware`` sits inside this one). All concurrent requests that
+/// checked by the endpoint's ``Endpoint/envelope`` inside the chain). All concurrent requests that
 /// fail with the same credential version share one refresh; a request that failed with an older
 /// version simply resends with the current credential. Session-ended codes (e.g. `"802"`) or
-/// statuses clear the credential and publish ``ClientEvent/sessionEnded(reason:)``.
+/// statuses clear the credential and publish ``ClientEvent/Kind/sessionEnded``.
 ///
-/// Register it before ``AuthorizationMiddleware`` (so every attempt gets a fresh header) and
-/// before ``UnifiedResponseMiddleware`` (so it sees business codes).
+/// It runs outside ``AuthorizationMiddleware`` (so every attempt gets a fresh header) wherever it
+/// is registered: the client places it by phase (``MiddlewarePhase/tokenRefresh``).
 public struct TokenRefreshMiddleware: APIMiddleware {
     /// The credential store, shared with ``AuthorizationMiddleware``.
     public let store: TokenStore

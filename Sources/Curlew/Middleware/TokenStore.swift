@@ -20,8 +20,9 @@ public actor TokenStore {
         }
     }
 
-    /// Obtains a new credential from the current one; it should send its request with
-    /// ``MiddlewareContext/transport`` (outside the middleware chain).
+    /// Obtains a new credential from the current one. Send its request straight through a
+    /// ``Transport`` you capture (`transport.send(request)`), outside the middleware chain, so the
+    /// refresh is neither authorised with the stale token nor refreshed recursively.
     public typealias Refresher = @Sendable (Credential) async throws -> Credential
 
     private var credential: Credential?

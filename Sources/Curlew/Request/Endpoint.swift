@@ -52,7 +52,7 @@ public import HTTPTypes
 ///    ``didReceive(_:)`` looks at the response and ``decode(_:decoder:)`` produces the
 ///    ``Response`` (validation included).
 public protocol Endpoint: Sendable {
-    /// What ``Client/send(_:)`` returns. Any `Decodable` is decoded from JSON; `Data`, `String`
+    /// What ``APIClient/send(_:)`` returns. Any `Decodable` is decoded from JSON; `Data`, `String`
     /// and ``EmptyResponse`` have built-in decoding; anything else implements ``decode(_:decoder:)``.
     associatedtype Response: Sendable
 
@@ -191,7 +191,7 @@ extension Endpoint {
 
 extension Endpoint where Response: Decodable {
     /// Decodes the part of the body at ``keyPath`` (JSON, or a property list per
-    /// ``responseFormat``) with the client's decoder, then runs ``Validatable/validate()`` on the
+    /// ``responseFormat``) with the client's decoder, then runs ``ValidatableModel/validate()`` on the
     /// value and on the elements of a top-level array.
     public func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Response {
         try response.decode(Response.self, at: keyPath, format: responseFormat, decoder: decoder)

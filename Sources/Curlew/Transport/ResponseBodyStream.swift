@@ -58,7 +58,7 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
         return data
     }
 
-    /// Stops the transfer; a reader waiting for the next chunk gets `.cancelled`.
+    /// Stops the transfer; a reader waiting for the next chunk gets `CancellationError`.
     public func cancel() { buffer.cancel() }
 }
 

@@ -5,7 +5,7 @@
 /// where the body goes.
 public struct TransportContext: Sendable {
     /// The call.
-    public var requestID: RequestID
+    public var requestID: CallID
     /// The request type's name, e.g. `"SearchRequest"`.
     public var requestName: String
     /// The attempt, from 1.
@@ -21,7 +21,7 @@ public struct TransportContext: Sendable {
 
     /// Creates a context.
     public init(
-        requestID: RequestID = .next(), requestName: String, attempt: Int = 1, identity: RequestIdentity,
+        requestID: CallID = .next(), requestName: String, attempt: Int = 1, identity: RequestIdentity,
         responseBody: ResponseBodyDisposition = .collect, options: RequestOptions = RequestOptions(), events: EventReporter? = nil
     ) {
         self.requestID = requestID

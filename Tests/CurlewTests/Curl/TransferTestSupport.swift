@@ -152,7 +152,7 @@ enum TransferRoutes {
 func transferContext(
     for request: PreparedRequest, body: ResponseBodyDisposition = .collect, broadcaster: EventBroadcaster? = nil
 ) -> TransportContext {
-    let id = RequestID.next()
+    let id = CallID.next()
     return TransportContext(
         requestID: id, requestName: "TransferTest", identity: RequestIdentity(request, name: "TransferTest"),
         responseBody: body, events: EventReporter(broadcaster: broadcaster, requestID: id, requestName: "TransferTest"))

@@ -1,5 +1,5 @@
 // A Hummingbird server file that also uses Curlew: both modules imported, every name written
-// unqualified, except the one name both modules declare (`RequestID`, see below).
+// unqualified, except the one name both modules declare (`CallID`, see below).
 // The README's examples are compiled beside this file (ReadmeExamples.generated.swift, written by
 // scripts/readme-examples.py), with `import Hummingbird` added to them.
 import Curlew
@@ -101,7 +101,7 @@ func makeRouter(client: APIClient) -> Router<BasicRequestContext> {
         #expect(transport.requests.first?.headers[HTTPField.Name("X-Forwarded-For")!] == "127.0.0.1")
     }
 
-    /// `RequestID` is declared by both modules (Hummingbird's per-request id and Curlew's
+    /// `CallID` is declared by both modules (Hummingbird's per-request id and Curlew's
     /// exchange id): unqualified, it is ambiguous in a file that imports both, so qualify it.
     @Test func requestIDNeedsAModuleName() {
         let server = Hummingbird.RequestID()

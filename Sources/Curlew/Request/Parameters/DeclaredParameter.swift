@@ -6,7 +6,7 @@ protocol DeclaredParameter {
 }
 
 
-/// Collects a request's declared parameters and its ``Request/parameters`` dictionary.
+/// Collects a request's declared parameters and its ``Endpoint/parameters`` dictionary.
 enum ParameterCollector {
     static func collect<R: Endpoint>(_ request: R) -> RequestParameters {
         var parameters = RequestParameters(encoding: request.parameterEncoding, options: request.parameterEncodingOptions)

@@ -1,4 +1,4 @@
-/// Where and how a request's body parameters (`@Field` properties and ``Request/parameters``)
+/// Where and how a request's body parameters (`@Field` properties and ``Endpoint/parameters``)
 /// are encoded.
 public enum ParameterEncoding: Sendable, Hashable {
     /// Appended to the URL's query string, on any method.

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A parameter value as a small, `Sendable` tree: what declared parameters and
-/// ``Request/parameters`` hold before they are encoded into a query string, a form or JSON.
+/// ``Endpoint/parameters`` hold before they are encoded into a query string, a form or JSON.
 ///
 /// ```swift
 /// var parameters: [String: ParameterValue] {

@@ -1,17 +1,17 @@
-/// Declares a property as the value of a `{name}` placeholder in `Request/path`, percent-encoded as one path segment (`/`, `?`, `..` are encoded, never interpreted).
+/// Declares a property as the value of a `{name}` placeholder in ``Endpoint/path``, percent-encoded as one path segment (`/`, `?`, `..` are encoded, never interpreted).
 ///
 /// The wire name is the property's name, or the name given in the attribute, or the one in
-/// ``Request/parameterNames`` (HAccess's `HPMapto`). Swift only lets a wrapper attribute carry
+/// ``Endpoint/parameterNames`` (HAccess's `HPMapto`). Swift only lets a wrapper attribute carry
 /// arguments when the property has an initial value, so a *required* renamed parameter is
-/// renamed in ``Request/parameterNames`` instead. A `nil` value is written per
+/// renamed in ``Endpoint/parameterNames`` instead. A `nil` value is written per
 /// ``ParameterEncodingOptions/nilStyle`` (omitted by default). The memberwise initializer still
 /// takes the plain value:
 ///
 /// ```swift
 /// struct SearchRequest: Endpoint {
 ///     typealias Response = SearchResults
-///     @Path var id: Int                             // fills {id} in `path`
-///     var path: String { "search" }
+///     @Path var album: Int                          // fills {album} in `path`
+///     var path: String { "albums/{album}/search" }
 /// }
 /// ```
 @propertyWrapper

@@ -1,9 +1,9 @@
 /// Declares a property as a URL query item, on any method (LCNetwork's `queryArgument`).
 ///
 /// The wire name is the property's name, or the name given in the attribute, or the one in
-/// ``Request/parameterNames`` (HAccess's `HPMapto`). Swift only lets a wrapper attribute carry
+/// ``Endpoint/parameterNames`` (HAccess's `HPMapto`). Swift only lets a wrapper attribute carry
 /// arguments when the property has an initial value, so a *required* renamed parameter is
-/// renamed in ``Request/parameterNames`` instead. A `nil` value is written per
+/// renamed in ``Endpoint/parameterNames`` instead. A `nil` value is written per
 /// ``ParameterEncodingOptions/nilStyle`` (omitted by default). The memberwise initializer still
 /// takes the plain value:
 ///

@@ -1,5 +1,5 @@
 /// A request's parameters after they were collected from its declarations and before they are
-/// encoded; ``Request/setUpParameters(_:)`` may change them (add a signature, a timestamp…).
+/// encoded; ``Endpoint/setUpParameters(_:)`` may change them (add a signature, a timestamp…).
 ///
 /// ```swift
 /// func setUpParameters(_ parameters: inout RequestParameters) throws {
@@ -11,11 +11,11 @@
 public struct RequestParameters: Sendable {
     /// Values for the URL query (`@Query`), on any method.
     public var query = ParameterList()
-    /// Body values (`@Field` and ``Request/parameters``), encoded per ``encoding``.
+    /// Body values (`@Field` and ``Endpoint/parameters``), encoded per ``encoding``.
     public var fields = ParameterList()
     /// Header values (`@Header`).
     public var headers = ParameterList()
-    /// Values for the `{name}` placeholders of ``Request/path`` (`@Path`).
+    /// Values for the `{name}` placeholders of ``Endpoint/path`` (`@Path`).
     public var path = ParameterList()
     /// How ``fields`` are encoded.
     public var encoding: ParameterEncoding

@@ -5,7 +5,7 @@ internal import Synchronization
 ///
 /// Every ``ClientEvent`` of the call carries it, the ``TransportContext`` hands it to the
 /// transport, and a ``RequestTracker`` ticket can name it before the call starts.
-public struct RequestID: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct CallID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The number, unique within the process, increasing in the order calls started.
     public let rawValue: UInt64
 
@@ -13,8 +13,8 @@ public struct RequestID: Hashable, Sendable, Comparable, CustomStringConvertible
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// A new id, never handed out before in this process.
-    public static func next() -> RequestID {
-        RequestID(rawValue: counter.wrappingAdd(1, ordering: .relaxed).oldValue)
+    public static func next() -> CallID {
+        CallID(rawValue: counter.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
     private static let counter = Atomic<UInt64>(1)
@@ -23,5 +23,5 @@ public struct RequestID: Hashable, Sendable, Comparable, CustomStringConvertible
     public var description: String { "#\(rawValue)" }
 
     /// Orders ids by when their calls started.
-    public static func < (lhs: RequestID, rhs: RequestID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public static func < (lhs: CallID, rhs: CallID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
