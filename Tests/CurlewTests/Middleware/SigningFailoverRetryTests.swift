@@ -170,8 +170,11 @@ struct SigningFailoverRetryTests {
     }
 
     @Test func serverClockLearnsTheOffsetAndStampsRequests() async throws {
-        let ahead = Self.httpDate(Date().addingTimeInterval(3_600))
-        try await withLoopback(handler: { _ in ServerResponse(status: 200, headers: [(name: "Date", value: ahead)], body: Array("ok".utf8)) }) { server, _, transport in
+        // The Date header is written when the server answers (an hour ahead), not when the test
+        // starts: a busy machine may take seconds to start the server.
+        try await withLoopback(handler: { _ in
+            ServerResponse(status: 200, headers: [(name: "Date", value: Self.httpDate(Date().addingTimeInterval(3_600)))], body: Array("ok".utf8))
+        }) { server, _, transport in
             let clock = ServerClock(timestampParameter: "ts")
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [clock]), transport: transport)
             _ = try await client.send(Send(path: "a"))
