@@ -46,6 +46,25 @@ public struct RequestOptions: Sendable {
     public var trustedOrigins: Set<String>
     /// A ticket from a ``RequestTracker``: the tracker counts this call until it finishes.
     public var ticket: RequestTracker.Ticket?
+    /// Options that capabilities add (cache policy, mock scenario…), by key type.
+    private var extensions: [ObjectIdentifier: any Sendable] = [:]
+
+    /// The value of an option a capability declares with a ``RequestOptionKey``, or the key's
+    /// default. Capabilities expose their options as properties built on this subscript:
+    ///
+    /// ```swift
+    /// enum RetryBudgetKey: RequestOptionKey { static let defaultValue = 3 }
+    /// extension RequestOptions {
+    ///     var retryBudget: Int {
+    ///         get { self[RetryBudgetKey.self] }
+    ///         set { self[RetryBudgetKey.self] = newValue }
+    ///     }
+    /// }
+    /// ```
+    public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
+        get { extensions[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        set { extensions[ObjectIdentifier(key)] = newValue }
+    }
 
     /// Creates options; every parameter defaults to "no special policy".
     public init(
@@ -75,4 +94,13 @@ public struct RequestOptions: Sendable {
         self.trustedOrigins = trustedOrigins
         self.ticket = ticket
     }
+}
+
+/// Declares an option that lives in ``RequestOptions`` without a stored property of its own, so
+/// a capability (the cache, mocks, downloads) adds its per-call policy in its own file.
+public protocol RequestOptionKey {
+    /// The option's type.
+    associatedtype Value: Sendable
+    /// The value when nobody set one.
+    static var defaultValue: Value { get }
 }
