@@ -47,14 +47,39 @@ public struct APIResponse<Value: Sendable>: Sendable {
 
 /// Where a response came from. A struct so later sources (cache, mock) can be added.
 public struct ResponseSource: Sendable, Hashable, CustomStringConvertible {
-    private let name: String
-    private init(_ name: String) { self.name = name }
+    /// The kind of source: `network`, `mock`, and what capabilities add (`cache`…).
+    public let name: String
+    /// More about this answer: the fixture's name, the cache entry's key… Not part of equality,
+    /// so `source == .mock` holds for every fixture.
+    public var detail: String?
+    /// When the answer was stored, for stored answers.
+    public var storedAt: Date?
+
+    /// Creates a source kind; capabilities declare theirs as static members.
+    public init(_ name: String, detail: String? = nil, storedAt: Date? = nil) {
+        self.name = name
+        self.detail = detail
+        self.storedAt = storedAt
+    }
 
     /// Received from the network just now.
     public static let network = ResponseSource("network")
     /// Produced by a mock transport or fixture.
     public static let mock = ResponseSource("mock")
 
-    /// The source's name.
-    public var description: String { name }
+    /// The same kind of source with a detail.
+    public func with(detail: String?, storedAt: Date? = nil) -> ResponseSource {
+        ResponseSource(name, detail: detail, storedAt: storedAt)
+    }
+
+    /// How old a stored answer is, `nil` for live ones.
+    public var age: TimeInterval? { storedAt.map { Date().timeIntervalSince($0) } }
+
+    /// Sources are equal when their kinds are.
+    public static func == (lhs: ResponseSource, rhs: ResponseSource) -> Bool { lhs.name == rhs.name }
+    /// Hashes the kind.
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+
+    /// The name, with the detail in parentheses when there is one.
+    public var description: String { detail.map { "\(name) (\($0))" } ?? name }
 }
