@@ -44,7 +44,7 @@ enum Upstream {
     struct ForwardedFor: APIMiddleware {
         var address: String
 
-        func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> MiddlewareResponse {
+        func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
             var request = request
             request.headers[HTTPField.Name("X-Forwarded-For")!] = address
             return try await next(request, context)
@@ -101,11 +101,12 @@ func makeRouter(client: APIClient) -> Router<BasicRequestContext> {
         #expect(transport.requests.first?.headers[HTTPField.Name("X-Forwarded-For")!] == "127.0.0.1")
     }
 
-    /// `CallID` is declared by both modules (Hummingbird's per-request id and Curlew's
-    /// exchange id): unqualified, it is ambiguous in a file that imports both, so qualify it.
-    @Test func requestIDNeedsAModuleName() {
-        let server = Hummingbird.RequestID()
+    /// Hummingbird's `RequestID` (a server request's id) and Curlew's `CallID` (a client call's
+    /// id) live side by side, unqualified.
+    @Test func serverAndClientIdsAreDistinctNames() {
+        let server = RequestID()
+        let call = CallID.next()
         #expect(!server.description.isEmpty)
-        _ = Curlew.RequestID.self
+        #expect(call.rawValue > 0)
     }
 }
