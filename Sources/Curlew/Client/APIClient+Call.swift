@@ -76,7 +76,7 @@ extension APIClient {
 
     /// The middleware for one call: the client's (already in phase order) and the call's own,
     /// without the skipped kinds.
-    nonisolated func middleware(for options: RequestOptions) -> [any APIMiddleware] {
+    nonisolated func middlewareChain(for options: RequestOptions) -> [any APIMiddleware] {
         var chain = middleware
         if !options.middleware.isEmpty { chain = MiddlewareArrangement.arrange(chain + options.middleware) }
         if !options.skippedMiddleware.isEmpty { chain.removeAll { options.skippedMiddleware.contains($0.kind) } }
@@ -105,7 +105,7 @@ extension APIClient {
             }
             return try check.inspect(raw, summary: prepared.summary)
         }
-        for middleware in middleware(for: options).reversed() {
+        for middleware in middlewareChain(for: options).reversed() {
             let inner = next
             next = { request, context in
                 do {
