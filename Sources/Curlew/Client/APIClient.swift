@@ -12,7 +12,7 @@ public import Foundation
 /// Per-call policy goes in ``RequestOptions``: the endpoint type declares its defaults, the call
 /// site adjusts them (`client.send(request) { $0.queue = "downloads" }`).
 ///
-/// Everything that leaves ``send(_:)``, ``response(for:options:)``, ``stream(_:options:)``, a batch
+/// Everything that leaves ``send(_:)``, ``response(for:options:)``, ``stream(_:highWaterMark:options:)``, a batch
 /// member or a chain is a ``CurlewError`` naming its ``CurlewError/stage`` and the request —
 /// except cancellation, which always surfaces as Swift's `CancellationError`, wherever it
 /// happened (in a queue, in a retry back-off, in a token refresh, in the transfer), so
