@@ -70,6 +70,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Mock/Fixtures")],
             swiftSettings: swiftSettings
         ),
         // The README's swift blocks, extracted by scripts/readme-examples.py, compiled and run.

@@ -29,6 +29,8 @@ struct Tour {
         EventsStep(),
         StreamingStep(),
         CredentialsStayHomeStep(),
+        FixtureMockStep(),
+        GeneratedMockStep(),
     ]
 
     let client: APIClient

@@ -16,12 +16,16 @@
 //   block 14 (README.md:502): declarations, file scope
 //   block 15 (README.md:531): declarations, file scope
 //   block 16 (README.md:574): declarations, file scope
-//   block 17 (README.md:596): skipped (no-compile)
+//   block 17 (README.md:606): declarations, file scope
+//   block 18 (README.md:645): declarations, file scope
+//   block 19 (README.md:675): declarations, file scope
+//   block 20 (README.md:699): skipped (no-compile)
 
 import Curlew
 import Foundation
 import HTTPTypes
 import CurlewTesting
+import Testing
 
 // MARK: block 1, README.md:6
 @Sendable func readmeExample1() async throws {
@@ -399,5 +403,74 @@ func testSearch() async throws {
     // transport.requests holds every PreparedRequest the client sent, transport.contexts the
     // TransportContext of each (id, name, attempt, identity).
     print(results.total, transport.requests.count)
+}
+#sourceLocation()
+
+// MARK: block 17, README.md:606
+#sourceLocation(file: "README.md", line: 607)
+func mockedSearch(_ client: APIClient, fixtures: String) async throws {
+    let store = try FixtureStore(directory: fixtures)          // or FixtureStore(bundle: .module)
+
+    // Per call (a MockMiddleware is added for you):
+    let empty = try await client.response(for: SearchRequest(key: "sunset")) {
+        $0.mock = .fixtures(store)
+        $0.mockScenario = "empty"                              // SearchRequest.empty.json
+    }
+    print(empty.value.total, empty.source, empty.source.detail ?? "")
+
+    // Per client: every call mocked; one call back on the network.
+    let mocked = APIClient(configuration: ClientConfiguration(
+        baseURL: "https://api.example.com", middleware: [MockMiddleware(.fixtures(store))]))
+    _ = try await mocked.send(SearchRequest(key: "fog"))
+    _ = try await mocked.send(SearchRequest(key: "fog")) { $0.mock = .off }
+
+    // Moya-style stubs, several scenarios per endpoint, immediate or delayed:
+    let stub = MockStub(.json(#"{"total": 1, "pictures": []}"#), scenarios: [
+        "slow": .json(#"{"total": 1, "pictures": []}"#, delay: .seconds(2)),
+        "offline": .failure(.cannotConnect),
+    ])
+    _ = try await client.send(SearchRequest(key: "fog")) { $0.mock = MockMode.stub(stub).clock(.immediate) }
+}
+#sourceLocation()
+
+// MARK: block 18, README.md:645
+#sourceLocation(file: "README.md", line: 646)
+struct MockDemoProfile: Decodable, Sendable, MockHinted {
+    var id: Int
+    var name: String
+    var avatarURL: String
+    var joined: String
+    var bio: String?
+    static let mockHints: [String: MockHint] = ["joined": .date, "bio": .absent]
+}
+
+struct MockDemoProfileRequest: Endpoint {
+    typealias Response = MockDemoProfile
+    var path: String { "me" }
+    var envelope: ResponseEnvelope? { .codeMsgData }
+}
+
+func generatedProfile(_ client: APIClient) async throws -> String {
+    let request = MockDemoProfileRequest()
+    let generator = MockGenerator(seed: 7, overrides: ["name": .value("Ada Lovelace")])
+    let profile = try await client.send(request) { $0.mock = .generated(for: request, by: generator) }
+    print(profile.name, profile.avatarURL)                       // Ada Lovelace https://images.example.com/…
+    return try generator.bodyText(for: request)                  // {"code": 0, "data": {…}, "msg": "ok"}, to save as a fixture
+}
+#sourceLocation()
+
+// MARK: block 19, README.md:675
+#sourceLocation(file: "README.md", line: 676)
+
+
+
+@Test(.mockScenario("empty", for: SearchRequest.self))
+func mockDemoShowsNothingFound() async throws {
+    let stub = MockStub(.json(#"{"total": 3, "pictures": []}"#), scenarios: ["empty": .json(#"{"total": 0, "pictures": []}"#)])
+    let recorder = RequestRecorder()
+    let client = APIClient(configuration: ClientConfiguration(
+        baseURL: "https://api.test", middleware: [MockMiddleware(.stub(stub)), recorder]))
+    #expect(try await client.send(SearchRequest(key: "sunset")).total == 0)
+    expectRequest(recorder.requests.first, method: .get, path: "/pictures/search", query: ["key": "sunset"])
 }
 #sourceLocation()

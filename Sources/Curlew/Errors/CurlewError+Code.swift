@@ -14,6 +14,7 @@ extension CurlewError {
             case malformedURL, unsupportedScheme, invalidHeader, invalidMethod, invalidPath
             case encodingFailed
             case missingCredentialSource, middlewareFailed, fileUnreadable, fileNotWritable, bodyStreamFailed
+            case fixtureNotFound, fixturePathRejected, fixtureInvalid, mockGenerationFailed
         }
 
         private let base: Base
@@ -93,6 +94,18 @@ extension CurlewError {
         /// ``CurlewError/underlying`` and the middleware's kind in ``CurlewError/stage``.
         public static let middlewareFailed = Code(.middlewareFailed)
 
+        /// Mocks are on and the fixture the call needs does not exist; the message names the file
+        /// looked for. Nothing was sent: mocks never fall back to the network.
+        public static let fixtureNotFound = Code(.fixtureNotFound)
+        /// A fixture name or scenario would leave the fixture directory (`../`, `%2e%2e%2f`, an
+        /// absolute path, NUL, a symbolic link leading outside); nothing was read.
+        public static let fixturePathRejected = Code(.fixturePathRejected)
+        /// A fixture or its metadata is malformed (unreadable JSON, an unknown simulated error).
+        public static let fixtureInvalid = Code(.fixtureInvalid)
+        /// No value of the response type could be generated (a validation rule no generated value
+        /// met, a type the generator cannot build); the message says which.
+        public static let mockGenerationFailed = Code(.mockGenerationFailed)
+
         /// The level this code belongs to.
         public var level: Level {
             switch base {
@@ -107,6 +120,8 @@ extension CurlewError {
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
                 .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable, .fileNotWritable:
+                .invalidRequest
+            case .fixtureNotFound, .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed:
                 .invalidRequest
             }
         }

@@ -1,0 +1,43 @@
+/// Checks the parts a fixture file name is made of (a request type name, a scenario), before any
+/// path is built: nothing that could name another directory gets through.
+enum FixtureName {
+    /// Rejects empty text, NUL and other control characters, `/`, `\`, `%` (so percent-encoded
+    /// traversal such as `%2e%2e%2f` never reaches the file system), a leading `.` and `..`
+    /// anywhere, and over-long names; scenarios also may not be `meta` (the metadata suffix).
+    static func check(_ text: String, what: String) throws(CurlewError) {
+        func reject(_ why: String) -> CurlewError {
+            CurlewError(code: .fixturePathRejected, message: "the fixture \(what) \(printable(text)) is rejected: \(why)")
+        }
+        guard !text.isEmpty else { throw reject("it is empty") }
+        guard text.utf8.count <= 200 else { throw reject("it is longer than 200 bytes") }
+        for byte in text.utf8 {
+            switch byte {
+            case 0: throw reject("it contains NUL")
+            case 1..<0x20, 0x7F: throw reject("it contains a control character")
+            case UInt8(ascii: "/"), UInt8(ascii: "\\"): throw reject("it contains a path separator")
+            case UInt8(ascii: "%"): throw reject("it contains '%' (percent-encoding is not decoded)")
+            default: continue
+            }
+        }
+        guard !text.hasPrefix(".") else { throw reject("it starts with '.'") }
+        guard !text.contains("..") else { throw reject("it contains '..'") }
+        if what == "scenario", text == "meta" { throw reject("\"meta\" names metadata files") }
+    }
+
+    /// The checked body file name, `Name.json` or `Name.scenario.json`.
+    static func file(for name: String, scenario: String?) throws(CurlewError) -> String {
+        try check(name, what: "name")
+        guard let scenario else { return name + ".json" }
+        try check(scenario, what: "scenario")
+        return name + "." + scenario + ".json"
+    }
+
+    /// The text with control characters escaped, for messages.
+    static func printable(_ text: String) -> String {
+        var shown = "\""
+        for scalar in text.unicodeScalars {
+            shown += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }
+        return shown + "\""
+    }
+}

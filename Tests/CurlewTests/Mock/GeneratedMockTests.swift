@@ -1,0 +1,141 @@
+import Curlew
+import CurlewTesting
+import Foundation
+import LoopbackServer
+import Testing
+
+@Suite("Generated mocks")
+struct GeneratedMockTests {
+    @Test func theSameSeedGivesTheSameBytesAndAnotherSeedOthers() throws {
+        let first = try MockGenerator(seed: 7).jsonText(for: GenGallery.self)
+        let again = try MockGenerator(seed: 7).jsonText(for: GenGallery.self)
+        let other = try MockGenerator(seed: 8).jsonText(for: GenGallery.self)
+        #expect(first == again)
+        #expect(first != other)
+        let gallery = try JSONDecoder().decode(GenGallery.self, from: Data(first.utf8))
+        #expect(gallery.pictures.count == 3)
+        #expect(gallery.labels.count == 3)
+    }
+
+    @Test func everyModelDecodes() throws {
+        let generator = MockGenerator(seed: 3)
+        _ = try generator.value(of: GenGallery.self)
+        _ = try generator.value(of: GenLenient.self)
+        _ = try generator.value(of: GenFeed.self)
+        _ = try generator.value(of: GenHinted.self)
+        _ = try generator.value(of: GenValidated.self)
+        _ = try generator.value(of: [GenOwner].self)
+        _ = try generator.value(of: MockSearchResults.self)
+        _ = try generator.value(of: MockAlbum.self)
+        _ = try generator.value(of: JSONValue.self)
+    }
+
+    @Test func namesGuideTheValues() throws {
+        let picture = try MockGenerator(seed: 11).value(of: GenPicture.self)
+        #expect(picture.imageURL.hasPrefix("https://images.example.com/"))
+        #expect(picture.imageURL.hasSuffix(".jpg"))
+        #expect(picture.owner.avatar.absoluteString.hasPrefix("https://images.example.com/"))
+        #expect(picture.owner.email.hasSuffix("@example.com"))
+        #expect(picture.owner.name.split(separator: " ").count == 2)
+        #expect((1000...99999).contains(picture.owner.id))
+        #expect(picture.id.count == 12)
+        #expect((1...20).contains(picture.count))
+        #expect((0...5).contains(picture.rating))
+        let year = Calendar(identifier: .gregorian).dateComponents(in: .gmt, from: picture.createdAt).year
+        #expect(year == 2024 || year == 2025)
+        #expect(picture.price > 0 && picture.price <= 500)
+        #expect(picture.owner.nickname != nil)
+        #expect(picture.caption != nil)
+        #expect(picture.tags.count == 3)
+    }
+
+    @Test func lenientWrappersScopedAndEnumsGetAcceptedValues() throws {
+        for seed in UInt64(1)...20 {
+            let value = try MockGenerator(seed: seed).value(of: GenLenient.self)
+            #expect(GenKind.allCases.contains(value.kind))
+            #expect(value.width > 0)
+        }
+        let levels = Set(try (UInt64(1)...30).map { try MockGenerator(seed: $0).value(of: GenPicture.self).level })
+        #expect(levels == Set(GenLevel.allCases))
+    }
+
+    @Test func aPolymorphicArrayHasEachMemberInTurn() throws {
+        let json = try MockGenerator(seed: 5, arrayCount: 4).json(for: GenFeed.self)
+        #expect(json.items?.arrayValue?.compactMap { $0.type?.stringValue } == ["pic", "video", "pic", "video"])
+        let feed = try MockGenerator(seed: 5, arrayCount: 4).value(of: GenFeed.self)
+        #expect(feed.items.count == 4)
+        #expect(feed.items[0] is GenPic)
+        #expect(feed.items[1] is GenVideo)
+        let covers = Set(try (UInt64(1)...20).map { String(describing: type(of: try MockGenerator(seed: $0).value(of: GenFeed.self).cover)) })
+        #expect(covers == ["GenPic", "GenVideo"])
+    }
+
+    @Test func hintsAndOverridesWinOverNames() throws {
+        let hinted = try MockGenerator(seed: 2).value(of: GenHinted.self)
+        #expect(ISO8601DateFormatter().date(from: hinted.published) != nil)
+        #expect(hinted.nickname == nil)
+        #expect((1...3).contains(hinted.stars))
+        #expect(["a", "b"].contains(hinted.mode))
+        #expect(hinted.pages.count == 5)
+
+        let overridden = try MockGenerator(
+            seed: 2, overrides: ["pictures.title": .value("Fixed"), "pictures.owner.nickname": .absent, "total": .int(42...42)]
+        ).value(of: GenGallery.self)
+        #expect(overridden.total == 42)
+        #expect(overridden.pictures.map(\.title) == ["Fixed", "Fixed", "Fixed"])
+        #expect(overridden.pictures.allSatisfy { $0.owner.nickname == nil })
+    }
+
+    @Test func optionalsCanBeLeftOut() throws {
+        let sparse = try MockGenerator(seed: 4, optionals: .absent).value(of: GenPicture.self)
+        #expect(sparse.caption == nil)
+        #expect(sparse.owner.nickname == nil)
+        let json = try MockGenerator(seed: 4, optionals: .absent).json(for: GenPicture.self)
+        #expect(json.caption == nil)
+    }
+
+    @Test func validationIsMetOrTheRuleIsNamed() throws {
+        let valid = try MockGenerator(seed: 9).value(of: GenValidated.self)
+        #expect((1...10).contains(valid.width))
+        let error = #expect(throws: CurlewError.self) { try MockGenerator(seed: 9, attempts: 4).value(of: GenImpossible.self) }
+        #expect(error?.code == .mockGenerationFailed)
+        #expect(error?.message.contains("code: must be exactly-this") == true)
+        #expect(error?.message.contains("after 4 attempts") == true)
+    }
+
+    @Test func theDecodersStrategiesApply() throws {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let json = try MockGenerator(seed: 1, decoder: decoder).json(for: GenSnake.self)
+        #expect(json.created_at?.intValue != nil)
+        #expect(json.user_name?.stringValue != nil)
+        let iso = JSONDecoder()
+        iso.dateDecodingStrategy = .iso8601
+        let text = try MockGenerator(seed: 1, decoder: iso).json(for: GenSnake.self)
+        #expect(text.createdAt?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) } != nil)
+    }
+
+    @Test func theBodyIsWrappedInTheEndpointsEnvelopeAndKeyPath() throws {
+        let body = try MockGenerator(seed: 6, arrayCount: 2).body(for: GenEnveloped())
+        let json = try JSONDecoder().decode(JSONValue.self, from: body)
+        #expect(json.code == .int(0))
+        #expect(json.msg == .string("ok"))
+        #expect(json.data?.owners?.arrayValue?.count == 2)
+        let text = try MockGenerator(seed: 6, arrayCount: 2).bodyText(for: GenEnveloped())
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) == json)
+    }
+
+    @Test func aGeneratedModeAnswersThroughTheLoopbackClientWithoutTheServer() async throws {
+        try await withLoopback(handler: { _ in .json("[]") }) { server, client, _ in
+            let request = GenEnveloped()
+            let response = try await client.response(for: request) { $0.mock = .generated(for: request, by: MockGenerator(seed: 6, arrayCount: 2)) }
+            #expect(response.value.count == 2)
+            #expect(response.source == .mock)
+            #expect(response.source.detail == "generated Array<GenOwner> seed 6")
+            #expect(response.businessCode == "0")
+            #expect(response.value == (try MockGenerator(seed: 6, arrayCount: 2).value(of: [GenOwner].self)))
+            #expect(server.requestCount == 0)
+        }
+    }
+}

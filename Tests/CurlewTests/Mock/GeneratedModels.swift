@@ -1,0 +1,99 @@
+import Curlew
+import Foundation
+
+enum GenKind: String, Decodable, Sendable, CaseIterable { case pic, video, gif }
+enum GenLevel: Int, Decodable, Sendable, CaseIterable { case low = 1, mid = 5, high = 9 }
+
+struct GenOwner: Decodable, Sendable, Equatable {
+    var id: Int
+    var name: String
+    var email: String
+    var avatar: URL
+    var nickname: String?
+}
+
+struct GenPicture: Decodable, Sendable {
+    var id: String
+    var title: String
+    var imageURL: String
+    var createdAt: Date
+    var price: Decimal
+    var count: Int
+    var rating: Double
+    var kind: GenKind
+    var level: GenLevel
+    var uuid: UUID
+    var owner: GenOwner
+    var tags: [String]
+    var caption: String?
+}
+
+struct GenGallery: Decodable, Sendable {
+    var total: Int
+    var pictures: [GenPicture]
+    var labels: [String: Int]
+}
+
+struct GenLenient: Decodable, Sendable {
+    @AutoCast var id: String
+    @AutoCast var width: Int
+    @LenientBool var isPublic: Bool
+    @Default<Defaults.Zero> var likes: Int
+    @Default<Defaults.EmptyArray<String>> var tags: [String]
+    @Scoped var kind: GenKind
+}
+
+protocol GenMedia: Decodable, Sendable {}
+struct GenPic: GenMedia { var picUrl: String }
+struct GenVideo: GenMedia { var videoUrl: String; var duration: Int }
+enum GenMediaFamily: PolymorphicFamily {
+    typealias Member = any GenMedia
+    static var members: [String: any Decodable.Type] { ["pic": GenPic.self, "video": GenVideo.self] }
+}
+
+struct GenFeed: Decodable, Sendable {
+    @PolymorphicArray<GenMediaFamily> var items: [any GenMedia]
+    @Polymorphic<GenMediaFamily> var cover: any GenMedia
+}
+
+/// Hints the way HAccess's annotations did.
+struct GenHinted: Decodable, Sendable, MockHinted {
+    var published: String
+    var nickname: String?
+    var stars: Int
+    var mode: String
+    var pages: [Int]
+    static let mockHints: [String: MockHint] = [
+        "published": .date, "nickname": .absent, "stars": .int(1...3), "mode": .oneOf(["a", "b"]), "pages": .count(5),
+    ]
+}
+
+/// Only widths 1...10 validate; the hint makes it possible.
+struct GenValidated: Decodable, Sendable, ValidatableModel, MockHinted {
+    var width: Int
+    func validate() throws {
+        if !(1...10).contains(width) { throw ValidationFailure("expected 1...10, found \(width)", field: "width") }
+    }
+    static let mockHints: [String: MockHint] = ["width": .int(1...10)]
+}
+
+/// A rule no generated value meets.
+struct GenImpossible: Decodable, Sendable, ValidatableModel {
+    var code: String
+    func validate() throws {
+        if code != "exactly-this" { throw ValidationFailure("must be exactly-this", field: "code") }
+    }
+}
+
+struct GenSnake: Decodable, Sendable {
+    var createdAt: Date
+    var userName: String
+}
+
+/// An endpoint in an envelope, with its response deeper in the payload.
+struct GenEnveloped: Endpoint {
+    typealias Response = [GenOwner]
+    var path: String { "owners" }
+    var envelope: ResponseEnvelope? { .codeMsgData }
+    var keyPath: String? { "owners" }
+}
