@@ -14,6 +14,7 @@ extension CurlewError {
             case malformedURL, unsupportedScheme, invalidHeader, invalidMethod, invalidPath
             case encodingFailed
             case missingCredentialSource, middlewareFailed, fileUnreadable, fileNotWritable, bodyStreamFailed
+            case cacheMiss
         }
 
         private let base: Base
@@ -93,12 +94,16 @@ extension CurlewError {
         /// ``CurlewError/underlying`` and the middleware's kind in ``CurlewError/stage``.
         public static let middlewareFailed = Code(.middlewareFailed)
 
+        /// A ``CachePolicy/cacheOnly(maxAge:)`` call found no usable stored answer; nothing was
+        /// sent (HttpManager's `localCacheToUrl` miss).
+        public static let cacheMiss = Code(.cacheMiss)
+
         /// The level this code belongs to.
         public var level: Level {
             switch base {
             case .cannotConnect, .dnsFailure, .tlsFailure, .connectTimeout, .totalTimeout, .idleTimeout,
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
-                .shutdown, .transportFailure, .bodyStreamFailed:
+                .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss:
                 .transport
             case .unacceptableStatus: .httpStatus
             case .serverError: .server
