@@ -2,6 +2,7 @@
 # Runs Curlew's whole test suite (swift-testing) after installing what it needs: the library's
 # tests, the README's examples (extracted from README.md, compiled and run) and, unless
 # CURLEW_SKIP_SERVER_NAMES=1, the README's examples compiled beside Hummingbird.
+# httpbin (scripts/httpbin.sh) runs on 127.0.0.1 for the HTTP caching tests and is stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh

@@ -16,7 +16,8 @@
 //   block 14 (README.md:502): declarations, file scope
 //   block 15 (README.md:531): declarations, file scope
 //   block 16 (README.md:574): declarations, file scope
-//   block 17 (README.md:596): skipped (no-compile)
+//   block 17 (README.md:595): declarations, file scope
+//   block 18 (README.md:661): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -399,5 +400,42 @@ func testSearch() async throws {
     // transport.requests holds every PreparedRequest the client sent, transport.contexts the
     // TransportContext of each (id, name, attempt, identity).
     print(results.total, transport.requests.count)
+}
+#sourceLocation()
+
+// MARK: block 17, README.md:595
+#sourceLocation(file: "README.md", line: 596)
+struct CachedFeedRequest: Endpoint {
+    typealias Response = SearchResults
+    var path: String { "pictures/search" }
+    var query: [URLQueryItem] { [URLQueryItem(name: "key", value: "feed"), URLQueryItem(name: "time", value: "\(Date().timeIntervalSince1970)")] }
+    var options: RequestOptions {
+        var options = RequestOptions(volatileParameters: ["time"])   // not part of the cache key
+        options.cache = .maxAge(.hours(8))                           // HAccess's 8-hour rule
+        return options
+    }
+}
+
+func makeCachedClient(tokens: TokenStore, directory: String) -> APIClient {
+    // `credentials` is required: answers to a logged-in account are stored under a digest of
+    // that account (never the token), so user B never gets user A's `/me`.
+    let cache = ResponseCache(storage: DiskCacheStorage(directory: directory), credentials: .tokenStore(tokens), version: "2")
+    return APIClient(configuration: ClientConfiguration(
+        baseURL: "https://gallery.example.com/api",
+        middleware: [cache, AuthorizationMiddleware(store: tokens)]))
+}
+
+func cachedFeed(_ client: APIClient) async throws {
+    let feed = try await client.response(for: CachedFeedRequest())
+    print(feed.source, feed.source.age ?? 0)                      // "cache (…)" and its age, or "network"
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .http }               // RFC 9111 only
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .networkFirst(staleFor: .hours(24)) }
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .cacheOnly() }         // .cacheMiss, nothing sent
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .maxAge(.hours(8), http: .override) }
+
+    // Cache then network: the stored page at once, then the fresh one (or the error).
+    for try await page in client.cacheThenNetwork(CachedFeedRequest()) {
+        print(page.source == .cache ? "stored" : "fresh", page.value.total)
+    }
 }
 #sourceLocation()
