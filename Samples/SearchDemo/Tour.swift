@@ -31,6 +31,7 @@ struct Tour {
         CredentialsStayHomeStep(),
         FixtureMockStep(),
         GeneratedMockStep(),
+        CacheStep(),
     ]
 
     let client: APIClient

@@ -19,7 +19,8 @@
 //   block 17 (README.md:606): declarations, file scope
 //   block 18 (README.md:645): declarations, file scope
 //   block 19 (README.md:675): declarations, file scope
-//   block 20 (README.md:699): skipped (no-compile)
+//   block 20 (README.md:697): declarations, file scope
+//   block 21 (README.md:763): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -472,5 +473,42 @@ func mockDemoShowsNothingFound() async throws {
         baseURL: "https://api.test", middleware: [MockMiddleware(.stub(stub)), recorder]))
     #expect(try await client.send(SearchRequest(key: "sunset")).total == 0)
     expectRequest(recorder.requests.first, method: .get, path: "/pictures/search", query: ["key": "sunset"])
+}
+#sourceLocation()
+
+// MARK: block 20, README.md:697
+#sourceLocation(file: "README.md", line: 698)
+struct CachedFeedRequest: Endpoint {
+    typealias Response = SearchResults
+    var path: String { "pictures/search" }
+    var query: [URLQueryItem] { [URLQueryItem(name: "key", value: "feed"), URLQueryItem(name: "time", value: "\(Date().timeIntervalSince1970)")] }
+    var options: RequestOptions {
+        var options = RequestOptions(volatileParameters: ["time"])   // not part of the cache key
+        options.cache = .maxAge(.hours(8))                           // HAccess's 8-hour rule
+        return options
+    }
+}
+
+func makeCachedClient(tokens: TokenStore, directory: String) -> APIClient {
+    // `credentials` is required: answers to a logged-in account are stored under a digest of
+    // that account (never the token), so user B never gets user A's `/me`.
+    let cache = ResponseCache(storage: DiskCacheStorage(directory: directory), credentials: .tokenStore(tokens), version: "2")
+    return APIClient(configuration: ClientConfiguration(
+        baseURL: "https://gallery.example.com/api",
+        middleware: [cache, AuthorizationMiddleware(store: tokens)]))
+}
+
+func cachedFeed(_ client: APIClient) async throws {
+    let feed = try await client.response(for: CachedFeedRequest())
+    print(feed.source, feed.source.age ?? 0)                      // "cache (…)" and its age, or "network"
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .http }               // RFC 9111 only
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .networkFirst(staleFor: .hours(24)) }
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .cacheOnly() }         // .cacheMiss, nothing sent
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .maxAge(.hours(8), http: .override) }
+
+    // Cache then network: the stored page at once, then the fresh one (or the error).
+    for try await page in client.cacheThenNetwork(CachedFeedRequest()) {
+        print(page.source == .cache ? "stored" : "fresh", page.value.total)
+    }
 }
 #sourceLocation()

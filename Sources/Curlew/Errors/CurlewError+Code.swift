@@ -15,6 +15,7 @@ extension CurlewError {
             case encodingFailed
             case missingCredentialSource, middlewareFailed, fileUnreadable, fileNotWritable, bodyStreamFailed
             case fixtureNotFound, fixturePathRejected, fixtureInvalid, mockGenerationFailed
+            case cacheMiss
         }
 
         private let base: Base
@@ -105,13 +106,16 @@ extension CurlewError {
         /// No value of the response type could be generated (a validation rule no generated value
         /// met, a type the generator cannot build); the message says which.
         public static let mockGenerationFailed = Code(.mockGenerationFailed)
+        /// A ``CachePolicy/cacheOnly(maxAge:)`` call found no usable stored answer; nothing was
+        /// sent (HttpManager's `localCacheToUrl` miss).
+        public static let cacheMiss = Code(.cacheMiss)
 
         /// The level this code belongs to.
         public var level: Level {
             switch base {
             case .cannotConnect, .dnsFailure, .tlsFailure, .connectTimeout, .totalTimeout, .idleTimeout,
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
-                .shutdown, .transportFailure, .bodyStreamFailed:
+                .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss:
                 .transport
             case .unacceptableStatus: .httpStatus
             case .serverError: .server

@@ -1,0 +1,216 @@
+internal import Foundation
+internal import HTTPTypes
+
+/// One call through the ``ResponseCache``: the policy's decision, lookups with `Vary`, the
+/// conditional fetch, `304` refresh and storing.
+struct CacheCall: Sendable {
+    let cache: ResponseCache
+    let policy: CachePolicy
+    let key: CacheKey
+    let account: Scope
+    let request: PreparedRequest
+    let context: MiddlewareContext
+
+    private var configuration: ResponseCache.Configuration { cache.configuration }
+    private var storage: any CacheStorage { configuration.storage }
+
+    func run(_ next: MiddlewareNext) async throws -> RawResponse {
+        do {
+            return try await decide(next)
+        } catch let error as CurlewError where error.code == .sessionEnded {
+            // The server ended this account's session: its stored answers go with it.
+            if let identity = account.account?.identity { await cache.invalidate(.account(identity)) }
+            throw error
+        }
+    }
+
+    private func decide(_ next: MiddlewareNext) async throws -> RawResponse {
+        switch policy {
+        case .networkOnly:
+            return try await next(request, context)
+        case .writeOnly:
+            return try await fetch(validating: nil, next)
+        case .cacheOnly(let maxAge):
+            let now = configuration.now()
+            guard let entry = await lookup() else {
+                await miss("absent")
+                throw CurlewError(code: .cacheMiss, message: "no stored answer (cache only)", request: request.summary)
+            }
+            if let maxAge, now.timeIntervalSince(entry.storedAt) >= maxAge.seconds {
+                await miss("older than \(maxAge)")
+                throw CurlewError(code: .cacheMiss, message: "the stored answer is older than \(maxAge) (cache only)", request: request.summary)
+            }
+            return await hit(entry, reason: "cache only")
+        case .networkFirst(let staleFor):
+            do {
+                return try await fetch(validating: nil, next)
+            } catch let error as CurlewError where FailoverMiddleware.isConnectLevel(error.code) {
+                let now = configuration.now()
+                guard let entry = await lookup(), now.timeIntervalSince(entry.storedAt) <= staleFor.seconds else {
+                    await miss("offline and nothing stored within \(staleFor)")
+                    throw error
+                }
+                return await hit(entry, reason: "offline fallback (\(error.code))")
+            }
+        case .http, .maxAge, .alwaysRevalidate:
+            if policy == .http, request.method != .get, request.method != .head { return try await next(request, context) }
+            let entry = await lookup()
+            if let entry, isFresh(entry, now: configuration.now()) { return await hit(entry, reason: "fresh") }
+            await miss(entry == nil ? "absent" : "stale")
+            return try await fetch(validating: entry, next)
+        }
+    }
+
+    // MARK: Lookup
+
+    /// The stored answer for this request's variant, `nil` when there is none.
+    private func lookup() async -> CacheEntry? {
+        guard let base = await storage.entry(for: key.full) else { return nil }
+        guard !base.varyNames.isEmpty else { return base }
+        guard !base.varyNames.contains("*") else { return nil }
+        let tag = CacheKey.varyTag(names: base.varyNames, headers: request.headers)
+        if base.varyTag == tag { return base }
+        guard let variant = await storage.entry(for: key.variant(tag)), variant.varyTag == tag else { return nil }
+        return variant
+    }
+
+    private func isFresh(_ entry: CacheEntry, now: Date) -> Bool {
+        switch policy {
+        case .http:
+            return HTTPCacheRules.currentAge(of: entry, now: now) < (HTTPCacheRules.lifetime(of: entry) ?? 0)
+        case .maxAge(let lifetime, .respect):
+            let limit = min(lifetime.seconds, HTTPCacheRules.lifetime(of: entry) ?? lifetime.seconds)
+            return HTTPCacheRules.currentAge(of: entry, now: now) < limit
+        case .maxAge(let lifetime, .override):
+            return now.timeIntervalSince(entry.storedAt) < lifetime.seconds
+        default:
+            return false
+        }
+    }
+
+    private func hit(_ entry: CacheEntry, reason: String) async -> RawResponse {
+        let raw = Self.response(from: entry, source: ResponseSource.cache.with(detail: entry.key, storedAt: entry.storedAt))
+        await cache.record { $0.hits += 1 }
+        context.events.report(.cacheHit) { event in
+            event.source = raw.source
+            event.reason = reason
+            event.request = request.summary
+        }
+        return raw
+    }
+
+    private func miss(_ reason: String) async {
+        await cache.record { $0.misses += 1 }
+        context.events.report(.cacheMiss) { event in
+            event.reason = reason
+            event.request = request.summary
+        }
+    }
+
+    // MARK: Network
+
+    /// Sends the request (conditional when `entry` has validators), stores a storable answer,
+    /// and turns a `304` into the refreshed stored answer.
+    private func fetch(validating entry: CacheEntry?, _ next: MiddlewareNext) async throws -> RawResponse {
+        var outgoing = request
+        if let entry {
+            if let tag = entry.header("ETag") { outgoing.headers[.ifNoneMatch] = tag }
+            if let modified = entry.header("Last-Modified") { outgoing.headers[.ifModifiedSince] = modified }
+        }
+        let validating = outgoing.headers[.ifNoneMatch] != nil || outgoing.headers[.ifModifiedSince] != nil
+        let sent = configuration.now()
+        let raw: RawResponse
+        do {
+            raw = try await next(outgoing, context)
+        } catch let error as CurlewError where validating && error.code == .unacceptableStatus && error.status?.code == 304 {
+            // Endpoints accept 2xx: the inner status check reports 304 as an error.
+            guard let entry else { throw error }
+            return await revalidated(entry, with: error.headers ?? HTTPFields(), sent: sent)
+        }
+        if validating, raw.status.code == 304, let entry {
+            return await revalidated(entry, with: raw.headers, sent: sent)
+        }
+        await store(raw, sent: sent)
+        return raw
+    }
+
+    private func revalidated(_ entry: CacheEntry, with headers: HTTPFields, sent: Date) async -> RawResponse {
+        let now = configuration.now()
+        var refreshed = entry
+        let replaced = Set(headers.map { $0.name.canonicalName.lowercased() }).subtracting(HTTPCacheRules.keptOn304)
+        refreshed.headers.removeAll { replaced.contains($0.name.lowercased()) }
+        for field in headers where replaced.contains(field.name.canonicalName.lowercased()) && field.name != .setCookie {
+            refreshed.headers.append(CacheEntry.Header(name: field.name.canonicalName, value: field.value))
+        }
+        refreshed.requestTime = sent
+        refreshed.storedAt = now
+        refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)
+        if HTTPCacheRules.refusal(response: headers, request: request.headers, shared: configuration.isShared, scoped: account.scope != CacheKey.publicScope) == nil {
+            await write(refreshed)
+        } else {
+            await storage.removeEntry(for: entry.key)
+        }
+        await cache.record { $0.revalidations += 1 }
+        let raw = Self.response(from: refreshed, source: ResponseSource.revalidated.with(detail: refreshed.key, storedAt: now))
+        context.events.report(.cacheRevalidated) { event in
+            event.source = raw.source
+            event.request = request.summary
+        }
+        return raw
+    }
+
+    /// Stores an accepted answer unless HTTP forbids it or the account changed meanwhile.
+    private func store(_ raw: RawResponse, sent: Date) async {
+        guard case .data(let body) = raw.content, raw.status.code != 206, raw.status.code != 304 else { return }
+        if let refusal = HTTPCacheRules.refusal(
+            response: raw.headers, request: request.headers, shared: configuration.isShared, scoped: account.scope != CacheKey.publicScope)
+        {
+            context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
+            return
+        }
+        guard await account.isUnchanged(configuration.credentials) else {
+            context.logger.debug("cache: \(request.summary) not stored (the account changed during the exchange)")
+            return
+        }
+        let now = configuration.now()
+        let names = HTTPCacheRules.varyNames(raw.headers)
+        let tag = names.isEmpty ? nil : CacheKey.varyTag(names: names, headers: request.headers)
+        let entry = CacheEntry(
+            key: key.full, status: raw.status.code,
+            headers: raw.headers.filter { $0.name != .setCookie }.map { CacheEntry.Header(name: $0.name.canonicalName, value: $0.value) },
+            body: body, url: raw.url, requestTime: sent, storedAt: now, varyNames: names, varyTag: tag,
+            discardAfter: now.addingTimeInterval(configuration.retention.seconds))
+        guard await write(entry) else { return }
+        if let tag {
+            var variant = entry
+            variant.key = key.variant(tag)
+            await write(variant)
+        }
+        await cache.record { $0.stores += 1 }
+        context.events.report(.cacheStored) { event in
+            event.source = ResponseSource.cache.with(detail: entry.key, storedAt: now)
+            event.request = request.summary
+        }
+    }
+
+    /// Writes an entry; a failure is logged at debug level and counted, never thrown.
+    @discardableResult
+    private func write(_ entry: CacheEntry) async -> Bool {
+        do {
+            try await storage.store(entry)
+            return true
+        } catch {
+            context.logger.debug("cache: writing \(request.summary) failed: \(error)")
+            await cache.record { $0.writeFailures += 1 }
+            return false
+        }
+    }
+
+    static func response(from entry: CacheEntry, source: ResponseSource) -> RawResponse {
+        var fields = HTTPFields()
+        for header in entry.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        return RawResponse(status: HTTPResponse.Status(code: entry.status), headers: fields, body: entry.body, url: entry.url, source: source)
+    }
+}

@@ -1,0 +1,20 @@
+extension ClientEvent.Kind {
+    /// A stored answer was served (``ClientEvent/source`` is ``ResponseSource/cache`` with the key
+    /// and storage date; ``ClientEvent/reason`` says which policy allowed it).
+    public static let cacheHit = ClientEvent.Kind("cacheHit")
+    /// The cache had no usable answer (``ClientEvent/reason``: absent, stale, variant…).
+    public static let cacheMiss = ClientEvent.Kind("cacheMiss")
+    /// The server answered `304 Not Modified`: the stored answer was refreshed and served.
+    public static let cacheRevalidated = ClientEvent.Kind("cacheRevalidated")
+    /// A network answer was stored (``ClientEvent/source`` carries the key).
+    public static let cacheStored = ClientEvent.Kind("cacheStored")
+}
+
+extension ResponseSource {
+    /// Served from the ``ResponseCache`` without asking the server; ``ResponseSource/storedAt``
+    /// and ``ResponseSource/age`` tell how old it is, ``ResponseSource/detail`` is the cache key.
+    public static let cache = ResponseSource("cache")
+    /// The server confirmed the stored answer with `304 Not Modified`; the bytes came from the
+    /// cache, the confirmation from the network.
+    public static let revalidated = ResponseSource("revalidated")
+}

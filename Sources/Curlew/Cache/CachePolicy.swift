@@ -1,0 +1,74 @@
+/// How a call uses the ``ResponseCache``: the seeds' policies plus HTTP caching. Set it per
+/// endpoint type in ``Endpoint/options`` or per call:
+///
+/// ```swift
+/// let feed = try await client.send(FeedRequest()) { $0.cache = .maxAge(.hours(8)) }
+/// ```
+///
+/// A client without a ``ResponseCache`` ignores the policy and always uses the network.
+public enum CachePolicy: Sendable, Hashable {
+    /// The cache is not involved: no lookup, nothing stored. The default.
+    case networkOnly
+    /// Always fetch, then store the answer (HAccess `HNCacheTypeOnlyWrite`).
+    case writeOnly
+    /// Serve the stored answer while it is younger than `lifetime`, else fetch (with the stored
+    /// validators) and store (HAccess "alternative", Monkey `cacheInSeconds`). `http` says whether
+    /// the server's `Cache-Control`/`Expires` may shorten that lifetime (``HTTPFreshness/respect``,
+    /// the default) or are deliberately ignored (``HTTPFreshness/override``).
+    case maxAge(CacheLifetime, http: HTTPFreshness = .respect)
+    /// Standard HTTP caching (RFC 9111): serve while fresh by `max-age`/`Expires` minus `Age`,
+    /// revalidate with `If-None-Match`/`If-Modified-Since` when stale, store what is storable.
+    /// Only GET and HEAD take part.
+    case http
+    /// Always ask the server, sending the stored validators; a `304` serves the stored bytes
+    /// (source ``ResponseSource/revalidated``). The second step of cache-then-network.
+    case alwaysRevalidate
+    /// Fetch; when the network is unreachable (cannot connect, DNS failure, connect timeout — not
+    /// an HTTP error, which is the server's answer), serve a stored answer no older than
+    /// `staleFor` (HttpManager's `getCacheToUrl`).
+    case networkFirst(staleFor: CacheLifetime)
+    /// Look in the cache only; never touch the network. Without a stored answer (or one older
+    /// than `maxAge` when given) the call fails with ``CurlewError/Code/cacheMiss``
+    /// (HttpManager's `localCacheToUrl`).
+    case cacheOnly(maxAge: CacheLifetime? = nil)
+
+    /// Whether the server's freshness rules may shorten an app policy's lifetime.
+    public enum HTTPFreshness: Sendable, Hashable {
+        /// `no-cache`, `max-age`, `Expires` and `Age` can only make the stored answer stale
+        /// sooner, never later.
+        case respect
+        /// The app's lifetime wins over the server's `no-cache`/`max-age` (an 8-hour rule for a
+        /// server that sends `no-cache`). `no-store` and `Vary: *` are still never stored.
+        case override
+    }
+}
+
+/// A span of time for cache policies: `.hours(8)`, `.minutes(5)`, `.seconds(30)`.
+public struct CacheLifetime: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The length in seconds.
+    public var seconds: Double
+
+    /// A lifetime of `seconds` (negative values count as zero).
+    public init(seconds: Double) { self.seconds = max(0, seconds) }
+
+    /// A lifetime equal to `duration`.
+    public init(_ duration: Duration) {
+        let parts = duration.components
+        self.init(seconds: Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+    }
+
+    /// `n` seconds.
+    public static func seconds(_ n: Double) -> CacheLifetime { CacheLifetime(seconds: n) }
+    /// `n` minutes.
+    public static func minutes(_ n: Double) -> CacheLifetime { CacheLifetime(seconds: n * 60) }
+    /// `n` hours.
+    public static func hours(_ n: Double) -> CacheLifetime { CacheLifetime(seconds: n * 3_600) }
+    /// `n` days.
+    public static func days(_ n: Double) -> CacheLifetime { CacheLifetime(seconds: n * 86_400) }
+
+    /// Shorter first.
+    public static func < (lhs: CacheLifetime, rhs: CacheLifetime) -> Bool { lhs.seconds < rhs.seconds }
+
+    /// E.g. `28800s`.
+    public var description: String { "\(seconds)s" }
+}

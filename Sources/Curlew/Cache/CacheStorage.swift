@@ -1,0 +1,24 @@
+public import Foundation
+
+/// Where a ``ResponseCache`` keeps its entries. Implementations are `Sendable` and async (an
+/// actor is the natural shape): ``MemoryCacheStorage`` and the crash-safe ``DiskCacheStorage``
+/// come with Curlew; a SQLite or Redis store implements the same five requirements.
+///
+/// A storage compares the full key on read (a different key under the same slot is a miss),
+/// never returns a partial entry, and treats damaged data as absent.
+public protocol CacheStorage: Sendable {
+    /// The entry stored under `key`, or `nil`.
+    func entry(for key: String) async -> CacheEntry?
+    /// Stores `entry` under ``CacheEntry/key``, replacing any previous one.
+    /// - Throws: When the entry could not be written (full disk, read-only directory); the
+    ///   ``ResponseCache`` logs it at debug level and the request still succeeds.
+    func store(_ entry: CacheEntry) async throws
+    /// Removes the entry under `key`, if any.
+    func removeEntry(for key: String) async
+    /// Removes every entry whose key satisfies `predicate`; returns how many.
+    @discardableResult
+    func removeEntries(where predicate: @Sendable (String) -> Bool) async -> Int
+    /// Removes entries whose ``CacheEntry/discardAfter`` is before `date`; returns how many.
+    @discardableResult
+    func removeExpired(before date: Date) async -> Int
+}

@@ -1,0 +1,206 @@
+public import Foundation
+public import Logging
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// A ``CacheStorage`` in a directory, surviving crashes and bounded by bytes — the default store.
+///
+/// - **Crash-safe:** each entry is written to a temporary file in the directory, fsynced,
+///   renamed over the old one, and the directory fsynced; a crash leaves the old entry or the new
+///   one, never a mix. Stray temporary files are removed when the store opens.
+/// - **Checked:** an entry records its key, its lengths and a SHA-256 of its bytes; a truncated,
+///   bit-flipped or half-written file is a miss and is deleted. File names are the full SHA-256
+///   of the key, and the stored key is compared on read (a collision is a miss), so a key with
+///   `../` or of any length names a file inside the directory.
+/// - **Private:** the directory is 0700 and files 0600 whatever the umask.
+/// - **Bounded:** beyond ``maximumBytes`` the least recently used entries are deleted;
+///   ``removeExpired(before:)`` deletes entries past their ``CacheEntry/discardAfter`` (also done
+///   on open). A deleted directory is recreated on the next write.
+///
+/// Reads load the whole entry while the actor is held, so eviction by another call cannot cut a
+/// read short.
+public actor DiskCacheStorage: CacheStorage {
+    private struct Item {
+        var key: String
+        var length: Int
+        var lastUse: UInt64
+        var discardAfter: Date?
+    }
+
+    /// The cache directory.
+    public nonisolated let directory: String
+    /// The most bytes of entry files kept.
+    public nonisolated let maximumBytes: Int
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    private var index: [String: Item] = [:]
+    private var useCounter: UInt64 = 0
+    private var opened = false
+    /// Bytes of entry files held now.
+    public private(set) var totalBytes = 0
+
+    /// A store in `directory` (created when needed) holding at most `maximumBytes`.
+    /// Default: 256 MiB.
+    public init(
+        directory: String, maximumBytes: Int = 256 << 20, logger: Logger = Logger(label: "curlew.cache"),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        self.maximumBytes = max(0, maximumBytes)
+        self.logger = logger
+        self.now = now
+    }
+
+    /// How many entries the index holds.
+    public var count: Int {
+        openIfNeeded()
+        return index.count
+    }
+
+    /// The entry for `key`, or `nil` when absent, damaged (deleted) or stored under another key.
+    public func entry(for key: String) -> CacheEntry? {
+        openIfNeeded()
+        let name = DiskEntryFormat.fileName(for: key)
+        guard let file = DiskFiles.read(path(name)) else {
+            forget(name)
+            return nil
+        }
+        guard let entry = DiskEntryFormat.decode(file) else {
+            logger.debug("cache: damaged entry \(name) deleted")
+            DiskFiles.remove(path(name))
+            forget(name)
+            return nil
+        }
+        guard entry.key == key else { return nil }
+        forget(name)
+        useCounter += 1
+        index[name] = Item(key: key, length: file.count, lastUse: useCounter, discardAfter: entry.discardAfter)
+        totalBytes += file.count
+        return entry
+    }
+
+    /// Writes the entry crash-safely, then evicts least recently used entries beyond the bound.
+    /// - Throws: ``DiskCacheError`` when the directory cannot be created or written.
+    public func store(_ entry: CacheEntry) throws {
+        openIfNeeded()
+        let file = try DiskEntryFormat.encode(entry)
+        guard file.count <= maximumBytes else { return }
+        let name = DiskEntryFormat.fileName(for: entry.key)
+        do {
+            try DiskFiles.replace(name, in: directory, with: file)
+        } catch let error as DiskCacheError where error.code == ENOENT {
+            // The directory was deleted under us: recreate it, start a fresh index, write again.
+            try DiskFiles.ensureDirectory(directory)
+            index.removeAll()
+            totalBytes = 0
+            try DiskFiles.replace(name, in: directory, with: file)
+        }
+        forget(name)
+        useCounter += 1
+        index[name] = Item(key: entry.key, length: file.count, lastUse: useCounter, discardAfter: entry.discardAfter)
+        totalBytes += file.count
+        evict(keeping: name)
+    }
+
+    /// Deletes the entry for `key`.
+    public func removeEntry(for key: String) {
+        openIfNeeded()
+        let name = DiskEntryFormat.fileName(for: key)
+        DiskFiles.remove(path(name))
+        forget(name)
+    }
+
+    /// Deletes the entries whose key matches.
+    @discardableResult
+    public func removeEntries(where predicate: @Sendable (String) -> Bool) -> Int {
+        openIfNeeded()
+        let doomed = index.filter { predicate($0.value.key) }.map(\.key)
+        for name in doomed {
+            DiskFiles.remove(path(name))
+            forget(name)
+        }
+        return doomed.count
+    }
+
+    /// Deletes the entries past their ``CacheEntry/discardAfter``.
+    @discardableResult
+    public func removeExpired(before date: Date) -> Int {
+        openIfNeeded()
+        let doomed = index.filter { $0.value.discardAfter.map { $0 < date } ?? false }.map(\.key)
+        for name in doomed {
+            DiskFiles.remove(path(name))
+            forget(name)
+        }
+        return doomed.count
+    }
+
+    // MARK: Opening
+
+    /// Creates the directory, sweeps temporary files, indexes intact entries (deleting damaged
+    /// ones), drops expired ones and applies the size bound. Runs once, on first use.
+    private func openIfNeeded() {
+        guard !opened else { return }
+        opened = true
+        do {
+            try DiskFiles.ensureDirectory(directory)
+        } catch {
+            logger.debug("cache: cannot prepare \(directory): \(error)")
+            return
+        }
+        var found: [(name: String, item: Item, modified: Double)] = []
+        for name in DiskFiles.names(in: directory) {
+            if name.hasPrefix(DiskFiles.temporaryPrefix) {
+                DiskFiles.remove(path(name))
+                continue
+            }
+            guard name.hasSuffix(".entry") else { continue }
+            guard let status = DiskFiles.status(path(name)), let summary = Self.summary(of: path(name), length: status.length) else {
+                logger.debug("cache: damaged entry \(name) deleted on open")
+                DiskFiles.remove(path(name))
+                continue
+            }
+            found.append((name, Item(key: summary.key, length: status.length, lastUse: 0, discardAfter: summary.discardAfter), status.modified))
+        }
+        for (name, item, _) in found.sorted(by: { $0.modified < $1.modified }) {
+            useCounter += 1
+            var item = item
+            item.lastUse = useCounter
+            index[name] = item
+            totalBytes += item.length
+        }
+        removeExpired(before: now())
+        evict(keeping: nil)
+    }
+
+    /// The key and expiry of an entry file, checking its structure but not its checksum (that
+    /// is checked on every read).
+    private static func summary(of path: String, length: Int) -> DiskEntryFormat.Summary? {
+        guard let prefix = DiskFiles.read(path, upTo: DiskEntryFormat.prefixLength),
+            let (headerLength, bodyLength) = DiskEntryFormat.lengths(prefix),
+            length == DiskEntryFormat.prefixLength + headerLength + bodyLength + DiskEntryFormat.checksumLength,
+            let head = DiskFiles.read(path, upTo: DiskEntryFormat.prefixLength + headerLength),
+            let header = try? JSONDecoder().decode(DiskEntryFormat.Header.self, from: head.dropFirst(DiskEntryFormat.prefixLength))
+        else { return nil }
+        return DiskEntryFormat.Summary(key: header.key, fileLength: length, discardAfter: header.discardAfter)
+    }
+
+    // MARK: Bookkeeping
+
+    private func path(_ name: String) -> String { directory + "/" + name }
+
+    private func forget(_ name: String) {
+        if let old = index.removeValue(forKey: name) { totalBytes -= old.length }
+    }
+
+    private func evict(keeping kept: String?) {
+        while totalBytes > maximumBytes,
+            let oldest = index.filter({ $0.key != kept }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+        {
+            DiskFiles.remove(path(oldest))
+            forget(oldest)
+        }
+    }
+}

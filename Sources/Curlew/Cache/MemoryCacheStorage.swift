@@ -1,0 +1,61 @@
+public import Foundation
+
+/// A ``CacheStorage`` in memory, bounded by bytes, evicting the least recently used entries.
+public actor MemoryCacheStorage: CacheStorage {
+    /// The most bytes kept (``CacheEntry/size`` summed).
+    public nonisolated let maximumBytes: Int
+    private var entries: [String: (entry: CacheEntry, lastUse: UInt64)] = [:]
+    private var useCounter: UInt64 = 0
+    /// Bytes held now.
+    public private(set) var totalBytes = 0
+
+    /// Creates an empty store holding at most `maximumBytes`. Default: 16 MiB.
+    public init(maximumBytes: Int = 16 << 20) {
+        self.maximumBytes = max(0, maximumBytes)
+    }
+
+    /// How many entries are held.
+    public var count: Int { entries.count }
+
+    /// The entry, marking it recently used.
+    public func entry(for key: String) -> CacheEntry? {
+        guard let found = entries[key] else { return nil }
+        useCounter += 1
+        entries[key] = (found.entry, useCounter)
+        return found.entry
+    }
+
+    /// Stores the entry, evicting least recently used ones beyond ``maximumBytes``; an entry
+    /// larger than the whole bound is not kept.
+    public func store(_ entry: CacheEntry) {
+        removeEntry(for: entry.key)
+        guard entry.size <= maximumBytes else { return }
+        useCounter += 1
+        entries[entry.key] = (entry, useCounter)
+        totalBytes += entry.size
+        while totalBytes > maximumBytes, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            removeEntry(for: oldest)
+        }
+    }
+
+    /// Removes one entry.
+    public func removeEntry(for key: String) {
+        if let old = entries.removeValue(forKey: key) { totalBytes -= old.entry.size }
+    }
+
+    /// Removes the entries whose key matches.
+    @discardableResult
+    public func removeEntries(where predicate: @Sendable (String) -> Bool) -> Int {
+        let doomed = entries.keys.filter(predicate)
+        doomed.forEach(removeEntry(for:))
+        return doomed.count
+    }
+
+    /// Removes the entries past their ``CacheEntry/discardAfter``.
+    @discardableResult
+    public func removeExpired(before date: Date) -> Int {
+        let doomed = entries.filter { $0.value.entry.discardAfter.map { $0 < date } ?? false }.map(\.key)
+        doomed.forEach(removeEntry(for:))
+        return doomed.count
+    }
+}

@@ -1,0 +1,174 @@
+public import Foundation
+
+/// The response cache: an actor owning a ``CacheStorage``, installed as middleware in the
+/// outermost phase (``MiddlewarePhase/cache``).
+///
+/// It stores *bytes*, above token refresh, retry and signing (so timestamps, nonces and
+/// signatures never reach its key) and below decoding (so a stored answer goes through the
+/// envelope check, ``Endpoint/didReceive(_:)`` and decoding again). Only answers the endpoint
+/// accepted and whose envelope succeeded are stored — everything returned by the inner chain.
+///
+/// ```swift
+/// let cache = ResponseCache(storage: DiskCacheStorage(directory: cacheDirectory),
+///                           credentials: .tokenStore(tokens))
+/// let client = APIClient(configuration: ClientConfiguration(baseURL: base, middleware: [cache]))
+/// let feed = try await client.send(FeedRequest()) { $0.cache = .maxAge(.hours(8)) }
+/// ```
+///
+/// Each call's ``RequestOptions/cache`` picks the ``CachePolicy``; the default, network only,
+/// leaves the cache out entirely. Keys, credential isolation and `Vary` are described in
+/// ``CacheCredentials`` and the *Caching* article.
+public actor ResponseCache: APIMiddleware {
+    /// How the cache is set up.
+    public struct Configuration: Sendable {
+        /// Where entries live.
+        public var storage: any CacheStorage
+        /// Whose answers are stored (see ``CacheCredentials``).
+        public var credentials: CacheCredentials
+        /// Part of every key; change it to miss every older entry (Monkey's `cacheVersion`).
+        public var version: String
+        /// Query parameters left out of every key, in addition to each call's
+        /// ``RequestOptions/volatileParameters``.
+        public var volatileParameters: Set<String>
+        /// Whether answers are shared between users (then `Cache-Control: private` answers to
+        /// anonymous requests are not stored). Default: `false`, a private cache.
+        public var isShared: Bool
+        /// How long an entry may stay in storage at all; expiry sweeps delete older ones.
+        public var retention: CacheLifetime
+        /// The cache's clock (a test can move it).
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration.
+        public init(
+            storage: any CacheStorage, credentials: CacheCredentials, version: String = "1", volatileParameters: Set<String> = [],
+            isShared: Bool = false, retention: CacheLifetime = .days(30), now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.storage = storage
+            self.credentials = credentials
+            self.version = version.replacingOccurrences(of: "|", with: "%7C")
+            self.volatileParameters = volatileParameters
+            self.isShared = isShared
+            self.retention = retention
+            self.now = now
+        }
+    }
+
+    /// How the cache was set up.
+    public nonisolated let configuration: Configuration
+    /// Counters since the cache was created.
+    public private(set) var statistics = CacheStatistics()
+
+    /// Creates a cache.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Creates a cache over `storage`. `credentials` is required: say `.anonymous` when the
+    /// client sends no credentials, or name the token store, so a logged-in user's answers are
+    /// never served to another.
+    public init(storage: any CacheStorage, credentials: CacheCredentials, version: String = "1", volatileParameters: Set<String> = []) {
+        self.init(configuration: Configuration(storage: storage, credentials: credentials, version: version, volatileParameters: volatileParameters))
+    }
+
+    /// `.cache`.
+    public nonisolated var kind: MiddlewareKind { .cache }
+    /// ``MiddlewarePhase/cache``: outermost.
+    public nonisolated var phase: MiddlewarePhase? { .cache }
+
+    /// Applies the call's ``CachePolicy``.
+    public nonisolated func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        let policy = context.options.cache
+        guard policy != .networkOnly, context.responseBody == .collect, !Self.bypasses(request) else {
+            return try await next(request, context)
+        }
+        guard let account = await Scope.resolve(request: request, context: context, credentials: configuration.credentials) else {
+            context.events.report(.cacheMiss) { $0.reason = "requires authentication and nobody is logged in" }
+            return try await next(request, context)
+        }
+        let key = CacheKey(
+            version: configuration.version, scope: account.scope,
+            request: CacheKey.requestPart(identity: context.identity, options: context.options, volatileParameters: configuration.volatileParameters))
+        let call = CacheCall(cache: self, policy: policy, key: key, account: account, request: request, context: context)
+        return try await call.run(next)
+    }
+
+    /// Requests the cache leaves alone: ones that carry their own validators or ranges.
+    private nonisolated static func bypasses(_ request: PreparedRequest) -> Bool {
+        request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil || request.headers[.range] != nil
+            || request.headers[.ifMatch] != nil || request.headers[.ifUnmodifiedSince] != nil
+    }
+
+    // MARK: Invalidation
+
+    /// Removes entries; returns how many.
+    @discardableResult
+    public nonisolated func invalidate(_ target: CacheInvalidation) async -> Int {
+        let version = configuration.version
+        return await configuration.storage.removeEntries { full in
+            guard let key = CacheKey.parse(full) else { return false }
+            return target.matches(key, version: version)
+        }
+    }
+
+    /// Removes every entry of the account logged in now (call it before logging out), or of the
+    /// anonymous scope when nobody is.
+    @discardableResult
+    public nonisolated func invalidateCurrentAccount() async -> Int {
+        guard let account = await configuration.credentials.current() else { return 0 }
+        return await invalidate(.account(account.identity))
+    }
+
+    /// Deletes entries older than ``Configuration/retention``.
+    @discardableResult
+    public nonisolated func sweep() async -> Int {
+        await configuration.storage.removeExpired(before: configuration.now())
+    }
+
+    func record(_ change: (inout CacheStatistics) -> Void) {
+        change(&statistics)
+    }
+}
+
+extension MiddlewareKind {
+    /// ``ResponseCache``.
+    public static let cache = MiddlewareKind("cache")
+}
+
+/// Counters of a ``ResponseCache``.
+public struct CacheStatistics: Sendable, Hashable {
+    /// Answers served from storage without asking the server (offline fallbacks included).
+    public var hits = 0
+    /// Lookups that found nothing usable.
+    public var misses = 0
+    /// `304 Not Modified` answers that refreshed an entry.
+    public var revalidations = 0
+    /// Network answers stored.
+    public var stores = 0
+    /// Writes the storage refused (logged at debug; the requests succeeded).
+    public var writeFailures = 0
+
+    /// All zero.
+    public init() {}
+}
+
+/// What ``ResponseCache/invalidate(_:)`` removes.
+public enum CacheInvalidation: Sendable, Hashable {
+    /// The entries (every scope and variant) of one request part of a key: `METHOD URL` as in
+    /// ``RequestIdentity/key`` without volatile parameters, or a custom ``RequestOptions/cacheKey``.
+    case request(String)
+    /// The entries whose request part starts with this text, e.g. `"GET https://api.example.com/users/"`.
+    case keyPrefix(String)
+    /// Every entry of one account (the identity ``CacheCredentials`` reports): logout.
+    case account(String)
+    /// Every entry.
+    case all
+
+    func matches(_ key: CacheKey, version: String) -> Bool {
+        switch self {
+        case .all: true
+        case .request(let request): key.requestWithoutVariant == request
+        case .keyPrefix(let prefix): key.request.hasPrefix(prefix)
+        case .account(let identity): key.scope.contains(CacheKey.accountScope(identity))
+        }
+    }
+}

@@ -1,0 +1,138 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Testing
+
+/// Keys: per-credential isolation, logout purge, volatile parameters and signatures, versions.
+@Suite("Cache keys and credential isolation", .timeLimit(.minutes(2)))
+struct CacheIsolationTests {
+    /// `/me` answers with whoever the Authorization header names (`Bearer token-A` is `user A`;
+    /// the body never repeats a token, so the files can be searched for tokens).
+    private static let whoAmI: @Sendable (ServerRequest) async -> ServerResponse = { request in
+        .text("me=" + (received(request, "Authorization")?.replacingOccurrences(of: "Bearer token-", with: "user ") ?? "anonymous"))
+    }
+
+    @Test func userBNeverGetsUserAsAnswerAndLogoutPurgesAsEntries() async throws {
+        let directory = makeCacheDirectory("accounts")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = TokenStore(credential: .init(accessToken: "token-A", refreshToken: "refresh-A"))
+        let cache = ResponseCache(storage: DiskCacheStorage(directory: directory), credentials: .tokenStore(store))
+        let me = CachedText(path: "me", policy: .maxAge(.hours(8)))
+        try await withCachedLoopback(cache: cache, middleware: [AuthorizationMiddleware(store: store)], handler: Self.whoAmI) { server, client in
+            #expect(try await client.send(me) == "me=user A")
+            #expect(try await client.send(me) == "me=user A")
+            #expect(server.requestCount == 1)
+
+            await store.update(.init(accessToken: "token-B", refreshToken: "refresh-B"))
+            #expect(try await client.send(me) == "me=user B", "B is never served A's /me")
+            #expect(server.requestCount == 2)
+
+            await store.clear()
+            #expect(try await client.send(me) == "me=anonymous", "nobody logged in is never served A's or B's /me")
+            #expect(server.requestCount == 3)
+            let mustLogIn = await #expect(throws: CurlewError.self) {
+                try await client.send(CachedText(path: "me", policy: .maxAge(.hours(8)), requiresLogin: true))
+            }
+            #expect(mustLogIn?.code == .notLoggedIn)
+
+            await store.update(.init(accessToken: "token-A2", refreshToken: "refresh-A"))
+            #expect(try await client.send(me) == "me=user A", "A's answers survive a new access token for the same account")
+            #expect(server.requestCount == 3)
+
+            // Nothing on disk names a token: keys hold digests of the account.
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+                for secret in ["token-A", "token-B", "refresh-A", "refresh-B"] {
+                    #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(name) contains \(secret)")
+                }
+            }
+
+            // Logout: purge A's entries before clearing the store.
+            #expect(await cache.invalidateCurrentAccount() == 1)
+            #expect(try await client.send(me) == "me=user A2")
+            #expect(server.requestCount == 4)
+        }
+    }
+
+    @Test func anAuthorizationHeaderSetByTheEndpointScopesTheEntry() async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        try await withCachedLoopback(cache: cache, handler: Self.whoAmI) { server, client in
+            let alice = CachedText(path: "me", headers: ["Authorization": "Basic alice"], policy: .maxAge(.hours(1)))
+            let bob = CachedText(path: "me", headers: ["Authorization": "Basic bob"], policy: .maxAge(.hours(1)))
+            let answer = try await client.send(alice)
+            #expect(answer == "me=Basic alice")
+            #expect(try await client.send(bob) == "me=Basic bob")
+            #expect(try await client.send(alice) == "me=Basic alice")
+            #expect(try await client.send(CachedText(path: "me", policy: .maxAge(.hours(1)))) == "me=anonymous")
+            #expect(server.requestCount == 3)
+        }
+    }
+
+    @Test func theSessionEndingPurgesTheAccountsEntries() async throws {
+        let storage = MemoryCacheStorage()
+        let store = TokenStore(credential: .init(accessToken: "t", refreshToken: "r"))
+        let cache = ResponseCache(storage: storage, credentials: .tokenStore(store))
+        let refresh = TokenRefreshMiddleware(store: store, sessionEndedStatuses: [403]) { $0 }
+        try await withCachedLoopback(cache: cache, middleware: [refresh, AuthorizationMiddleware(store: store)], handler: { request in
+            request.path == "/end" ? ServerResponse(status: 403) : .text("profile")
+        }) { _, client in
+            _ = try await client.send(CachedText(path: "profile", policy: .writeOnly))
+            #expect(await storage.count == 1)
+            let ended = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "end", policy: .writeOnly)) }
+            #expect(ended?.code == .sessionEnded)
+            #expect(await storage.count == 0)
+        }
+    }
+
+    @Test func signedRequestsASecondApartHitTheSameEntry() async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        let seconds = HitCounter()
+        let signing = SigningMiddleware(
+            secret: "s3cret", algorithm: .hmacSHA256, timestampParameter: "ts", nonceParameter: "nonce",
+            now: { Date(timeIntervalSince1970: 1_700_000_000 + Double(seconds.next())) })
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, middleware: [signing], handler: { _ in .text("answer \(counter.next())") }) { server, client in
+            let request = CachedText(path: "search", query: [URLQueryItem(name: "q", value: "x")], policy: .maxAge(.hours(1)))
+            #expect(try await client.send(request) == "answer 1")
+            #expect(try await client.send(request) == "answer 1")
+            #expect(server.requestCount == 1)
+            let sent = try #require(server.requests.first)
+            #expect(sent.queryItems.map(\.name).sorted() == ["nonce", "q", "sign", "ts"], "the signature was sent, outside the key")
+        }
+    }
+
+    @Test func volatileParametersDeclaredByTheRequestOrTheCacheAreLeftOutOfTheKey() async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous, volatileParameters: ["time"])
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, handler: { _ in .text("answer \(counter.next())") }) { server, client in
+            func nearby(lat: String, time: String, page: String = "1") -> CachedText {
+                CachedText(
+                    path: "nearby", query: [.init(name: "page", value: page), .init(name: "lat", value: lat), .init(name: "time", value: time)],
+                    policy: .maxAge(.hours(1)), volatile: ["lat"])
+            }
+            let answer = try await client.send(nearby(lat: "1.0", time: "100"))
+            #expect(answer == "answer 1")
+            #expect(try await client.send(nearby(lat: "2.0", time: "200")) == "answer 1")
+            #expect(try await client.send(nearby(lat: "2.0", time: "200", page: "2")) == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func aCustomKeyAndANewCacheVersion() async throws {
+        let storage = MemoryCacheStorage()
+        let counter = HitCounter()
+        let version1 = ResponseCache(storage: storage, credentials: .anonymous, version: "1")
+        let version2 = ResponseCache(storage: storage, credentials: .anonymous, version: "2")
+        try await withCachedLoopback(cache: version1, handler: { _ in .text("answer \(counter.next())") }) { server, client in
+            _ = try await client.send(CachedText(path: "a", policy: .writeOnly)) { $0.cacheKey = "search/sunset" }
+            #expect(try await client.send(CachedText(path: "b", policy: .cacheOnly())) { $0.cacheKey = "search/sunset" } == "answer 1")
+            let other = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [version2]))
+            let miss = await #expect(throws: CurlewError.self) {
+                try await other.send(CachedText(path: "b", policy: .cacheOnly())) { $0.cacheKey = "search/sunset" }
+            }
+            #expect(miss?.code == .cacheMiss)
+            #expect(server.requestCount == 1)
+        }
+    }
+}

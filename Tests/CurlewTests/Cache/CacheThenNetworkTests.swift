@@ -1,0 +1,80 @@
+@testable import Curlew
+import Foundation
+import LoopbackServer
+import Testing
+
+/// ``APIClient/cacheThenNetwork(_:options:)``: stored first, fresh second, the error last.
+@Suite("Cache then network", .timeLimit(.minutes(2)))
+struct CacheThenNetworkTests {
+    @Test func yieldsTheStoredAnswerThenTheFreshOneInOrder() async throws {
+        let clock = CacheTestClock()
+        let cache = ResponseCache(configuration: .init(storage: MemoryCacheStorage(), credentials: .anonymous, now: clock.function))
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, handler: { _ in .text("page \(counter.next())") }) { server, client in
+            var first: [String] = []
+            for try await page in client.cacheThenNetwork(CachedText(path: "feed")) { first.append("\(page.source.name): \(page.value)") }
+            #expect(first == ["network: page 1"], "nothing stored yet: only the network's answer")
+            #expect(server.requestCount == 1)
+
+            clock.advance(90)
+            var second: [APIResponse<String>] = []
+            for try await page in client.cacheThenNetwork(CachedText(path: "feed")) { second.append(page) }
+            #expect(second.map(\.value) == ["page 1", "page 2"])
+            #expect(second.map(\.source) == [.cache, .network])
+            #expect(second[0].source.storedAt != nil)
+            #expect((second[0].source.age ?? 0) >= 0)
+            #expect(server.requestCount == 2, "the stored answer cost no request")
+
+            let third = try await client.send(CachedText(path: "feed", policy: .cacheOnly()))
+            #expect(third == "page 2", "the fresh answer was stored")
+        }
+    }
+
+    @Test func endsWithTheFreshErrorAfterTheStoredValue() async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        let failing = FlagBox()
+        try await withCachedLoopback(cache: cache, handler: { _ in
+            failing.isSet ? ServerResponse(status: 500, body: Array("oops".utf8)) : .text("page")
+        }) { _, client in
+            _ = try await client.send(CachedText(path: "feed", policy: .writeOnly))
+            failing.set()
+            var values: [String] = []
+            var failure: CurlewError?
+            do {
+                for try await page in client.cacheThenNetwork(CachedText(path: "feed")) { values.append(page.value) }
+            } catch let error as CurlewError {
+                failure = error
+            }
+            #expect(values == ["page"])
+            #expect(failure?.code == .unacceptableStatus)
+            #expect(failure?.status?.code == 500)
+        }
+    }
+
+    @Test func theFreshRequestRevalidatesWithTheStoredETag() async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        try await withCachedLoopback(cache: cache, handler: { request in
+            received(request, "If-None-Match") == "\"e1\""
+                ? ServerResponse(status: 304, headers: [("ETag", "\"e1\"")])
+                : ServerResponse(status: 200, headers: [("ETag", "\"e1\"")], body: Array("page".utf8))
+        }) { server, client in
+            _ = try await client.send(CachedText(path: "feed", policy: .writeOnly))
+            var sources: [ResponseSource] = []
+            for try await page in client.cacheThenNetwork(CachedText(path: "feed")) {
+                #expect(page.value == "page")
+                sources.append(page.source)
+            }
+            #expect(sources == [.cache, .revalidated])
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func withoutACacheOnlyTheNetworkAnswers() async throws {
+        try await withLoopback(handler: { _ in .text("page") }) { server, client, _ in
+            var sources: [ResponseSource] = []
+            for try await page in client.cacheThenNetwork(CachedText(path: "feed")) { sources.append(page.source) }
+            #expect(sources == [.network])
+            #expect(server.requestCount == 1)
+        }
+    }
+}
