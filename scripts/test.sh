@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 python3 scripts/readme-examples.py README.md Tests/ReadmeExamples/README.swift
 swift build --build-tests "$@"
+# nginx serves static files with ranges for the download tests (CURLEW_NGINX_URL); stopped by PID.
+eval "$(bash scripts/nginx.sh start)"
+trap 'bash scripts/nginx.sh stop' EXIT
 swift test --skip-build "$@"
 if [ "${CURLEW_SKIP_SERVER_NAMES:-0}" != "1" ] && [ -f scripts/check-server-names.sh ]; then
     bash scripts/check-server-names.sh
