@@ -29,6 +29,7 @@ struct Tour {
         EventsStep(),
         StreamingStep(),
         CredentialsStayHomeStep(),
+        FilesStep(),
     ]
 
     let client: APIClient
