@@ -16,7 +16,8 @@
 //   block 14 (README.md:502): declarations, file scope
 //   block 15 (README.md:531): declarations, file scope
 //   block 16 (README.md:574): declarations, file scope
-//   block 17 (README.md:596): skipped (no-compile)
+//   block 17 (README.md:592): declarations, file scope
+//   block 18 (README.md:654): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -399,5 +400,40 @@ func testSearch() async throws {
     // transport.requests holds every PreparedRequest the client sent, transport.contexts the
     // TransportContext of each (id, name, attempt, identity).
     print(results.total, transport.requests.count)
+}
+#sourceLocation()
+
+// MARK: block 17, README.md:592
+#sourceLocation(file: "README.md", line: 593)
+struct FilesReportRequest: Endpoint {
+    typealias Response = Data
+    var path: String { "reports/latest" }
+}
+
+struct FilesPhotoUpload: Endpoint {
+    typealias Response = String
+    var photo: String
+    @Field var album: String                      // joins the form as a text field
+    var method: HTTPRequest.Method { .post }
+    var path: String { "photos" }
+    var body: RequestPayload? {
+        var form = MultipartForm()
+        form.append(field: "title", value: "Dunes")
+        form.append(fileAt: photo)                  // name "file", type from the extension
+        return .multipart(form)
+    }
+}
+
+func filesDownload(_ client: APIClient, into folder: URL) async throws -> DownloadedFile {
+    let progress = TransferProgressMonitor()
+    async let file = client.download(FilesReportRequest(), to: folder, options: DownloadOptions(resumable: true)) {
+        $0.reportProgress(to: progress)
+    }
+    for await update in progress { print(update.bytesDone, update.fraction ?? 0) }
+    return try await file           // file.path, .mimeType, .length, .suggestedFileName, .status
+}
+
+func filesUpload(_ client: APIClient, photo: String) async throws -> String {
+    try await client.send(FilesPhotoUpload(photo: photo, album: "summer"))
 }
 #sourceLocation()
