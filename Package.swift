@@ -69,6 +69,7 @@ let package = Package(
                 "Curlew", "CurlewTesting", "LoopbackServer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Mock/Fixtures")],
             swiftSettings: swiftSettings

@@ -37,6 +37,9 @@ enum DemoAPI {
         router.on("POST", "/api/auth/refresh") { request, _ in await refresh(request) }
         router.on("GET", "/api/secure/clock") { _, _ in clock() }
 
+        // The files tour (TransferSteps.swift): a generated archive and an upload receiver.
+        TransferDemoRoutes.add(to: &router)
+
         // The request-path tour (RequestPathSteps.swift): what a request carried.
         router.on("GET", "/api/echo/credentials") { request, _ in
             let auth = request.header("Authorization") ?? "none"

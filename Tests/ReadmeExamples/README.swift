@@ -20,7 +20,8 @@
 //   block 18 (README.md:645): declarations, file scope
 //   block 19 (README.md:675): declarations, file scope
 //   block 20 (README.md:697): declarations, file scope
-//   block 21 (README.md:763): skipped (no-compile)
+//   block 21 (README.md:758): declarations, file scope
+//   block 22 (README.md:820): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -510,5 +511,40 @@ func cachedFeed(_ client: APIClient) async throws {
     for try await page in client.cacheThenNetwork(CachedFeedRequest()) {
         print(page.source == .cache ? "stored" : "fresh", page.value.total)
     }
+}
+#sourceLocation()
+
+// MARK: block 21, README.md:758
+#sourceLocation(file: "README.md", line: 759)
+struct FilesReportRequest: Endpoint {
+    typealias Response = Data
+    var path: String { "reports/latest" }
+}
+
+struct FilesPhotoUpload: Endpoint {
+    typealias Response = String
+    var photo: String
+    @Field var album: String                      // joins the form as a text field
+    var method: HTTPRequest.Method { .post }
+    var path: String { "photos" }
+    var body: RequestPayload? {
+        var form = MultipartForm()
+        form.append(field: "title", value: "Dunes")
+        form.append(fileAt: photo)                  // name "file", type from the extension
+        return .multipart(form)
+    }
+}
+
+func filesDownload(_ client: APIClient, into folder: URL) async throws -> DownloadedFile {
+    let progress = TransferProgressMonitor()
+    async let file = client.download(FilesReportRequest(), to: folder, options: DownloadOptions(resumable: true)) {
+        $0.reportProgress(to: progress)
+    }
+    for await update in progress { print(update.bytesDone, update.fraction ?? 0) }
+    return try await file           // file.path, .mimeType, .length, .suggestedFileName, .status
+}
+
+func filesUpload(_ client: APIClient, photo: String) async throws -> String {
+    try await client.send(FilesPhotoUpload(photo: photo, album: "summer"))
 }
 #sourceLocation()

@@ -39,13 +39,15 @@ extension APIClient {
         }
 
         var body: PreparedBody?
-        if let parameterBody = encoded.body {
+        // Body parameters join a multipart body as text fields (Transfer/MultipartForm.swift).
+        let joined = encoded.body.flatMap { request.body?.joiningFormParameters($0.data, contentType: $0.contentType) }
+        if let parameterBody = encoded.body, joined == nil {
             guard request.body == nil else {
                 throw CurlewError(code: .encodingFailed, message: "the request has both a body and body parameters", request: summary)
             }
             body = .data(parameterBody.data)
             if headers[.contentType] == nil { headers[.contentType] = parameterBody.contentType }
-        } else if let requestBody = request.body {
+        } else if let requestBody = joined ?? request.body {
             do {
                 let (data, contentType) = try requestBody.encoded(with: configuration.encoder)
                 body = data

@@ -67,6 +67,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
             self.sink = StreamBodySink(highWaterMark: highWaterMark, hooks: transferHooks())
         case .file(let path):
             self.sink = try FileBodySink.create(path: path, request: request.summary)
+        case .download(let target):
+            self.sink = try DownloadBodySink.open(target, request: request.summary)
         }
         switch request.content {
         case .file(let path, _)?:
@@ -235,6 +237,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
             var length: curl_off_t = -1
             _ = curlew_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
             sink.expect(contentLength: length > 0 ? Int(length) : nil)
+            if sink.wantsHead { sink.headArrived(status: responseCode(), headerBlock: head.block) }
             if resumeCaller || events != nil {
                 let status = responseCode()
                 reportHead(status: status)
@@ -371,6 +374,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
             let status = responseCode()
             if reportHeadNow { reportHead(status: status) }
             reportFinalProgress()
+            if sink.wantsHead { sink.headArrived(status: status, headerBlock: head.block) }
             if let error = sink.finish() {
                 takeContinuation()?.resume(throwing: error)
                 return

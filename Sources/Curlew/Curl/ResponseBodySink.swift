@@ -34,6 +34,19 @@ protocol ResponseBodySink: AnyObject {
     func content() -> ResponseContent
     /// The transfer failed: end a stream with the error, remove a partial file.
     func fail(_ error: CurlewError)
+    /// Whether the sink needs the final status and header block before the body
+    /// (``headArrived(status:headerBlock:)``); only downloads do.
+    var wantsHead: Bool { get }
+    /// The final head, before the first body byte (or at the end when there is no body); called
+    /// at most twice, the second call ignored. Only when ``wantsHead``.
+    func headArrived(status: Int, headerBlock: [UInt8])
+}
+
+extension ResponseBodySink {
+    /// Most sinks decide nothing at the head.
+    var wantsHead: Bool { false }
+    /// Nothing to decide.
+    func headArrived(status: Int, headerBlock: [UInt8]) {}
 }
 
 /// Collects the body into one `Data`, enforcing the maximum size in decoded bytes and reserving

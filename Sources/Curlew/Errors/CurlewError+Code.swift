@@ -16,6 +16,7 @@ extension CurlewError {
             case missingCredentialSource, middlewareFailed, fileUnreadable, fileNotWritable, bodyStreamFailed
             case fixtureNotFound, fixturePathRejected, fixtureInvalid, mockGenerationFailed
             case cacheMiss
+            case destinationExists, unexpectedContentType, rangeMismatch, resourceChanged, downloadIncomplete
         }
 
         private let base: Base
@@ -109,21 +110,38 @@ extension CurlewError {
         /// A ``CachePolicy/cacheOnly(maxAge:)`` call found no usable stored answer; nothing was
         /// sent (HttpManager's `localCacheToUrl` miss).
         public static let cacheMiss = Code(.cacheMiss)
+        /// A download's destination file already exists and the call did not allow replacing it
+        /// (``DownloadOptions/replacesExisting``); nothing was overwritten.
+        public static let destinationExists = Code(.destinationExists)
+        /// A download was answered with a content type it refuses (JSON instead of a file,
+        /// ``DownloadOptions/refusedContentTypes``); the body is in ``CurlewError/responseBody``
+        /// and nothing is left at the destination.
+        public static let unexpectedContentType = Code(.unexpectedContentType)
+        /// A resumed download's `206` answer covers other bytes than the ones asked for
+        /// (`Content-Range` does not start where the partial file ends); the partial file is kept.
+        public static let rangeMismatch = Code(.rangeMismatch)
+        /// The resource changed since the partial file was written (another validator in a
+        /// `206`); Curlew restarts the download once before reporting it.
+        public static let resourceChanged = Code(.resourceChanged)
+        /// A download ended with another length than the server announced.
+        public static let downloadIncomplete = Code(.downloadIncomplete)
 
         /// The level this code belongs to.
         public var level: Level {
             switch base {
             case .cannotConnect, .dnsFailure, .tlsFailure, .connectTimeout, .totalTimeout, .idleTimeout,
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
-                .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss:
+                .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss, .rangeMismatch, .resourceChanged,
+                .downloadIncomplete:
                 .transport
-            case .unacceptableStatus: .httpStatus
+            case .unacceptableStatus, .unexpectedContentType: .httpStatus
             case .serverError: .server
             case .decodingFailed, .validationFailed: .dataFormat
             case .unauthorized, .notLoggedIn, .sessionEnded, .refreshFailed: .auth
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
-                .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable, .fileNotWritable:
+                .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable, .fileNotWritable,
+                .destinationExists:
                 .invalidRequest
             case .fixtureNotFound, .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed:
                 .invalidRequest

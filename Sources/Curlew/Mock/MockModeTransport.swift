@@ -39,6 +39,20 @@ enum MockDelivery {
             }
             if let error = sink.finish() { throw error }
             content = .file(path: path, length: Int64(answer.body.count))
+        case .download(let target):
+            // The same sink a real download uses, fed the mocked head and body.
+            let sink = try DownloadBodySink.open(target, request: request.summary)
+            var head = "HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n"
+            for field in answer.headers { head += "\(field.name.rawName): \(field.value)\r\n" }
+            head += "\r\n"
+            sink.headArrived(status: answer.status.code, headerBlock: Array(head.utf8))
+            if case .abort(let code, let message) = answer.body.withUnsafeBytes({ sink.receive($0) }) {
+                let error = CurlewError(code: code, message: message, request: request.summary)
+                sink.fail(error)
+                throw error
+            }
+            if let error = sink.finish() { throw error }
+            content = sink.content()
         }
         return RawResponse(status: answer.status, headers: answer.headers, content: content, url: request.url, source: source)
     }

@@ -21,6 +21,7 @@ public struct RequestPayload: Sendable {
         case form([URLQueryItem])
         case file(path: String, contentType: String)
         case stream(RequestBodyStream, contentType: String)
+        case multipart(MultipartForm)
     }
 
     let storage: Storage
@@ -76,6 +77,8 @@ public struct RequestPayload: Sendable {
             return (.file(path: path, length: try Self.regularFileLength(path)), contentType)
         case .stream(let stream, let contentType):
             return (.stream(stream), contentType)
+        case .multipart(let form):
+            return (.stream(try MultipartEncoder(form).stream), form.contentType)
         }
     }
 

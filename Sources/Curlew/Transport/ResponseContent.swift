@@ -21,6 +21,8 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
         case collect
         case stream(highWaterMark: Int)
         case file(path: String)
+        /// A download to disk (``DownloadTarget``): status-aware, resumable.
+        case download(DownloadTarget)
     }
 
     let storage: Storage

@@ -1,0 +1,84 @@
+import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+
+/// The demo server's routes for the files tour.
+enum TransferDemoRoutes {
+    /// `GET /api/archive`: 8 MiB with `Content-Disposition` and an `ETag`;
+    /// `POST /api/uploads`: answers each multipart part's name and size.
+    static func add(to router: inout LoopbackRouter) {
+        router.on("GET", "/api/archive") { _, _ in
+            let length = 8 * 1024 * 1024
+            return .stream(headers: [
+                ("Content-Type", "application/zip"), ("Content-Length", String(length)), ("ETag", "\"archive-1\""),
+                ("Content-Disposition", "attachment; filename=\"../photos.zip\"; filename*=UTF-8''photos%20%E2%80%94%20summer.zip"),
+            ]) { writer in
+                let block = [UInt8](repeating: 0x5A, count: 64 * 1024)
+                for _ in 0..<(length / block.count) {
+                    try await writer.write(block)
+                    try await Task.sleep(for: .milliseconds(4))
+                }
+            }
+        }
+        router.on("POST", "/api/uploads") { request, _ in
+            .text("received \(request.body.count) bytes as \(request.header("Content-Type")?.prefix(19) ?? "-")")
+        }
+    }
+}
+
+/// Uploads a photo with a form field.
+struct UploadPhotos: Endpoint {
+    typealias Response = String
+    var form: MultipartForm
+    var method: HTTPRequest.Method { .post }
+    var path: String { "uploads" }
+    var body: RequestPayload? { .multipart(form) }
+}
+
+/// The archive to download.
+struct ArchiveRequest: Endpoint {
+    typealias Response = Data
+    var path: String { "archive" }
+}
+
+/// Downloads to disk and uploads a multipart form, each with a terminal progress bar.
+struct FilesStep: TourStep {
+    let title = "Files in and out: a download to disk and a multipart upload, with progress bars"
+
+    func run(with client: APIClient) async throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("curlew-tour-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let downloading = TransferProgressMonitor()
+        async let downloaded = client.download(ArchiveRequest(), to: folder, options: DownloadOptions(resumable: true)) {
+            $0.reportProgress(to: downloading)
+        }
+        for await update in downloading { drawBar("download", update) }
+        let file = try await downloaded
+        print()
+        say("saved \(file.url.lastPathComponent) (\(file.length) bytes, \(file.mimeType ?? "-")); the server suggested \"../photos.zip\" and photos — summer.zip, sanitised")
+
+        var form = MultipartForm()
+        form.append(field: "album", value: "summer")
+        form.append(fileAt: file.path, name: "photos", contentType: "application/zip")
+        let uploading = TransferProgressMonitor()
+        async let answer = client.send(UploadPhotos(form: form)) { $0.reportProgress(to: uploading) }
+        for await update in uploading { drawBar("upload  ", update) }
+        let text = try await answer
+        print()
+        say("server: \(text)")
+    }
+
+    /// `   download [##########----------]  52%  4.2 MiB` on one line, redrawn in place.
+    private func drawBar(_ label: String, _ update: TransferProgressUpdate) {
+        let width = 30
+        let fraction = update.fraction ?? 0
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let mebibytes = Double(update.bytesDone) / 1_048_576
+        print("\r   \(label) [\(bar)] \(String(format: "%3d", Int(fraction * 100)))%  \(String(format: "%.1f", mebibytes)) MiB", terminator: "")
+        fflush(nil)
+    }
+}

@@ -1,0 +1,174 @@
+public import Foundation
+internal import HTTPTypes
+
+extension APIClient {
+    /// Downloads a response body to disk in constant memory and returns where it landed.
+    ///
+    /// ```swift
+    /// let file = try await client.download(ExportRequest(), to: URL(fileURLWithPath: "/srv/exports/"))
+    /// print(file.path, file.length, file.mimeType ?? "-", file.suggestedFileName ?? "-")
+    /// ```
+    ///
+    /// The body goes to a partial file beside the destination (mode 0600, created with
+    /// `O_EXCL|O_NOFOLLOW`) and is moved into place only when it is complete and its status
+    /// accepted (``Endpoint/accepts(_:)``); an existing file is not overwritten unless
+    /// ``DownloadOptions/replacesExisting``. An error status or a refused content type (JSON
+    /// instead of the file) fails the call with the body in ``CurlewError/responseBody`` and
+    /// nothing on disk. The request goes through queues, middleware and retry like any other.
+    ///
+    /// With ``DownloadOptions/resumable`` a failed or cancelled download keeps its partial file and
+    /// the next call continues it with `Range` and `If-Range`: a `206` is appended, a `200` (the
+    /// file changed) starts over, a `416` whose `Content-Range` names the partial file's size
+    /// completes it, any other `416` starts over; a `206` for other bytes fails with
+    /// `.rangeMismatch` and keeps the partial file; the final length is checked.
+    ///
+    /// - Parameters:
+    ///   - request: The endpoint to download.
+    ///   - destination: A file URL (the file to create), a folder (an existing directory, or a URL
+    ///     ending in `/`: the name comes from `Content-Disposition`, else the URL), or `nil` for
+    ///     the managed ``DownloadArea``.
+    ///   - options: Overwriting, resuming, refused content types, the area.
+    ///   - adjust: Changes a copy of ``Endpoint/options`` for this call (queue, timeout,
+    ///     ``RequestOptions/reportProgress(to:)``).
+    /// - Throws: ``CurlewError`` (`.destinationExists`, `.fileNotWritable`, `.unacceptableStatus`,
+    ///   `.unexpectedContentType`, `.rangeMismatch`, `.downloadIncomplete`, transport errors);
+    ///   `CancellationError` when cancelled.
+    public nonisolated func download<R: Endpoint>(
+        _ request: R, to destination: URL? = nil, options download: DownloadOptions = DownloadOptions(),
+        adjust: ((inout RequestOptions) -> Void)? = nil
+    ) async throws -> DownloadedFile {
+        var options = request.options
+        adjust?(&options)
+        if options.timeout == nil, configuration.transferOptions.totalTimeout != nil {
+            // A download takes as long as it takes; idle detection still applies.
+            options.timeout = .seconds(24 * 3600)
+        }
+        let url = try prepare(request).url
+        let plan: DownloadPlan
+        do {
+            plan = try DownloadPlan(destination: destination, url: url, options: download)
+        } catch {
+            throw Self.surface(error, request: nil)
+        }
+        if let area = plan.area {
+            area.retain(plan.partialPath)
+            area.sweep()
+        }
+        defer { plan.area?.release(plan.partialPath) }
+        var restarted = false
+        while true {
+            let resume = download.resumable ? Self.resumePoint(plan, url: url) : nil
+            do {
+                return try await downloadOnce(request, plan: plan, url: url, resume: resume, options: options, download: download)
+            } catch let error as CurlewError {
+                if !download.resumable { plan.discardPartial() }
+                guard let resume, !restarted else { throw error }
+                if error.code == .unacceptableStatus, error.status?.code == 416 {
+                    let range = error.headers?[.contentRange].flatMap(ContentRange.init)
+                    if let complete = range?.complete, complete == resume.offset {
+                        return try completeFromPartial(plan, record: resume.record, error: error, download: download)
+                    }
+                } else if error.code != .resourceChanged {
+                    throw error
+                }
+                plan.discardPartial()
+                restarted = true
+            } catch {
+                if !download.resumable { plan.discardPartial() }
+                throw error
+            }
+        }
+    }
+
+    /// One exchange into the partial file.
+    private nonisolated func downloadOnce<R: Endpoint>(
+        _ request: R, plan: DownloadPlan, url: String, resume: (offset: Int64, record: ResumeRecord)?,
+        options: RequestOptions, download: DownloadOptions
+    ) async throws -> DownloadedFile {
+        var options = options
+        if let resume { options.middleware.append(RangeRequestMiddleware(offset: resume.offset, validator: resume.record.validator)) }
+        let target = DownloadTarget(
+            path: plan.partialPath, resumeOffset: resume?.offset, resumable: download.resumable, recordPath: plan.recordPath,
+            url: url, storedValidator: resume?.record.validator, refusedContentTypes: download.refusedContentTypes.sorted())
+        let resumedBytes = resume?.offset ?? 0
+        return try await call(request, options: options, responseBody: .download(target)) { raw, summary in
+            try Self.finishDownload(raw, summary: summary, plan: plan, download: download, resumedBytes: resumedBytes)
+        }
+    }
+
+    /// Checks the finished answer and moves the file into place.
+    private static func finishDownload(
+        _ raw: RawResponse, summary: RequestSummary, plan: DownloadPlan, download: DownloadOptions, resumedBytes: Int64
+    ) throws(CurlewError) -> DownloadedFile {
+        guard case .file(_, let length) = raw.content else {
+            var error = CurlewError(
+                code: .unexpectedContentType,
+                message: "the server answered \(raw.headers[.contentType] ?? "no content type") instead of a file")
+                .completed(request: summary, response: raw)
+            error.responseBody = raw.body
+            error.stage = .status
+            throw error
+        }
+        var expected: Int64?
+        if raw.status.code == 206 {
+            expected = raw.headers[.contentRange].flatMap(ContentRange.init)?.complete
+        } else if raw.headers[.contentEncoding] == nil {
+            expected = raw.headers[.contentLength].flatMap { Int64($0) }
+        }
+        if let expected, expected != length {
+            plan.discardPartial()
+            throw CurlewError(
+                code: .downloadIncomplete, message: "the download has \(length) bytes, the server announced \(expected)",
+                request: summary, status: raw.status)
+        }
+        let suggested = ContentDisposition.suggestedFileName(raw.headers[.contentDisposition])
+        let name = plan.fixedName ?? suggested ?? Self.fileName(fromURL: raw.url)
+        let path = try plan.place(named: name, replacing: download.replacesExisting)
+        if let recordPath = plan.recordPath { unlink(recordPath) }
+        let mediaType = DownloadedFile.mediaType(of: raw.headers[.contentType])
+        return DownloadedFile(
+            url: URL(fileURLWithPath: path), mimeType: mediaType.isEmpty ? nil : mediaType, length: length,
+            suggestedFileName: suggested, status: raw.status, headers: raw.headers,
+            resumedBytes: raw.status.code == 206 ? resumedBytes : 0)
+    }
+
+    /// A `416` said the partial file is the whole resource: it is moved into place as it is.
+    private nonisolated func completeFromPartial(
+        _ plan: DownloadPlan, record: ResumeRecord, error: CurlewError, download: DownloadOptions
+    ) throws -> DownloadedFile {
+        let length = plan.partialSize ?? 0
+        let suggested = ContentDisposition.suggestedFileName(record.contentDisposition)
+        let name = plan.fixedName ?? suggested ?? Self.fileName(fromURL: record.url)
+        let path: String
+        do {
+            path = try plan.place(named: name, replacing: download.replacesExisting)
+        } catch {
+            throw Self.surface(error, request: nil)
+        }
+        if let recordPath = plan.recordPath { unlink(recordPath) }
+        let mediaType = DownloadedFile.mediaType(of: record.contentType)
+        return DownloadedFile(
+            url: URL(fileURLWithPath: path), mimeType: mediaType.isEmpty ? nil : mediaType, length: length,
+            suggestedFileName: suggested, status: error.status ?? .rangeNotSatisfiable, headers: error.headers ?? [:],
+            resumedBytes: length)
+    }
+
+    /// Where a resumable download continues: the partial file's size and its record, when both
+    /// exist, belong to `url` and have a validator; otherwise any leftovers are removed.
+    private static func resumePoint(_ plan: DownloadPlan, url: String) -> (offset: Int64, record: ResumeRecord)? {
+        guard let recordPath = plan.recordPath, let record = ResumeRecord.read(at: recordPath), record.url == url,
+            !record.validator.isEmpty, let size = plan.partialSize, size > 0
+        else {
+            plan.discardPartial()
+            return nil
+        }
+        return (size, record)
+    }
+
+    /// The last path component of a URL, sanitised, or `download`.
+    static func fileName(fromURL url: String) -> String {
+        let path = URL(string: url)?.path ?? ""
+        let last = path.split(separator: "/").last.map(String.init) ?? ""
+        return ContentDisposition.sanitised(last.removingPercentEncoding ?? last) ?? "download"
+    }
+}

@@ -1,0 +1,137 @@
+internal import Foundation
+
+/// Reads the file name a `Content-Disposition` header suggests and makes it safe to use as the
+/// last component of a path.
+///
+/// `filename*` (RFC 5987/8187: `UTF-8''%E2%82%AC%20rates.csv`) wins over `filename`; it is
+/// percent-decoded first and sanitised after, so an encoded `%2F` cannot smuggle a separator.
+/// Sanitising keeps only the last component after any `/` or `\`, drops NUL and control
+/// characters, removes leading dots and spaces (no hidden files, no `.` or `..`) and trailing dots
+/// and spaces, and bounds the result to ``maximumLength`` UTF-8 bytes (keeping a short
+/// extension). What is left empty is no name at all (`nil`).
+enum ContentDisposition {
+    /// The longest name returned, in UTF-8 bytes (file systems allow 255).
+    static let maximumLength = 200
+
+    /// The sanitised suggested file name of a `Content-Disposition` value, or `nil`.
+    static func suggestedFileName(_ value: String?) -> String? {
+        guard let value else { return nil }
+        let parameters = Self.parameters(value)
+        if let extended = parameters["filename*"], let decoded = decodeExtended(extended), let name = sanitised(decoded) {
+            return name
+        }
+        return parameters["filename"].flatMap(sanitised)
+    }
+
+    /// The parameters of a header value, names lower-cased, quoted strings unquoted.
+    static func parameters(_ value: String) -> [String: String] {
+        var result: [String: String] = [:]
+        var scalars = Array(value.unicodeScalars)[...]
+        // Skip the disposition type.
+        while let first = scalars.first, first != ";" { scalars = scalars.dropFirst() }
+        while !scalars.isEmpty {
+            scalars = scalars.dropFirst()  // ';'
+            var name = ""
+            while let first = scalars.first, first != "=", first != ";" {
+                name.unicodeScalars.append(first)
+                scalars = scalars.dropFirst()
+            }
+            guard scalars.first == "=" else { continue }
+            scalars = scalars.dropFirst()
+            while scalars.first == " " || scalars.first == "\t" { scalars = scalars.dropFirst() }
+            var parameterValue = ""
+            if scalars.first == "\"" {
+                scalars = scalars.dropFirst()
+                while let first = scalars.first, first != "\"" {
+                    scalars = scalars.dropFirst()
+                    if first == "\\", let escaped = scalars.first {
+                        parameterValue.unicodeScalars.append(escaped)
+                        scalars = scalars.dropFirst()
+                    } else {
+                        parameterValue.unicodeScalars.append(first)
+                    }
+                }
+                scalars = scalars.dropFirst()
+                while let first = scalars.first, first != ";" { scalars = scalars.dropFirst() }
+            } else {
+                while let first = scalars.first, first != ";" {
+                    parameterValue.unicodeScalars.append(first)
+                    scalars = scalars.dropFirst()
+                }
+                parameterValue = parameterValue.trimmingASCIISpaces
+            }
+            let key = name.trimmingASCIISpaces.lowercased()
+            if !key.isEmpty, result[key] == nil { result[key] = parameterValue }
+        }
+        return result
+    }
+
+    /// Decodes `charset'language'percent-encoded` (UTF-8 or ISO-8859-1); `nil` when malformed.
+    static func decodeExtended(_ value: String) -> String? {
+        let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        let charset = parts[0].lowercased()
+        var bytes: [UInt8] = []
+        var utf8 = Array(parts[2].utf8)[...]
+        while let byte = utf8.first {
+            utf8 = utf8.dropFirst()
+            if byte == UInt8(ascii: "%") {
+                guard utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1]) else { return nil }
+                bytes.append(high << 4 | low)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        switch charset {
+        case "utf-8": return String(validating: bytes, as: UTF8.self)
+        case "iso-8859-1": return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        default: return nil
+        }
+    }
+
+    /// `name` made safe as one path component, or `nil` when nothing usable is left.
+    static func sanitised(_ name: String) -> String? {
+        var scalars = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            if scalar == "/" || scalar == "\\" {
+                scalars = String.UnicodeScalarView()  // keep only the last component
+            } else if scalar.value >= 0x20, scalar.value != 0x7F, !(0x80...0x9F).contains(scalar.value),
+                scalar.value != 0x2028, scalar.value != 0x2029 {
+                scalars.append(scalar)
+            }
+        }
+        var text = String(scalars)
+        while let first = text.unicodeScalars.first, first == "." || first == " " { text.unicodeScalars.removeFirst() }
+        while let last = text.unicodeScalars.last, last == "." || last == " " { text.unicodeScalars.removeLast() }
+        guard !text.isEmpty else { return nil }
+        return bounded(text)
+    }
+
+    /// Cuts `name` to ``maximumLength`` UTF-8 bytes on a character boundary, keeping an extension
+    /// of up to 16 bytes.
+    private static func bounded(_ name: String) -> String {
+        guard name.utf8.count > maximumLength else { return name }
+        var stem = Substring(name)
+        var suffix = ""
+        if let dot = name.lastIndex(of: "."), name.utf8.distance(from: dot, to: name.utf8.endIndex) <= 16 {
+            stem = name[..<dot]
+            suffix = String(name[dot...])
+        }
+        var kept = ""
+        for character in stem {
+            if kept.utf8.count + character.utf8.count + suffix.utf8.count > maximumLength { break }
+            kept.append(character)
+        }
+        return kept + suffix
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+internal import Synchronization
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A managed folder for downloads that have no destination (HAccess's `HFileCache`): each file is
+/// deleted once it is older than ``lifetime`` — move it somewhere else to keep it.
+///
+/// The folder is created with mode 0700 and must be a real directory owned by this user (a
+/// symbolic link or another user's folder is refused). Sweeping happens when a download into the
+/// area starts and when you call ``sweep()``; a file being written is never swept.
+///
+/// ```swift
+/// let area = DownloadArea(directory: URL(fileURLWithPath: "/var/cache/app/downloads"), lifetime: .seconds(600))
+/// var options = DownloadOptions()
+/// options.area = area
+/// let file = try await client.download(ReportRequest(), options: options)   // lands in the area
+/// try FileManager.default.moveItem(at: file.url, to: keep)                 // or it will be swept
+/// ```
+public final class DownloadArea: Sendable {
+    /// The folder.
+    public let directory: URL
+    /// How long a finished file stays.
+    public let lifetime: Duration
+    /// Paths being written now (never swept). Guarded by its mutex.
+    private let inUse = Mutex<[String: Int]>([:])
+
+    /// The process-wide area: `curlew-downloads-<uid>` in the temporary directory, files kept
+    /// for one hour.
+    public static let shared = DownloadArea(
+        directory: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("curlew-downloads-\(getuid())", isDirectory: true),
+        lifetime: .seconds(3600))
+
+    /// Creates an area; the folder is created when first used.
+    public init(directory: URL, lifetime: Duration) {
+        self.directory = directory
+        self.lifetime = lifetime
+    }
+
+    /// Creates the folder if needed (mode 0700) and checks it is a directory of this user that is
+    /// not a symbolic link.
+    /// - Throws: `.fileNotWritable` otherwise.
+    func prepare() throws(CurlewError) {
+        let path = directory.path
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw CurlewError(code: .fileNotWritable, message: "could not create the download area \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o022 == 0 else {
+            throw CurlewError(code: .fileNotWritable, message: "the download area \(path) is not a private directory of this user")
+        }
+    }
+
+    /// Marks `path` in use until ``release(_:)``.
+    func retain(_ path: String) { inUse.withLock { $0[path, default: 0] += 1 } }
+
+    /// Ends one use of `path`.
+    func release(_ path: String) {
+        inUse.withLock { table in
+            let count = (table[path] ?? 1) - 1
+            table[path] = count > 0 ? count : nil
+        }
+    }
+
+    /// Deletes the regular files older than ``lifetime`` (by modification time) except those in
+    /// use (being written, or a partial file being resumed); returns how many were deleted.
+    @discardableResult
+    public func sweep(now: Date = Date()) -> Int {
+        let path = directory.path
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return 0 }
+        let busy = inUse.withLock { Set($0.keys) }
+        let (seconds, attoseconds) = lifetime.components
+        let limit = Double(seconds) + Double(attoseconds) / 1e18
+        var removed = 0
+        for name in names {
+            let file = path + "/" + name
+            guard !busy.contains(file) else { continue }
+            var info = stat()
+            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            if now.timeIntervalSince1970 - modified >= limit, unlink(file) == 0 { removed += 1 }
+        }
+        return removed
+    }
+}

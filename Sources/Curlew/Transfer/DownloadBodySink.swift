@@ -1,0 +1,189 @@
+internal import Foundation
+internal import HTTPTypes
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// The body sink of a download (``DownloadTarget``). It decides what to do once the final head is
+/// known (``headArrived(status:headerBlock:)``):
+///
+/// - a `2xx` whose media type is not refused goes to the partial file: `200` (and other 2xx)
+///   from byte 0 — never appended to older bytes — and `206` appended where its `Content-Range`
+///   starts, which must be the resume offset (else `.rangeMismatch`, the partial file untouched);
+///   a `206` with another `ETag` than the stored validator fails with `.resourceChanged`;
+/// - anything else (an error status, JSON instead of a file) is collected in memory, up to
+///   ``DownloadTarget/errorBodyLimit`` bytes, for the error; a new partial file is removed, a
+///   resumable one is left as it was.
+///
+/// A failed or cancelled transfer removes a new partial file and keeps a resumable one. Engine
+/// thread only after submission, like every sink.
+final class DownloadBodySink: ResponseBodySink {
+    private enum Mode {
+        case undecided
+        case file
+        case memory(Data)
+        case closed
+    }
+
+    private let target: DownloadTarget
+    private let request: RequestSummary
+    private var descriptor: Int32
+    private var mode = Mode.undecided
+    /// Whether this sink created the file (a non-resumable one is removed on failure).
+    private var settled = false
+
+    private init(target: DownloadTarget, descriptor: Int32, request: RequestSummary) {
+        self.target = target
+        self.descriptor = descriptor
+        self.request = request
+    }
+
+    /// Opens the partial file: a new one with `O_EXCL|O_NOFOLLOW` (mode 0600), or, to resume,
+    /// the existing regular file (never through a symbolic link).
+    /// - Throws: `.fileNotWritable` when it cannot be created or opened.
+    static func open(_ target: DownloadTarget, request: RequestSummary) throws(CurlewError) -> DownloadBodySink {
+        let flags = target.resumeOffset == nil
+            ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+            : O_WRONLY | O_NOFOLLOW | O_CLOEXEC
+        let descriptor = Glibc.open(target.path, flags, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CurlewError(code: .fileNotWritable, message: "could not open \(target.path): \(reason)", request: request)
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw CurlewError(code: .fileNotWritable, message: "\(target.path) is not a regular file", request: request)
+        }
+        return DownloadBodySink(target: target, descriptor: descriptor, request: request)
+    }
+
+    deinit {
+        // A transfer dropped without an outcome removes a new partial file, keeps a resumable one.
+        releaseFile()
+    }
+
+    var wantsHead: Bool { true }
+
+    func headArrived(status: Int, headerBlock: [UInt8]) {
+        guard case .undecided = mode else { return }
+        let fields = ResponseHeadParser.fields(of: headerBlock)
+        let mediaType = DownloadedFile.mediaType(of: fields[.contentType])
+        guard (200..<300).contains(status), !target.refusedContentTypes.contains(mediaType) else {
+            mode = .memory(Data())
+            releaseFile()
+            return
+        }
+        var start: Int64 = 0
+        var complete = fields[.contentLength].flatMap { Int64($0) }
+        if status == 206 {
+            guard let range = fields[.contentRange].flatMap(ContentRange.init), let first = range.first,
+                first == (target.resumeOffset ?? 0)
+            else {
+                abortWith(.rangeMismatch, "the 206 answer's Content-Range \"\(fields[.contentRange] ?? "")\" does not start at byte \(target.resumeOffset ?? 0)")
+                return
+            }
+            if let stored = target.storedValidator, stored.hasPrefix("\""), let etag = fields[.eTag], etag != stored {
+                abortWith(.resourceChanged, "the resource changed (ETag \(etag), was \(stored))")
+                return
+            }
+            start = first
+            complete = range.complete
+        }
+        guard ftruncate(descriptor, off_t(start)) == 0, lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else {
+            abortWith(.fileNotWritable, "could not prepare \(target.path): \(String(cString: strerror(errno)))")
+            return
+        }
+        mode = .file
+        if let recordPath = target.recordPath {
+            let validator = ResumeRecord.validator(etag: fields[.eTag], lastModified: fields[.lastModified])
+            ResumeRecord(
+                url: target.url, validator: validator, completeLength: complete,
+                contentType: fields[.contentType] ?? "", contentDisposition: fields[.contentDisposition] ?? ""
+            ).write(to: recordPath)
+        }
+    }
+
+    /// An abort decided at the head, reported by the first ``receive(_:)`` or by ``finish()``.
+    private var pendingAbort: (CurlewError.Code, String)?
+
+    private func abortWith(_ code: CurlewError.Code, _ message: String) {
+        pendingAbort = (code, message)
+        mode = .memory(Data())
+        releaseFile()
+    }
+
+    func expect(contentLength: Int?) {}
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> SinkDecision {
+        if let pendingAbort { return .abort(pendingAbort.0, pendingAbort.1) }
+        switch mode {
+        case .file:
+            guard let base = bytes.baseAddress else { return .proceed }
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return .abort(.fileNotWritable, "could not write \(target.path): \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+            return .proceed
+        case .memory(var data):
+            let room = target.errorBodyLimit - data.count
+            if room > 0 {
+                mode = .closed
+                data.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(room)))
+                mode = .memory(data)
+            }
+            return .proceed
+        case .undecided, .closed:
+            return .proceed
+        }
+    }
+
+    var acceptsMore: Bool { true }
+
+    func finish() -> CurlewError? {
+        if let pendingAbort { return CurlewError(code: pendingAbort.0, message: pendingAbort.1, request: request) }
+        guard case .file = mode else { return nil }
+        let result = close(descriptor)
+        descriptor = -1
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            fail(CurlewError(code: .fileNotWritable, message: reason))
+            return CurlewError(code: .fileNotWritable, message: "could not write \(target.path): \(reason)", request: request)
+        }
+        settled = true
+        return nil
+    }
+
+    func content() -> ResponseContent {
+        switch mode {
+        case .memory(let data):
+            return .data(data)
+        case .file, .undecided, .closed:
+            var info = stat()
+            let length = stat(target.path, &info) == 0 ? Int64(info.st_size) : 0
+            return .file(path: target.path, length: length)
+        }
+    }
+
+    func fail(_ error: CurlewError) {
+        if case .file = mode { mode = .closed }
+        if case .undecided = mode { mode = .closed }
+        releaseFile()
+    }
+
+    /// Closes the descriptor; removes the file unless the download is resumable.
+    private func releaseFile() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        guard !settled else { return }
+        settled = true
+        if !target.resumable { unlink(target.path) }
+    }
+}

@@ -1,0 +1,32 @@
+/// Where and how a download's body is written (``ResponseBodyDisposition/download(_:)``): the
+/// partial file beside the destination, whether it resumes, and which answers stay out of it.
+struct DownloadTarget: Sendable, Hashable {
+    /// The partial file the body is written to (renamed into place by the client when complete).
+    var path: String
+    /// Bytes already in a resumable partial file that the request asks the rest of (`Range:
+    /// bytes=offset-`); `nil` creates a new file with `O_EXCL|O_NOFOLLOW`, mode 0600.
+    var resumeOffset: Int64?
+    /// Whether a failed or cancelled transfer keeps the partial file (and its ``ResumeRecord``).
+    var resumable: Bool
+    /// Where the resume record (URL, validator, length, type, name) is written when the head
+    /// arrives; `nil` when not resumable.
+    var recordPath: String?
+    /// The URL the record names.
+    var url: String
+    /// The validator sent in `If-Range`; a `206` carrying another `ETag` fails with
+    /// `.resourceChanged`.
+    var storedValidator: String?
+    /// Media types (lower case, without parameters) that are not written to the file but
+    /// collected for the error, e.g. `application/json`.
+    var refusedContentTypes: [String]
+    /// The most bytes of a refused or error answer kept in memory for the error.
+    var errorBodyLimit: Int = 1 << 20
+}
+
+extension ResponseBodyDisposition {
+    /// A download: 2xx bodies go to ``DownloadTarget/path`` (created, truncated or appended per
+    /// the status), other answers are collected in memory for the error and never touch the disk.
+    static func download(_ target: DownloadTarget) -> ResponseBodyDisposition {
+        ResponseBodyDisposition(storage: .download(target))
+    }
+}

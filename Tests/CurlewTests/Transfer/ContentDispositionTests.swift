@@ -1,0 +1,50 @@
+@testable import Curlew
+import Testing
+
+@Suite("Content-Disposition file names")
+struct ContentDispositionTests {
+    @Test(arguments: [
+        ("attachment; filename=\"report.pdf\"", "report.pdf"),
+        ("attachment; filename=plain.txt", "plain.txt"),
+        ("attachment; filename=\"../../x\"", "x"),
+        ("attachment; filename=\"/etc/passwd\"", "passwd"),
+        ("attachment; filename=\"..\\\\x\"", "x"),
+        ("attachment; filename=\"..\"", nil),
+        ("attachment; filename=\"\"", nil),
+        ("attachment", nil),
+        ("attachment; filename=\".bashrc\"", "bashrc"),
+        ("attachment; filename=\"a\u{0}b\u{7}c\u{1b}.txt\"", "abc.txt"),
+        ("attachment; filename*=UTF-8''%E2%82%AC%20rates.csv; filename=\"fallback.csv\"", "€ rates.csv"),
+        ("attachment; filename*=UTF-8''..%2F..%2Fetc%2Fpasswd", "passwd"),
+        ("attachment; filename*=UTF-8''%00%2E%2E", nil),
+        ("attachment; filename*=UTF-8''bad%zz; filename=\"ok.txt\"", "ok.txt"),
+        ("attachment; filename*=iso-8859-1'en'%A3%20rates.txt", "£ rates.txt"),
+        ("attachment; filename=\"quoted \\\"name\\\".txt\"", "quoted \"name\".txt"),
+    ] as [(String, String?)])
+    func hostileNamesAreSanitised(header: String, expected: String?) {
+        #expect(ContentDisposition.suggestedFileName(header) == expected)
+    }
+
+    @Test func aFourKilobyteNameIsBoundedAndKeepsItsExtension() throws {
+        let name = String(repeating: "é", count: 2048) + ".jpeg"
+        let result = try #require(ContentDisposition.suggestedFileName("attachment; filename=\"\(name)\""))
+        #expect(result.utf8.count <= ContentDisposition.maximumLength)
+        #expect(result.hasSuffix("é.jpeg"))
+        #expect(result.utf8.count >= ContentDisposition.maximumLength - 2)
+    }
+
+    @Test func contentRangeParsing() {
+        #expect(ContentRange("bytes 10-19/20") == ContentRange(first: 10, last: 19, complete: 20))
+        #expect(ContentRange("bytes */20") == ContentRange(first: nil, last: nil, complete: 20))
+        #expect(ContentRange("bytes 0-9/*") == ContentRange(first: 0, last: 9, complete: nil))
+        #expect(ContentRange("bytes 10-9/20") == nil)
+        #expect(ContentRange("bytes 0-20/20") == nil)
+        #expect(ContentRange("items 0-1/2") == nil)
+    }
+
+    @Test func numberedNamesKeepTheExtension() {
+        #expect(DownloadPlan.numbered("a.tar.gz", 0) == "a.tar.gz")
+        #expect(DownloadPlan.numbered("a.tar.gz", 2) == "a.tar (2).gz")
+        #expect(DownloadPlan.numbered("README", 1) == "README (1)")
+    }
+}

@@ -1,0 +1,203 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Testing
+
+/// `APIClient.download(_:to:options:adjust:)` against the loopback server.
+@Suite("Downloads to disk", .serialized, .timeLimit(.minutes(2)))
+struct DownloadTests {
+    @Test func aDownloadToAFileURLHasTheExactBytesMode0600AndNothingElseInTheFolder() async throws {
+        let folder = try temporaryDirectory("dl-file")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 2 * 1024 * 1024 + 11
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            let target = folder.appendingPathComponent("report.bin")
+            let file = try await client.download(FileGet(path: "/file?n=\(length)&type=application/pdf;%20q=1"), to: target)
+            #expect(file.path == target.path)
+            #expect(file.length == Int64(length))
+            #expect(file.mimeType == "application/pdf")
+            #expect(file.status == .ok)
+            #expect(file.suggestedFileName == nil)
+            #expect(file.headers[.contentLength] == String(length))
+            #expect(try Data(contentsOf: target) == Data(PatternBody.bytes(length)))
+            var info = stat()
+            #expect(stat(target.path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o600)
+            #expect(contents(of: folder) == ["report.bin"], "no partial or temporary file is left")
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    @Test func anExistingFileIsNotOverwrittenUnlessTheCallSaysSo() async throws {
+        let folder = try temporaryDirectory("dl-exists")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("keep.bin")
+        try Data("keep me".utf8).write(to: target)
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/file?n=100"), to: target)
+            }
+            #expect(error?.code == .destinationExists)
+            #expect(try Data(contentsOf: target) == Data("keep me".utf8))
+            #expect(server.requestCount == 0, "nothing is sent")
+            #expect(contents(of: folder) == ["keep.bin"])
+
+            let replaced = try await client.download(FileGet(path: "/file?n=100"), to: target, options: DownloadOptions(replacesExisting: true))
+            #expect(replaced.length == 100)
+            #expect(try Data(contentsOf: target) == Data(PatternBody.bytes(100)))
+            #expect(contents(of: folder) == ["keep.bin"])
+        }
+    }
+
+    @Test func aSymbolicLinkPlantedAtTheTargetDuringTheDownloadIsNotFollowed() async throws {
+        let folder = try temporaryDirectory("dl-symlink")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let victim = folder.appendingPathComponent("victim.txt")
+        try Data("secret".utf8).write(to: victim)
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let target = folder.appendingPathComponent("planted.bin")
+            // Planted after the existence check (inside the download: a middleware runs before the transfer).
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/file?n=5000"), to: target) { options in
+                    options.middleware.append(PlantSymlink(link: target.path, destination: victim.path))
+                }
+            }
+            #expect(error?.code == .destinationExists)
+            let victimBytes = try Data(contentsOf: victim)
+            let linkTarget = try FileManager.default.destinationOfSymbolicLink(atPath: target.path)
+            #expect(victimBytes == Data("secret".utf8), "the link's target is untouched")
+            #expect(linkTarget == victim.path)
+            #expect(contents(of: folder) == ["planted.bin", "victim.txt"], "the partial file was removed")
+        }
+    }
+
+    @Test func aFolderDestinationUsesTheSanitisedSuggestedNameAndNeverOverwrites() async throws {
+        let folder = try temporaryDirectory("dl-folder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let hostile = "attachment; filename=\"../../etc/passwd\"; filename*=UTF-8''..%2F..%2Frates%20%E2%82%AC.csv"
+            let encoded = hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let first = try await client.download(FileGet(path: "/file?n=10&cd=\(encoded)"), to: folder)
+            #expect(first.suggestedFileName == "rates €.csv")
+            #expect(first.url.lastPathComponent == "rates €.csv")
+            let second = try await client.download(FileGet(path: "/file?n=20&cd=\(encoded)"), to: folder)
+            #expect(second.url.lastPathComponent == "rates € (1).csv")
+            let third = try await client.download(FileGet(path: "/data/archive.tar.gz?n=1"), to: folder)
+            #expect(third.url.lastPathComponent == "archive.tar.gz", "without Content-Disposition the URL names the file")
+            #expect(contents(of: folder) == ["archive.tar.gz", "rates € (1).csv", "rates €.csv"].sorted())
+            #expect(try Data(contentsOf: first.url).count == 10)
+            #expect(try Data(contentsOf: second.url).count == 20)
+        }
+    }
+
+    @Test func jsonInsteadOfAFileIsATypedErrorWithTheBodyAndNothingOnDisk() async throws {
+        let folder = try temporaryDirectory("dl-json")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/json"), to: folder.appendingPathComponent("x.bin"))
+            }
+            #expect(error?.code == .unexpectedContentType)
+            #expect(error?.level == .httpStatus)
+            #expect(error?.status == .ok)
+            #expect(error?.responseBody == Data(#"{"code":7,"msg":"no such file"}"#.utf8))
+            #expect(contents(of: folder).isEmpty)
+
+            let status = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/status/404"), to: folder.appendingPathComponent("x.bin"))
+            }
+            #expect(status?.code == .unacceptableStatus)
+            #expect(status?.status == .notFound)
+            #expect(status?.responseBody == Data("failed 404".utf8))
+            #expect(contents(of: folder).isEmpty)
+
+            // A call that expects JSON says so.
+            var options = DownloadOptions()
+            options.refusedContentTypes = []
+            let json = try await client.download(FileGet(path: "/json"), to: folder.appendingPathComponent("a.json"), options: options)
+            #expect(json.mimeType == "application/json")
+            #expect(contents(of: folder) == ["a.json"])
+        }
+    }
+
+    @Test func aCutConnectionLeavesNothingWhenNotResumable() async throws {
+        let folder = try temporaryDirectory("dl-cut")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/file?n=\(1 << 20)&cut=\(300 * 1024)"), to: folder.appendingPathComponent("x.bin"))
+            }
+            #expect(error?.code == .connectionReset)
+            #expect(contents(of: folder).isEmpty)
+        }
+    }
+
+    @Test func cancellingAHundredTimesAtRandomPointsLeavesNoFileAndNoDescriptor() async throws {
+        let folder = try temporaryDirectory("dl-cancel")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withLoopback(router: TransferRoutes.router()) { _, client, _ in
+            var generator = SystemRandomNumberGenerator()
+            for round in 0..<100 {
+                let target = folder.appendingPathComponent("f\(round).bin")
+                let task = Task { try await client.download(FileGet(path: "/stall?after=\(64 * 1024)"), to: target) }
+                try await Task.sleep(for: .microseconds(Int.random(in: 0..<20_000, using: &generator)))
+                task.cancel()
+                let result = await task.result
+                guard case .failure(let error) = result else {
+                    Issue.record("round \(round): expected a cancellation")
+                    continue
+                }
+                #expect(error is CancellationError, "round \(round): \(error)")
+                #expect(access(target.path, F_OK) != 0)
+            }
+            #expect(await eventually { contents(of: folder).isEmpty }, "\(contents(of: folder))")
+            #expect(await eventually { openDescriptors(into: folder).isEmpty })
+        }
+    }
+
+    @Test func withoutDestinationTheFileLandsInTheAreaWhichSweepsOldFilesButNotBusyOnes() async throws {
+        let folder = try temporaryDirectory("dl-area")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let area = DownloadArea(directory: folder.appendingPathComponent("area"), lifetime: .seconds(60))
+        var options = DownloadOptions()
+        options.area = area
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let file = try await client.download(FileGet(path: "/file?n=64&cd=attachment;%20filename=a.bin"), options: options)
+            #expect(file.url.deletingLastPathComponent().path == area.directory.path)
+            #expect(file.url.lastPathComponent == "a.bin")
+            var info = stat()
+            #expect(lstat(area.directory.path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o700)
+            #expect(area.sweep() == 0, "younger than the lifetime")
+            // An hour later it is swept, unless in use.
+            let later = Date().addingTimeInterval(3600)
+            area.retain(file.path)
+            #expect(area.sweep(now: later) == 0)
+            area.release(file.path)
+            #expect(area.sweep(now: later) == 1)
+            #expect(access(file.path, F_OK) != 0)
+        }
+        // A folder of another mode (or a link) is refused.
+        let link = folder.appendingPathComponent("linked")
+        #expect(symlink(folder.path, link.path) == 0)
+        var linked = DownloadOptions()
+        linked.area = DownloadArea(directory: link, lifetime: .seconds(1))
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.download(FileGet(path: "/file?n=1"), options: linked) }
+            #expect(error?.code == .fileNotWritable)
+            #expect(server.requestCount == 0)
+        }
+    }
+}
+
+/// Plants a symbolic link at `link` before the transfer (a race an attacker could win).
+struct PlantSymlink: APIMiddleware {
+    let link: String
+    let destination: String
+
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        symlink(destination, link)
+        return try await next(request, context)
+    }
+}

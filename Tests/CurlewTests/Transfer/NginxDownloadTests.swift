@@ -1,0 +1,101 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Downloads from a real static-file server: nginx started by `scripts/nginx.sh`
+/// (`CURLEW_NGINX_URL`, `CURLEW_NGINX_ROOT`). These tests fail when it is not running.
+@Suite("Downloads from nginx", .serialized, .timeLimit(.minutes(3)))
+struct NginxDownloadTests {
+    private func nginx() throws -> (url: String, root: String) {
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = environment["CURLEW_NGINX_URL"], let root = environment["CURLEW_NGINX_ROOT"] else {
+            throw NginxMissing()
+        }
+        return (url, root)
+    }
+
+    struct NginxMissing: Error, CustomStringConvertible {
+        var description: String { "CURLEW_NGINX_URL is not set: start nginx with `eval \"$(bash scripts/nginx.sh start)\"`" }
+    }
+
+    @Test func aPartialFileIsCompletedWithNginxsRangeAndETagAndIsByteIdentical() async throws {
+        let (url, root) = try nginx()
+        let length = 5 * 1024 * 1024 + 7
+        let name = "resume-\(UUID().uuidString).bin"
+        try writePatternFile(root + "/" + name, length: length)
+        defer { unlink(root + "/" + name) }
+        let folder = try temporaryDirectory("nginx")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let client = APIClient(baseURL: url, transport: CurlTransport())
+        let target = folder.appendingPathComponent(name)
+        let options = DownloadOptions(resumable: true)
+
+        // The first MiB is on disk with nginx's validator (as a cut download leaves it).
+        struct Head: Endpoint {
+            typealias Response = EmptyResponse
+            var path: String
+            var method: HTTPRequest.Method { .head }
+        }
+        let head = try await client.response(for: Head(path: "/" + name))
+        let etag = try #require(head.headers[.eTag])
+        let plan = try DownloadPlan(destination: target, url: url + "/" + name, options: options)
+        let kept = 1024 * 1024
+        try Data(PatternBody.bytes(kept)).write(to: URL(fileURLWithPath: plan.partialPath))
+        let stored = ResumeRecord(url: url + "/" + name, validator: etag, completeLength: Int64(length), contentType: "", contentDisposition: "")
+        #expect(stored.write(to: try #require(plan.recordPath)))
+
+        let file = try await client.download(FileGet(path: "/" + name), to: target, options: options)
+        #expect(file.status == .partialContent, "nginx honoured Range + If-Range")
+        #expect(file.resumedBytes == Int64(kept))
+        #expect(file.length == Int64(length))
+        #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
+        #expect(contents(of: folder) == [name])
+
+        // The file changed on the server: If-Range no longer matches, nginx sends it whole.
+        let changed = try temporaryDirectory("nginx-changed")
+        defer { try? FileManager.default.removeItem(at: changed) }
+        let record = ResumeRecord(url: url + "/" + name, validator: "\"0-0\"", completeLength: Int64(length), contentType: "", contentDisposition: "")
+        let changedPlan = try DownloadPlan(destination: changed.appendingPathComponent(name), url: url + "/" + name, options: options)
+        try Data(repeating: 0xEE, count: 1000).write(to: URL(fileURLWithPath: changedPlan.partialPath))
+        #expect(record.write(to: try #require(changedPlan.recordPath)))
+        let whole = try await client.download(FileGet(path: "/" + name), to: changed.appendingPathComponent(name), options: options)
+        #expect(whole.status == .ok)
+        #expect(try sha256(ofFile: whole.path) == sha256(ofPattern: length))
+    }
+
+    @Test func aGibibyteDownloadsToDiskInBoundedMemoryWithTheServersDigest() async throws {
+        let (url, root) = try nginx()
+        let length = 1 << 30
+        let name = "gib-\(UUID().uuidString).bin"
+        if ProcessInfo.processInfo.environment["CURLEW_GIB_CHILD"] == nil {
+            try writePatternFile(root + "/" + name, length: length)
+            defer { unlink(root + "/" + name) }
+            let (status, output) = try await runInChildProcess(
+                filter: "NginxDownloadTests/aGibibyteDownloadsToDiskInBoundedMemoryWithTheServersDigest",
+                environment: ["CURLEW_GIB_CHILD": name])
+            #expect(status == 0, "child process output:\n\(output.suffix(3000))")
+            #expect(output.contains("CHILD-DIGEST \(sha256(ofPattern: length))"), "\(output.suffix(2000))")
+            return
+        }
+        let served = ProcessInfo.processInfo.environment["CURLEW_GIB_CHILD"] ?? name
+        let folder = try temporaryDirectory("gib")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let client = APIClient(baseURL: url, transport: CurlTransport())
+        let before = residentBytes()
+        let sampler = Task {
+            var peak = before
+            while !Task.isCancelled {
+                peak = max(peak, residentBytes())
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return peak
+        }
+        let file = try await client.download(FileGet(path: "/" + served), to: folder)
+        sampler.cancel()
+        let peak = max(await sampler.value, residentBytes())
+        #expect(file.length == Int64(length))
+        #expect(peak - before < 32 * 1024 * 1024, "resident memory grew by \(peak - before) bytes")
+        print("CHILD-DIGEST \(try sha256(ofFile: file.path))")
+    }
+}

@@ -1,0 +1,82 @@
+@testable import Curlew
+import Foundation
+import LoopbackServer
+import Testing
+
+@Suite("Transfer progress as an AsyncSequence", .serialized, .timeLimit(.minutes(2)))
+struct ProgressTests {
+    @Test func downloadProgressIsMonotonicThrottledAndEndsAtTheTotal() async throws {
+        let folder = try temporaryDirectory("progress")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 16 * 1024 * 1024
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let monitor = TransferProgressMonitor()
+            let events = client.events
+            async let file = client.download(FileGet(path: "/file?n=\(length)"), to: folder.appendingPathComponent("p.bin")) {
+                $0.reportProgress(to: monitor)
+            }
+            var values: [TransferProgressUpdate] = []
+            let started = ContinuousClock.now
+            for await update in monitor { values.append(update) }
+            let elapsed = ContinuousClock.now - started
+            let downloaded = try await file
+            #expect(downloaded.length == Int64(length))
+            #expect(values.count >= 2)
+            #expect(values.map(\.bytesDone) == values.map(\.bytesDone).sorted(), "monotonic")
+            #expect(Set(values.map(\.bytesDone)).count == values.count, "no repeats")
+            #expect(values.allSatisfy { $0.direction == .download })
+            #expect(values.last == TransferProgressUpdate(direction: .download, bytesDone: Int64(length), bytesExpected: Int64(length)))
+            #expect(values.last?.fraction == 1)
+            // At most ~60 a second, plus the final value.
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            #expect(Double(values.count) <= seconds * 60 + 2, "\(values.count) values in \(elapsed)")
+            // The same transfer is reported as events.
+            var sawProgress = false
+            for await event in events where event.kind == .progress {
+                sawProgress = true
+                break
+            }
+            #expect(sawProgress)
+        }
+    }
+
+    @Test func uploadProgressCountsTheRequestBodyAndEndsAtItsLength() async throws {
+        let folder = try temporaryDirectory("progress-up")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("u.bin").path
+        let length = 8 * 1024 * 1024 + 3
+        try writePatternFile(path, length: length)
+        var building = MultipartForm()
+        building.append(fileAt: path)
+        let form = building
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let monitor = TransferProgressMonitor()
+            async let answer = client.send(FormPost(path: "/multipart", form: form)) { $0.reportProgress(to: monitor) }
+            var values: [TransferProgressUpdate] = []
+            for await update in monitor { values.append(update) }
+            let text = try await answer
+            #expect(text.hasPrefix("file|u.bin|application/octet-stream|\(length)|"))
+            let total = try #require(values.last?.bytesExpected)
+            #expect(total > Int64(length), "the whole multipart body")
+            #expect(values.last?.bytesDone == total)
+            #expect(values.allSatisfy { $0.direction == .upload })
+            #expect(values.map(\.bytesDone) == values.map(\.bytesDone).sorted())
+        }
+    }
+
+    @Test func aFailedCallEndsTheSequenceWithoutAFinalValue() async throws {
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let monitor = TransferProgressMonitor()
+            async let result: Data = client.send(FileGet(path: "/status/500")) { $0.reportProgress(to: monitor) }
+            var values: [TransferProgressUpdate] = []
+            for await update in monitor { values.append(update) }
+            do {
+                _ = try await result
+                Issue.record("expected a failure")
+            } catch {
+                #expect((error as? CurlewError)?.status?.code == 500)
+            }
+            #expect(values.allSatisfy { $0.bytesDone <= 10 })
+        }
+    }
+}

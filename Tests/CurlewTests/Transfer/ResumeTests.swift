@@ -1,0 +1,198 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Testing
+
+/// Resumable downloads: Range + If-Range after a failure, and every anomaly.
+@Suite("Resumable downloads", .serialized, .timeLimit(.minutes(2)))
+struct ResumeTests {
+    let length = 1024 * 1024 + 5
+    let cut = 300 * 1024
+    let resumable = DownloadOptions(resumable: true)
+
+    /// Runs a first download cut after `cut` bytes, so a partial file and its record exist.
+    private func interrupted(
+        _ folder: URL, state: ServedFileState, query: String = "", _ body: (LoopbackServer, APIClient, URL) async throws -> Void
+    ) async throws {
+        state.update { $0.cutOnce = cut }
+        try await withLoopback(router: FileTransferRoutes.router(state: state)) { server, client, _ in
+            let target = folder.appendingPathComponent("big.bin")
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/file?n=\(length)\(query)"), to: target, options: resumable)
+            }
+            #expect(error?.code == .connectionReset)
+            #expect(access(target.path, F_OK) != 0, "no file at the final path")
+            let kept = contents(of: folder)
+            #expect(kept.count == 2 && kept.allSatisfy { $0.hasPrefix(".curlew-") }, "partial file and record: \(kept)")
+            #expect(partialSize(folder) == Int64(cut))
+            try await body(server, client, target)
+        }
+    }
+
+    private func partialSize(_ folder: URL) -> Int64? {
+        guard let name = contents(of: folder).first(where: { $0.hasSuffix(".curlew-partial") }) else { return nil }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)
+        return (attributes?[.size] as? NSNumber)?.int64Value
+    }
+
+    @Test func aDownloadCutMidBodyContinuesWithRangeAndIfRangeAndIsByteIdentical() async throws {
+        let folder = try temporaryDirectory("resume")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        try await interrupted(folder, state: state) { server, _, target in
+            // A new client: only what is on disk carries over (as after a restart).
+            let client = APIClient(baseURL: server.baseURL, transport: CurlTransport())
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            #expect(file.status == .partialContent)
+            #expect(file.resumedBytes == Int64(cut))
+            #expect(file.length == Int64(length))
+            #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
+            #expect(contents(of: folder) == ["big.bin"])
+            let second = try #require(server.requests.last)
+            #expect(second.header("Range") == "bytes=\(cut)-")
+            #expect(second.header("If-Range") == "\"v1\"")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func lastModifiedServesAsValidatorWithoutAnETag() async throws {
+        let folder = try temporaryDirectory("resume-lm")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let date = "Wed, 21 Oct 2015 07:28:00 GMT"
+        let query = "&lastmod=\(date.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+        try await interrupted(folder, state: ServedFileState(), query: query) { server, client, target in
+            let file = try await client.download(FileGet(path: "/file?n=\(length)\(query)"), to: target, options: resumable)
+            #expect(file.status == .partialContent)
+            #expect(server.requests.last?.header("If-Range") == date)
+            #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
+        }
+    }
+
+    @Test func aChangedFileIsSentWholeAndReplacesThePartialInsteadOfBeingAppended() async throws {
+        let folder = try temporaryDirectory("resume-200")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        try await interrupted(folder, state: state) { server, client, target in
+            state.update { $0.etag = "\"v2\"" }
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            #expect(file.status == .ok)
+            #expect(file.resumedBytes == 0)
+            #expect(file.length == Int64(length))
+            #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
+            #expect(server.requests.last?.header("If-Range") == "\"v1\"")
+            #expect(contents(of: folder) == ["big.bin"])
+        }
+    }
+
+    @Test func a206WithAnotherETagRestartsFromScratch() async throws {
+        let folder = try temporaryDirectory("resume-etag")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        try await interrupted(folder, state: state) { server, client, target in
+            state.update {
+                $0.etag = "\"v2\""
+                $0.ignoresIfRange = true
+            }
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            #expect(file.status == .ok)
+            #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
+            let requests = server.requests
+            #expect(requests.count == 3)
+            #expect(requests[1].header("Range") == "bytes=\(cut)-")
+            #expect(requests[2].header("Range") == nil, "the restart asks for the whole file")
+        }
+    }
+
+    @Test func aContentRangeThatDoesNotMatchIsATypedErrorThatKeepsThePartialFile() async throws {
+        let folder = try temporaryDirectory("resume-mismatch")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        try await interrupted(folder, state: state) { _, client, target in
+            state.update { $0.badRange = true }
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            }
+            #expect(error?.code == .rangeMismatch)
+            #expect(partialSize(folder) == Int64(cut), "the partial file is untouched")
+            #expect(access(target.path, F_OK) != 0)
+            // Once the server behaves, the same partial file completes.
+            state.update { $0.badRange = false }
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            #expect(try sha256(ofFile: file.path) == sha256(ofPattern: length))
+        }
+    }
+
+    @Test func aWrongCompleteLengthFailsTheFinalLengthCheck() async throws {
+        let folder = try temporaryDirectory("resume-length")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        try await interrupted(folder, state: state) { _, client, target in
+            state.update { $0.extraTotal = 5 }
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            }
+            #expect(error?.code == .downloadIncomplete)
+            #expect(access(target.path, F_OK) != 0)
+            #expect(contents(of: folder).isEmpty, "a file of the wrong length is not kept")
+        }
+    }
+
+    @Test func a416NamingThePartialSizeCompletesItAndAnyOther416Restarts() async throws {
+        let folder = try temporaryDirectory("resume-416")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        try await interrupted(folder, state: state) { server, client, target in
+            // The rest arrived some other way: the partial file is the whole file.
+            let partial = try #require(contents(of: folder).first { $0.hasSuffix(".curlew-partial") })
+            try Data(PatternBody.bytes(length)).write(to: folder.appendingPathComponent(partial))
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            #expect(file.status == .rangeNotSatisfiable)
+            #expect(file.length == Int64(length))
+            #expect(file.mimeType == "application/octet-stream", "from the resume record")
+            #expect(server.requests.last?.header("Range") == "bytes=\(length)-")
+            #expect(server.requestCount == 2)
+            #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
+            #expect(contents(of: folder) == ["big.bin"])
+        }
+        let other = try temporaryDirectory("resume-416b")
+        defer { try? FileManager.default.removeItem(at: other) }
+        try await interrupted(other, state: state) { server, client, target in
+            let partial = try #require(contents(of: other).first { $0.hasSuffix(".curlew-partial") })
+            try Data(PatternBody.bytes(length + 10)).write(to: other.appendingPathComponent(partial))
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            #expect(file.status == .ok)
+            #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
+            let requests = server.requests
+            #expect(requests.count == 3)
+            #expect(requests[1].header("Range") == "bytes=\(length + 10)-")
+            #expect(requests[2].header("Range") == nil)
+        }
+    }
+
+    @Test func aCancelledResumableDownloadKeepsItsPartialFile() async throws {
+        let folder = try temporaryDirectory("resume-cancel")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withLoopback(router: TransferRoutes.router()) { _, client, _ in
+            let target = folder.appendingPathComponent("s.bin")
+            let task = Task { try await client.download(FileGet(path: "/stall?after=\(100 * 1024)"), to: target, options: resumable) }
+            #expect(await eventually { (partialSize(folder) ?? 0) == 100 * 1024 })
+            task.cancel()
+            let result = await task.result
+            guard case .failure(let error) = result else {
+                Issue.record("expected a cancellation")
+                return
+            }
+            #expect(error is CancellationError)
+            let kept = partialSize(folder)
+            #expect(kept == Int64(100 * 1024), "\(contents(of: folder))")
+            #expect(access(target.path, F_OK) != 0)
+        }
+    }
+}
