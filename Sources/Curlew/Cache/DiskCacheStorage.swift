@@ -153,7 +153,9 @@ public actor DiskCacheStorage: CacheStorage {
         var found: [(name: String, item: Item, modified: Double)] = []
         for name in DiskFiles.names(in: directory) {
             if name.hasPrefix(DiskFiles.temporaryPrefix) {
-                DiskFiles.remove(path(name))
+                if DiskFiles.isAbandonedTemporary(name, modified: DiskFiles.status(path(name))?.modified) {
+                    DiskFiles.remove(path(name))
+                }
                 continue
             }
             guard name.hasSuffix(".entry") else { continue }

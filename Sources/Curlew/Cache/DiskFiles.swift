@@ -17,6 +17,17 @@ struct DiskCacheError: Error, CustomStringConvertible {
 enum DiskFiles {
     static let temporaryPrefix = ".tmp-"
 
+    /// Whether a temporary file was left by a writer that is gone: its process (the pid in its
+    /// name) no longer exists, or it is older than an hour. A live writer's file — another store
+    /// on the same directory, in this process or another — is left alone.
+    static func isAbandonedTemporary(_ name: String, modified: Double?) -> Bool {
+        let rest = name.dropFirst(temporaryPrefix.count)
+        guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { return true }
+        if let modified, Date().timeIntervalSince1970 - modified > 3600 { return true }
+        if pid == getpid() { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
     /// Creates `path` (and its parents) if needed and sets it to 0700 whatever the umask.
     static func ensureDirectory(_ path: String) throws {
         if mkdir(path, 0o700) != 0 {
@@ -37,7 +48,7 @@ enum DiskFiles {
     /// or the complete new one: temporary file (0600, `O_EXCL`), write, fsync, rename, fsync of
     /// the directory. The temporary file is removed on failure.
     static func replace(_ name: String, in directory: String, with data: Data) throws {
-        let temporary = directory + "/" + temporaryPrefix + UUID().uuidString
+        let temporary = directory + "/" + temporaryPrefix + "\(getpid())-" + UUID().uuidString
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DiskCacheError(operation: "open", code: errno) }
         do {
