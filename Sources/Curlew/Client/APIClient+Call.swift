@@ -6,7 +6,7 @@ extension APIClient {
     /// run the middleware chain around the transport, then decode once.
     nonisolated func call<R: Endpoint>(_ request: R, options: RequestOptions) async throws -> APIResponse<R.Response> {
         try await call(request, options: options, responseBody: .collect) { raw, summary in
-            try ResponseDecoding(request: request, summary: summary, decoder: self.configuration.decoder).decode(raw)
+            try ResponseDecoding.decode(raw, of: request, summary: summary, decoder: self.configuration.decoder)
         }
     }
 
@@ -94,7 +94,6 @@ extension APIClient {
             requestID: reporter.requestID, requestName: reporter.requestName, identity: identity, options: options,
             trustedOrigins: trustedOrigins, transport: transport, events: reporter, logger: configuration.logger)
         context.responseBody = responseBody
-        let check = ResponseCheck(request: request)
         var next: MiddlewareNext = { prepared, context in
             context.events.report(.attempt) { $0.attempt = context.attempt }
             let raw: RawResponse
@@ -103,7 +102,7 @@ extension APIClient {
             } catch {
                 throw Self.stamped(error, stage: .transport, request: prepared.summary)
             }
-            return try check.inspect(raw, summary: prepared.summary)
+            return try ResponseCheck.inspect(raw, of: request, summary: prepared.summary)
         }
         for middleware in middlewareChain(for: options).reversed() {
             let inner = next

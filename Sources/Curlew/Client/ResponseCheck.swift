@@ -3,10 +3,9 @@ internal import HTTPTypes
 /// The inner stage just above the transport: refuses an unacceptable status and a business error
 /// by throwing, so retry and token refresh (outside it) see HTTP and server failures as errors.
 /// A checked envelope is recorded on the response, so decoding does not parse it again.
-struct ResponseCheck<R: Endpoint>: Sendable {
-    let request: R
-
-    func inspect(_ raw: RawResponse, summary: RequestSummary) throws(CurlewError) -> RawResponse {
+enum ResponseCheck {
+    /// Generic functions, not a generic type: no type metadata is instantiated per call.
+    static func inspect<R: Endpoint>(_ raw: RawResponse, of request: R, summary: RequestSummary) throws(CurlewError) -> RawResponse {
         guard request.accepts(raw.status) else { throw ResponseStatus.error(raw, summary: summary) }
         guard let envelope = request.envelope, case .data = raw.content else { return raw }
         return try EnvelopeReader(envelope: envelope).verify(raw, summary: summary)

@@ -3,28 +3,25 @@ internal import Foundation
 /// The stage after the whole middleware chain, run once on whatever bytes came back (network,
 /// cache, fixture): status and envelope (again only if no inner check saw these bytes), the
 /// payload, ``Endpoint/didReceive(_:)``, ``Endpoint/decode(_:decoder:)``.
-struct ResponseDecoding<R: Endpoint> {
-    let request: R
-    let summary: RequestSummary
-    let decoder: JSONDecoder
-
-    func decode(_ raw: RawResponse) throws(CurlewError) -> APIResponse<R.Response> {
+enum ResponseDecoding {
+    /// Generic functions, not a generic type: no type metadata is instantiated per call.
+    static func decode<R: Endpoint>(_ raw: RawResponse, of request: R, summary: RequestSummary, decoder: JSONDecoder) throws(CurlewError) -> APIResponse<R.Response> {
         guard request.accepts(raw.status) else { throw ResponseStatus.error(raw, summary: summary) }
         guard let envelope = request.envelope else {
-            return APIResponse(value: try value(from: raw), raw: raw)
+            return APIResponse(value: try value(from: raw, of: request, summary: summary, decoder: decoder), raw: raw)
         }
         let reader = EnvelopeReader(envelope: envelope)
         let checked = raw.businessCode == nil ? try reader.verify(raw, summary: summary) : raw
         let payload = try reader.payload(of: checked, summary: summary)
         do {
-            return APIResponse(value: try value(from: payload), raw: checked)
+            return APIResponse(value: try value(from: payload, of: request, summary: summary, decoder: decoder), raw: checked)
         } catch var error where error.level == .dataFormat {
             EnvelopeReader.prefix(&error, with: envelope.payloadPath, raw: checked)
             throw error
         }
     }
 
-    private func value(from raw: RawResponse) throws(CurlewError) -> R.Response {
+    private static func value<R: Endpoint>(from raw: RawResponse, of request: R, summary: RequestSummary, decoder: JSONDecoder) throws(CurlewError) -> R.Response {
         do {
             try request.didReceive(raw)
         } catch let error as CurlewError {
@@ -46,7 +43,7 @@ struct ResponseDecoding<R: Endpoint> {
         }
     }
 
-    private func staged(_ error: CurlewError, _ stage: CurlewError.Stage) -> CurlewError {
+    private static func staged(_ error: CurlewError, _ stage: CurlewError.Stage) -> CurlewError {
         var error = error
         if error.stage == nil { error.stage = stage }
         return error

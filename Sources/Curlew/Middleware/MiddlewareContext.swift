@@ -3,14 +3,61 @@ public import Logging
 /// Per-call facts travelling with a request through the middleware chain. A value: a middleware
 /// changes its copy and passes it to `next`, so what it sets is seen by everything inside it.
 public struct MiddlewareContext: Sendable {
+    /// The facts that stay the same for the whole call, in one shared immutable box, so passing
+    /// the context from middleware to middleware costs one reference count instead of a dozen.
+    final class Facts: Sendable {
+        let requestID: CallID
+        let requestName: String
+        let identity: RequestIdentity
+        let trustedOrigins: TrustedOrigins
+        let transport: any Transport
+        let events: EventReporter
+        let logger: Logger
+
+        init(
+            requestID: CallID, requestName: String, identity: RequestIdentity, trustedOrigins: TrustedOrigins,
+            transport: any Transport, events: EventReporter, logger: Logger
+        ) {
+            self.requestID = requestID
+            self.requestName = requestName
+            self.identity = identity
+            self.trustedOrigins = trustedOrigins
+            self.transport = transport
+            self.events = events
+            self.logger = logger
+        }
+
+        func with(
+            requestID: CallID? = nil, requestName: String? = nil, identity: RequestIdentity? = nil,
+            trustedOrigins: TrustedOrigins? = nil, transport: (any Transport)? = nil, events: EventReporter? = nil,
+            logger: Logger? = nil
+        ) -> Facts {
+            Facts(
+                requestID: requestID ?? self.requestID, requestName: requestName ?? self.requestName,
+                identity: identity ?? self.identity, trustedOrigins: trustedOrigins ?? self.trustedOrigins,
+                transport: transport ?? self.transport, events: events ?? self.events, logger: logger ?? self.logger)
+        }
+    }
+
+    private var facts: Facts
+
     /// The call.
-    public var requestID: CallID
+    public var requestID: CallID {
+        get { facts.requestID }
+        set { facts = facts.with(requestID: newValue) }
+    }
     /// The request type's name, for logs and accessories.
-    public var requestName: String
+    public var requestName: String {
+        get { facts.requestName }
+        set { facts = facts.with(requestName: newValue) }
+    }
     /// Which attempt this is, from 1; retrying middleware increment it.
     public var attempt: Int = 1
     /// The request's identity, computed before any middleware (cache key, fixture name).
-    public var identity: RequestIdentity
+    public var identity: RequestIdentity {
+        get { facts.identity }
+        set { facts = facts.with(identity: newValue) }
+    }
     /// The call's options (the endpoint's defaults adjusted at the call site).
     public var options: RequestOptions
     /// Where the transport puts the response body.
@@ -19,13 +66,25 @@ public struct MiddlewareContext: Sendable {
     /// (so ``AuthorizationMiddleware`` sends exactly the token refresh decisions are based on).
     public var credential: (token: TokenStore.Credential, version: Int)?
     /// The origins that may receive the client's credentials, signature and common arguments.
-    public var trustedOrigins: TrustedOrigins
+    public var trustedOrigins: TrustedOrigins {
+        get { facts.trustedOrigins }
+        set { facts = facts.with(trustedOrigins: newValue) }
+    }
     /// The transport, for requests that must bypass the chain (a token refresh).
-    public var transport: any Transport
+    public var transport: any Transport {
+        get { facts.transport }
+        set { facts = facts.with(transport: newValue) }
+    }
     /// Publishes this call's events (retry scheduled, credential refreshed, session ended…).
-    public var events: EventReporter
+    public var events: EventReporter {
+        get { facts.events }
+        set { facts = facts.with(events: newValue) }
+    }
     /// The client's logger.
-    public var logger: Logger
+    public var logger: Logger {
+        get { facts.logger }
+        set { facts = facts.with(logger: newValue) }
+    }
 
     /// Whether the call needs a credential (``RequestOptions/requiresAuthentication``).
     public var requiresAuthentication: Bool { options.requiresAuthentication }
@@ -36,27 +95,21 @@ public struct MiddlewareContext: Sendable {
         trustedOrigins: TrustedOrigins = TrustedOrigins([]), transport: any Transport,
         events: EventReporter? = nil, logger: Logger = Logger(label: "curlew")
     ) {
-        self.requestID = requestID
-        self.requestName = requestName
-        self.identity = identity
+        self.facts = Facts(
+            requestID: requestID, requestName: requestName, identity: identity, trustedOrigins: trustedOrigins,
+            transport: transport, events: events ?? .silent(requestID: requestID, requestName: requestName), logger: logger)
         self.options = options
-        self.trustedOrigins = trustedOrigins
-        self.transport = transport
-        self.events = events ?? .silent(requestID: requestID, requestName: requestName)
-        self.logger = logger
     }
 
     /// Whether `url` belongs to one of the ``trustedOrigins`` or the call's own
     /// ``RequestOptions/trustedOrigins``. Built-in middleware that add credentials, signatures or
     /// common arguments do nothing for other origins.
     public func trusts(_ url: String) -> Bool {
-        trustedOrigins.contains(url) || (!options.trustedOrigins.isEmpty && TrustedOrigins(options.trustedOrigins).contains(url))
+        facts.trustedOrigins.contains(url) || (!options.trustedOrigins.isEmpty && TrustedOrigins(options.trustedOrigins).contains(url))
     }
 
     /// The transport's view of this context.
     var transportContext: TransportContext {
-        TransportContext(
-            requestID: requestID, requestName: requestName, attempt: attempt, identity: identity,
-            responseBody: responseBody, options: options, events: events)
+        TransportContext(facts: facts, attempt: attempt, responseBody: responseBody, options: options)
     }
 }

@@ -164,7 +164,7 @@ extension Endpoint {
     /// No body.
     public var body: RequestPayload? { nil }
     /// No special policy.
-    public var options: RequestOptions { RequestOptions() }
+    public var options: RequestOptions { .standard }
     /// No envelope: the body is the response.
     public var envelope: ResponseEnvelope? { nil }
     /// Accepts 2xx statuses.

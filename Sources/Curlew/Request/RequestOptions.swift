@@ -18,36 +18,102 @@
 /// The wire description (method, path, parameters, headers, body) and the decoding hooks stay on
 /// the ``Endpoint``; everything about *how* it is sent lives here.
 public struct RequestOptions: Sendable {
+    /// The values, in a shared immutable box: copying options (the client does it several
+    /// times per call) costs one reference count, not one per field.
+    struct Fields: Sendable {
+        var queue: String?
+        var priority: QueuePriority
+        var requiresAuthentication: Bool
+        var middleware: [any APIMiddleware]
+        var skippedMiddleware: Set<MiddlewareKind>
+        var accessories: [any Accessory]
+        var usesAccessories: Bool
+        var timeout: Duration?
+        var maximumBodySize: Int?
+        var volatileParameters: Set<String>
+        var trustedOrigins: Set<String>
+        var ticket: RequestTracker.Ticket?
+        var extensions: [ObjectIdentifier: any Sendable] = [:]
+    }
+
+    /// Immutable, so sharing it between copies and threads is safe; a setter makes a new one.
+    final class Box: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = box.fields
+        change(&fields)
+        box = Box(fields)
+    }
+
     /// The ``QueueActor`` queue the call waits in; `nil` for none (not limited).
-    public var queue: String?
+    public var queue: String? {
+        get { box.fields.queue }
+        set { update { $0.queue = newValue } }
+    }
     /// Where the call stands among waiters of its queue.
-    public var priority: QueuePriority
+    public var priority: QueuePriority {
+        get { box.fields.priority }
+        set { update { $0.priority = newValue } }
+    }
     /// Whether the call needs a credential (LSBaseRequest's `isLogin`). On a client without an
     /// ``AuthorizationMiddleware`` it fails with `.missingCredentialSource` before anything is
     /// sent; with one and no credential, with `.notLoggedIn`.
-    public var requiresAuthentication: Bool
+    public var requiresAuthentication: Bool {
+        get { box.fields.requiresAuthentication }
+        set { update { $0.requiresAuthentication = newValue } }
+    }
     /// Middleware for this call only, inside the client's.
-    public var middleware: [any APIMiddleware]
+    public var middleware: [any APIMiddleware] {
+        get { box.fields.middleware }
+        set { update { $0.middleware = newValue } }
+    }
     /// Kinds of client middleware this call skips.
-    public var skippedMiddleware: Set<MiddlewareKind>
+    public var skippedMiddleware: Set<MiddlewareKind> {
+        get { box.fields.skippedMiddleware }
+        set { update { $0.skippedMiddleware = newValue } }
+    }
     /// Accessories for this call in addition to the client's.
-    public var accessories: [any Accessory]
+    public var accessories: [any Accessory] {
+        get { box.fields.accessories }
+        set { update { $0.accessories = newValue } }
+    }
     /// Whether accessories (the client's and the call's) see this call (LCNetwork's
     /// `invalidAccessory` inverted).
-    public var usesAccessories: Bool
+    public var usesAccessories: Bool {
+        get { box.fields.usesAccessories }
+        set { update { $0.usesAccessories = newValue } }
+    }
     /// Longest time for the whole exchange, overriding ``TransferOptions/totalTimeout``.
-    public var timeout: Duration?
+    public var timeout: Duration? {
+        get { box.fields.timeout }
+        set { update { $0.timeout = newValue } }
+    }
     /// Largest accepted response body, overriding ``TransferOptions/maximumBodySize``.
-    public var maximumBodySize: Int?
+    public var maximumBodySize: Int? {
+        get { box.fields.maximumBodySize }
+        set { update { $0.maximumBodySize = newValue } }
+    }
     /// Query parameters left out of the call's ``RequestIdentity`` (timestamps, locations…).
-    public var volatileParameters: Set<String>
+    public var volatileParameters: Set<String> {
+        get { box.fields.volatileParameters }
+        set { update { $0.volatileParameters = newValue } }
+    }
     /// Origins besides the client's own (base URL, failover URLs, configured trusted origins) that
     /// may receive its credentials, signature and common arguments, as `scheme://host[:port]`.
-    public var trustedOrigins: Set<String>
+    public var trustedOrigins: Set<String> {
+        get { box.fields.trustedOrigins }
+        set { update { $0.trustedOrigins = newValue } }
+    }
     /// A ticket from a ``RequestTracker``: the tracker counts this call until it finishes.
-    public var ticket: RequestTracker.Ticket?
-    /// Options that capabilities add (cache policy, mock scenario…), by key type.
-    private var extensions: [ObjectIdentifier: any Sendable] = [:]
+    public var ticket: RequestTracker.Ticket? {
+        get { box.fields.ticket }
+        set { update { $0.ticket = newValue } }
+    }
 
     /// The value of an option a capability declares with a ``RequestOptionKey``, or the key's
     /// default. Capabilities expose their options as properties built on this subscript:
@@ -62,8 +128,8 @@ public struct RequestOptions: Sendable {
     /// }
     /// ```
     public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
-        get { extensions[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
-        set { extensions[ObjectIdentifier(key)] = newValue }
+        get { box.fields.extensions[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        set { update { $0.extensions[ObjectIdentifier(key)] = newValue } }
     }
 
     /// Creates options; every parameter defaults to "no special policy".
@@ -81,19 +147,11 @@ public struct RequestOptions: Sendable {
         trustedOrigins: Set<String> = [],
         ticket: RequestTracker.Ticket? = nil
     ) {
-        self.queue = queue
-        self.priority = priority
-        self.requiresAuthentication = requiresAuthentication
-        self.middleware = middleware
-        self.skippedMiddleware = skippedMiddleware
-        self.accessories = accessories
-        self.usesAccessories = usesAccessories
-        self.timeout = timeout
-        self.maximumBodySize = maximumBodySize
-        self.volatileParameters = volatileParameters
-        self.trustedOrigins = trustedOrigins
-        self.ticket = ticket
+        self.box = Box(Fields(queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories, timeout: timeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
     }
+
+    /// No special policy, shared: what ``Endpoint/options`` returns by default.
+    public static let standard = RequestOptions()
 }
 
 /// Declares an option that lives in ``RequestOptions`` without a stored property of its own, so
