@@ -13,7 +13,7 @@ extension APIClient {
     /// The general form: `finish` turns the chain's raw response into the caller's value.
     nonisolated func call<R: Endpoint, Output: Sendable>(
         _ request: R, options: RequestOptions, responseBody: ResponseBodyDisposition,
-        finish: @escaping @Sendable (RawResponse, RequestSummary) throws -> Output
+        finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
         let name = String(describing: R.self)
         let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
@@ -29,6 +29,10 @@ extension APIClient {
             reporter.report(.started) { $0.request = prepared.summary }
             let accessories = options.usesAccessories ? configuration.accessories + options.accessories : []
             let ready = prepared
+            if accessories.isEmpty, options.queue == nil {
+                // The common case, without the closures a queue or accessories need.
+                return try await exchange(request, ready, options: options, responseBody: responseBody, reporter: reporter, finish: finish)
+            }
             let output = try await AccessoryScope.run(
                 Activity(kind: .request, name: name, request: ready.summary), accessories: accessories
             ) {

@@ -49,17 +49,38 @@ public struct APIResponse<Value: Sendable>: Sendable {
 public struct ResponseSource: Sendable, Hashable, CustomStringConvertible {
     /// The kind of source: `network`, `mock`, and what capabilities add (`cache`…).
     public let name: String
+    /// The detail and the storage date, rarely set, behind one reference.
+    private var extra: Extra?
+
     /// More about this answer: the fixture's name, the cache entry's key… Not part of equality,
     /// so `source == .mock` holds for every fixture.
-    public var detail: String?
+    public var detail: String? {
+        get { extra?.detail }
+        set { extra = Extra.make(detail: newValue, storedAt: storedAt) }
+    }
     /// When the answer was stored, for stored answers.
-    public var storedAt: Date?
+    public var storedAt: Date? {
+        get { extra?.storedAt }
+        set { extra = Extra.make(detail: detail, storedAt: newValue) }
+    }
 
     /// Creates a source kind; capabilities declare theirs as static members.
     public init(_ name: String, detail: String? = nil, storedAt: Date? = nil) {
         self.name = name
-        self.detail = detail
-        self.storedAt = storedAt
+        self.extra = Extra.make(detail: detail, storedAt: storedAt)
+    }
+
+    /// Immutable, shared between copies.
+    private final class Extra: Sendable {
+        let detail: String?
+        let storedAt: Date?
+        init(detail: String?, storedAt: Date?) {
+            self.detail = detail
+            self.storedAt = storedAt
+        }
+        static func make(detail: String?, storedAt: Date?) -> Extra? {
+            detail == nil && storedAt == nil ? nil : Extra(detail: detail, storedAt: storedAt)
+        }
     }
 
     /// Received from the network just now.

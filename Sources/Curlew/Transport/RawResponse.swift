@@ -19,7 +19,13 @@ public struct RawResponse: Sendable {
         set { content = .data(newValue) }
     }
     /// libcurl's timings and counters, `nil` when the response did not come from the network.
-    public var metrics: TransferMetrics?
+    public var metrics: TransferMetrics? {
+        get { metricsBox?.metrics }
+        set { metricsBox = newValue.map(MetricsBox.init) }
+    }
+    /// The metrics behind one reference: a response is copied several times on its way out, and
+    /// the metrics are read rarely.
+    private var metricsBox: MetricsBox?
     /// The business code of a checked ``ResponseEnvelope``, `nil` when there is no envelope or it
     /// was not checked yet.
     public var businessCode: String?
@@ -40,8 +46,14 @@ public struct RawResponse: Sendable {
         self.status = status
         self.headers = headers
         self.content = content
-        self.metrics = metrics
+        self.metricsBox = metrics.map(MetricsBox.init)
         self.url = url
         self.source = source
     }
+}
+
+/// Holds a response's ``TransferMetrics`` (immutable, so shared between copies).
+final class MetricsBox: Sendable {
+    let metrics: TransferMetrics
+    init(_ metrics: TransferMetrics) { self.metrics = metrics }
 }
