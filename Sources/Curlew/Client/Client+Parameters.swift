@@ -14,9 +14,12 @@ extension APIClient {
     /// - Throws: `.invalidPath` for path template problems, `.encodingFailed` otherwise.
     nonisolated func encodeParameters<R: Endpoint>(of request: R) throws(CurlewError) -> EncodedParameters {
         var parameters = ParameterCollector.collect(request)
-        let summary = RequestSummary(
-            method: request.method, url: RequestURLBuilder.visible((configuration.baseURL ?? "") + request.path),
-            secretKeyFragments: configuration.secretQueryKeyFragments)
+        // Built only when an error needs it: most requests never show their summary.
+        var summary: RequestSummary {
+            RequestSummary(
+                method: request.method, url: RequestURLBuilder.visible((configuration.baseURL ?? "") + request.path),
+                secretKeyFragments: configuration.secretQueryKeyFragments)
+        }
         do {
             try request.setUpParameters(&parameters)
         } catch let error as CurlewError {

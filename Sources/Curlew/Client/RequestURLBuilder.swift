@@ -83,16 +83,23 @@ struct RequestURLBuilder {
     }
 
     /// The lower-cased scheme when the string starts with `scheme:`, `nil` for relative paths.
+    /// Works on UTF-8 bytes (RFC 3986: `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`): no
+    /// `Character` iteration or Unicode property look-ups on the hot path.
     static func scheme(of text: String) -> String? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let candidate = text[..<colon]
-        guard let first = candidate.first, first.isASCII, first.isLetter,
-            candidate.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let candidate = bytes[..<colon]
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        guard let first = candidate.first, isLetter(first),
+            candidate.allSatisfy({ byte in
+                isLetter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            })
         else { return nil }
         // "localhost:8080/x" is not a scheme; require "//" after schemes that look like hosts.
-        let rest = text[text.index(after: colon)...]
-        if !rest.hasPrefix("//"), candidate.contains(".") { return nil }
-        return candidate.lowercased()
+        let rest = bytes[bytes.index(after: colon)...]
+        if !rest.starts(with: "//".utf8), candidate.contains(UInt8(ascii: ".")) { return nil }
+        return String(decoding: candidate.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Makes control characters visible so an error never prints a raw CR/LF.

@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// Implemented by the parameter property wrappers (`@Query`, `@Field`, `@Header`, `@Path`) so
 /// the client can find them with `Mirror` when it prepares a request.
 protocol DeclaredParameter {
@@ -8,14 +10,25 @@ protocol DeclaredParameter {
 
 /// Collects a request's declared parameters and its ``Endpoint/parameters`` dictionary.
 enum ParameterCollector {
+    /// Endpoint types seen to have no `@Query`/`@Field`/`@Header`/`@Path` property.
+    private static let withoutDeclaredParameters = Mutex(Set<ObjectIdentifier>())
+
     static func collect<R: Endpoint>(_ request: R) -> RequestParameters {
         var parameters = RequestParameters(encoding: request.parameterEncoding, options: request.parameterEncodingOptions)
-        let renames = R.parameterNames
-        for child in Mirror(reflecting: request).children {
-            guard let declared = child.value as? any DeclaredParameter else { continue }
-            var name = child.label ?? ""
-            if name.hasPrefix("_") { name.removeFirst() }
-            declared.declare(propertyName: renames[name] ?? name, into: &parameters)
+        let type = ObjectIdentifier(R.self)
+        // A type's stored properties never change, so whether it declares parameters is known
+        // after its first request: reflection runs only for types that do.
+        if !withoutDeclaredParameters.withLock({ $0.contains(type) }) {
+            let renames = R.parameterNames
+            var found = false
+            for child in Mirror(reflecting: request).children {
+                guard let declared = child.value as? any DeclaredParameter else { continue }
+                found = true
+                var name = child.label ?? ""
+                if name.hasPrefix("_") { name.removeFirst() }
+                declared.declare(propertyName: renames[name] ?? name, into: &parameters)
+            }
+            if !found { _ = withoutDeclaredParameters.withLock { $0.insert(type) } }
         }
         let dictionary = request.parameters
         if !dictionary.isEmpty {
