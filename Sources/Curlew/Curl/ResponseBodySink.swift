@@ -164,18 +164,27 @@ final class FileBodySink: ResponseBodySink {
     func expect(contentLength: Int?) {}
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> SinkDecision {
-        guard let base = bytes.baseAddress else { return .proceed }
+        if let failure = Self.writeAll(bytes, to: descriptor) {
+            return .abort(.fileNotWritable, "could not write \(path): \(failure)")
+        }
+        length += Int64(bytes.count)
+        return .proceed
+    }
+
+    /// Writes every byte to `descriptor`, retrying after `EINTR`; returns the error text of a
+    /// failed write, `nil` on success. Shared by every sink that writes a file.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
+        guard let base = bytes.baseAddress else { return nil }
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                return .abort(.fileNotWritable, "could not write \(path): \(String(cString: strerror(errno)))")
+                return String(cString: strerror(errno))
             }
             offset += written
         }
-        length += Int64(bytes.count)
-        return .proceed
+        return nil
     }
 
     var acceptsMore: Bool { true }

@@ -119,15 +119,8 @@ final class DownloadBodySink: ResponseBodySink {
         if let pendingAbort { return .abort(pendingAbort.0, pendingAbort.1) }
         switch mode {
         case .file:
-            guard let base = bytes.baseAddress else { return .proceed }
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, base + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return .abort(.fileNotWritable, "could not write \(target.path): \(String(cString: strerror(errno)))")
-                }
-                offset += written
+            if let failure = FileBodySink.writeAll(bytes, to: descriptor) {
+                return .abort(.fileNotWritable, "could not write \(target.path): \(failure)")
             }
             return .proceed
         case .memory(var data):
