@@ -14,6 +14,9 @@ let package = Package(
     products: [
         .library(name: "Curlew", targets: ["Curlew"]),
         .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
+        // A scriptable HTTP/1.1 server on 127.0.0.1 for users' own tests. A product of its own:
+        // only a test target that asks for it links SwiftNIO, never an app that uses Curlew.
+        .library(name: "CurlewTestServer", targets: ["LoopbackServer"]),
         .executable(name: "SearchDemo", targets: ["SearchDemo"]),
     ],
     dependencies: [
@@ -46,8 +49,8 @@ let package = Package(
             dependencies: ["Curlew", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
-        // A small HTTP/1.1 server on 127.0.0.1 used by the tests and by the demo's embedded API.
-        // It is not a product: users never link SwiftNIO through Curlew.
+        // A small HTTP/1.1 server on 127.0.0.1 used by the tests, by the demo's embedded API and,
+        // through the CurlewTestServer product, by users' own test suites.
         .target(
             name: "LoopbackServer",
             dependencies: [
@@ -77,7 +80,7 @@ let package = Package(
         // The README's swift blocks, extracted by scripts/readme-examples.py, compiled and run.
         .testTarget(
             name: "ReadmeExamples",
-            dependencies: ["Curlew", "CurlewTesting", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tests/ReadmeExamples",
             swiftSettings: swiftSettings
         ),

@@ -30,6 +30,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Curlew", package: "Curlew"),
                 .product(name: "CurlewTesting", package: "Curlew"),
+                .product(name: "CurlewTestServer", package: "Curlew"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

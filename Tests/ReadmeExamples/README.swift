@@ -16,17 +16,19 @@
 //   block 14 (README.md:502): declarations, file scope
 //   block 15 (README.md:531): declarations, file scope
 //   block 16 (README.md:574): declarations, file scope
-//   block 17 (README.md:606): declarations, file scope
-//   block 18 (README.md:645): declarations, file scope
-//   block 19 (README.md:675): declarations, file scope
-//   block 20 (README.md:697): declarations, file scope
-//   block 21 (README.md:758): declarations, file scope
-//   block 22 (README.md:820): skipped (no-compile)
+//   block 17 (README.md:592): declarations, file scope
+//   block 18 (README.md:625): declarations, file scope
+//   block 19 (README.md:664): declarations, file scope
+//   block 20 (README.md:694): declarations, file scope
+//   block 21 (README.md:716): declarations, file scope
+//   block 22 (README.md:777): declarations, file scope
+//   block 23 (README.md:839): skipped (no-compile)
 
 import Curlew
 import Foundation
 import HTTPTypes
 import CurlewTesting
+import LoopbackServer
 import Testing
 
 // MARK: block 1, README.md:6
@@ -408,8 +410,23 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:606
-#sourceLocation(file: "README.md", line: 607)
+// MARK: block 17, README.md:592
+#sourceLocation(file: "README.md", line: 593)
+
+
+func testAgainstALocalServer() async throws {
+    let server = try await LoopbackServer.start { request in
+        request.path == "/pictures/search" ? .json(#"{"total":0,"pictures":[]}"#) : .text("no", status: 404)
+    }
+    let client = APIClient(baseURL: server.baseURL)
+    let results = try await client.send(SearchRequest(key: "fog"))
+    print(results.total, server.requests.map(\.uri))      // what the server received
+    await server.shutdown()
+}
+#sourceLocation()
+
+// MARK: block 18, README.md:625
+#sourceLocation(file: "README.md", line: 626)
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
     let store = try FixtureStore(directory: fixtures)          // or FixtureStore(bundle: .module)
 
@@ -435,8 +452,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:645
-#sourceLocation(file: "README.md", line: 646)
+// MARK: block 19, README.md:664
+#sourceLocation(file: "README.md", line: 665)
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
     var id: Int
     var name: String
@@ -461,8 +478,8 @@ func generatedProfile(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:675
-#sourceLocation(file: "README.md", line: 676)
+// MARK: block 20, README.md:694
+#sourceLocation(file: "README.md", line: 695)
 
 
 
@@ -477,8 +494,8 @@ func mockDemoShowsNothingFound() async throws {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:697
-#sourceLocation(file: "README.md", line: 698)
+// MARK: block 21, README.md:716
+#sourceLocation(file: "README.md", line: 717)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -514,8 +531,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:758
-#sourceLocation(file: "README.md", line: 759)
+// MARK: block 22, README.md:777
+#sourceLocation(file: "README.md", line: 778)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }

@@ -108,7 +108,8 @@ struct ReadmeExamplesTests {
         #expect(transport.requests.filter { $0.url.hasSuffix("/pictures/2") }.count == 1)
     }
 
-    @Test func theTestingExampleRuns() async throws {
+    @Test func theTestingExamplesRun() async throws {
         try await testSearch()
+        try await testAgainstALocalServer()
     }
 }
