@@ -83,7 +83,8 @@ public actor DiskCacheStorage: CacheStorage {
     }
 
     /// Writes the entry crash-safely, then evicts least recently used entries beyond the bound.
-    /// - Throws: ``DiskCacheError`` when the directory cannot be created or written.
+    /// - Throws: An error naming the failed file operation and its `errno` when the directory
+    ///   cannot be created or written.
     public func store(_ entry: CacheEntry) throws {
         openIfNeeded()
         let file = try DiskEntryFormat.encode(entry)

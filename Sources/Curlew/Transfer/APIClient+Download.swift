@@ -27,7 +27,7 @@ extension APIClient {
     ///   - destination: A file URL (the file to create), a folder (an existing directory, or a URL
     ///     ending in `/`: the name comes from `Content-Disposition`, else the URL), or `nil` for
     ///     the managed ``DownloadArea``.
-    ///   - options: Overwriting, resuming, refused content types, the area.
+    ///   - download: Overwriting, resuming, refused content types, the area (the `options:` label).
     ///   - adjust: Changes a copy of ``Endpoint/options`` for this call (queue, timeout,
     ///     ``RequestOptions/reportProgress(to:)``).
     /// - Throws: ``CurlewError`` (`.destinationExists`, `.fileNotWritable`, `.unacceptableStatus`,
