@@ -168,6 +168,12 @@ struct CacheCall: Sendable {
             context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
             return
         }
+        // A mock's or fixture's answer is never stored: switching mocks on for one call must not
+        // leave fabricated bytes behind for later real calls.
+        guard raw.source != .mock else {
+            context.logger.debug("cache: \(request.summary) not stored (a mocked answer)")
+            return
+        }
         guard await account.isUnchanged(configuration.credentials) else {
             context.logger.debug("cache: \(request.summary) not stored (the account changed during the exchange)")
             return

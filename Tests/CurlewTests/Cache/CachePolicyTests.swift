@@ -32,6 +32,21 @@ struct CachePolicyTests {
         }
     }
 
+    @Test func aMockedAnswerIsNeverStored() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, handler: counting(counter)) { server, client in
+            let mocked = try await client.send(CachedText(path: "a", policy: .writeOnly)) { $0.mock = .stub(MockStub(.json("{}"))) }
+            #expect(mocked == "{}")
+            #expect(server.requestCount == 0)
+            #expect(await cache.statistics.stores == 0, "fabricated bytes never reach the cache")
+            let real = try await client.send(CachedText(path: "a", policy: .writeOnly))
+            #expect(real == "answer 1")
+            #expect(await cache.statistics.stores == 1)
+        }
+    }
+
     @Test func writeOnlyFetchesEveryTimeAndStoresForCacheOnly() async throws {
         let clock = CacheTestClock()
         let cache = makeCache(clock: clock)
