@@ -8,11 +8,18 @@ import Foundation
 ///                 --expected-bytes 225 [--requests 5000] [--warmup 200] \
 ///                 [--concurrency 1,16,64] [--rounds 1] \
 ///                 [--clients curlew-data,curlew-decoded,curlew-queue,curlew-middleware,
-///                            async-http-client,urlsession,libcurl]
+///                            async-http-client,urlsession,libcurl]  (default)
+///                 [--static-url http://127.0.0.1:18089/static/small.json]
 /// ```
+///
+/// Opt-in clients (only when named in `--clients`): `curlew-cache-memory`, `curlew-cache-disk`,
+/// `curlew-revalidate`.
 struct BenchmarkOptions: Sendable {
     /// The URL every measured request fetches.
     var url: String = "http://127.0.0.1:18089/small.json"
+    /// The same document served as a static file (nginx sends `ETag` and `Last-Modified` for it),
+    /// for `curlew-revalidate`. Default: `/static/small.json` on the host and port of ``url``.
+    var staticURL: String = ""
     /// nginx's `stub_status` page, read before and after each run for the `accepts` counter.
     var statusURL: String = "http://127.0.0.1:18089/nginx_status"
     /// The exact body length a correct response has; `nil` accepts any length.
@@ -24,13 +31,13 @@ struct BenchmarkOptions: Sendable {
     /// Concurrency levels, each run with a fresh client.
     var concurrencyLevels: [Int] = [1, 16, 64]
     /// Which clients to run, in this order.
-    var clients: [ClientKind] = ClientKind.allCases
+    var clients: [ClientKind] = ClientKind.defaultClients
     /// How often the whole matrix runs; each row reports the median of its rounds.
     var rounds: Int = 1
 
     static let usage = """
         usage: CurlewBenchmark [--url URL] [--status-url URL] [--expected-bytes N] [--requests N]
-                               [--warmup N] [--concurrency 1,16,64] [--rounds N]
+                               [--warmup N] [--concurrency 1,16,64] [--rounds N] [--static-url URL]
                                [--clients \(ClientKind.allCases.map(\.rawValue).joined(separator: ","))]
         """
 
@@ -49,6 +56,7 @@ struct BenchmarkOptions: Sendable {
         while let flag = remaining.popFirst() {
             switch flag {
             case "--url": url = try value(for: flag)
+            case "--static-url": staticURL = try value(for: flag)
             case "--status-url": statusURL = try value(for: flag)
             case "--expected-bytes": expectedBytes = try positive(value(for: flag), flag)
             case "--requests", "-n": requests = try positive(value(for: flag), flag)
@@ -75,6 +83,12 @@ struct BenchmarkOptions: Sendable {
             }
         }
         guard URL(string: url)?.host != nil else { throw ParseError("--url is not an absolute URL: \(url)") }
+        if staticURL.isEmpty, var components = URLComponents(string: url) {
+            components.path = "/static/small.json"
+            components.query = nil
+            staticURL = components.string ?? staticURL
+        }
+        guard URL(string: staticURL)?.host != nil else { throw ParseError("--static-url is not an absolute URL: \(staticURL)") }
         guard URL(string: statusURL)?.host != nil else { throw ParseError("--status-url is not an absolute URL: \(statusURL)") }
     }
 

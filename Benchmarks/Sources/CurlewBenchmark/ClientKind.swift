@@ -16,6 +16,20 @@ enum ClientKind: String, CaseIterable, Sendable {
     case urlSession = "urlsession"
     /// libcurl's multi interface driven directly on one thread, easy handles reused.
     case libcurl = "libcurl"
+    /// Curlew (Data) answered from a `ResponseCache` on `MemoryCacheStorage` (`.maxAge`): after
+    /// the first request, every request is a memory hit. Opt-in (not in ``defaultClients``).
+    case curlewCacheMemory = "curlew-cache-memory"
+    /// The same on `DiskCacheStorage` in a temporary directory: disk hits. Opt-in.
+    case curlewCacheDisk = "curlew-cache-disk"
+    /// Curlew (Data) with `.alwaysRevalidate` against nginx's static copy of the document: every
+    /// request is revalidated with a `304`. Opt-in.
+    case curlewRevalidate = "curlew-revalidate"
+
+    /// The clients run when `--clients` is not given: the rows of the main table. The cache rows
+    /// are named explicitly, so adding them did not change the default run.
+    static let defaultClients: [ClientKind] = [
+        .curlewData, .curlewDecoded, .curlewQueue, .curlewMiddleware, .asyncHTTPClient, .urlSession, .libcurl,
+    ]
 
     /// The name printed in the tables.
     var displayName: String {
@@ -27,6 +41,9 @@ enum ClientKind: String, CaseIterable, Sendable {
         case .asyncHTTPClient: "AsyncHTTPClient"
         case .urlSession: "URLSession"
         case .libcurl: "raw libcurl (multi)"
+        case .curlewCacheMemory: "Curlew (memory cache hit)"
+        case .curlewCacheDisk: "Curlew (disk cache hit)"
+        case .curlewRevalidate: "Curlew (304 revalidation)"
         }
     }
 
@@ -48,6 +65,16 @@ enum ClientKind: String, CaseIterable, Sendable {
             return TaskGroupDriver(client: try URLSessionClient(url: options.url), expectedBytes: expected)
         case .libcurl:
             return try LibcurlMultiDriver(url: options.url, concurrency: concurrency, expectedBytes: expected)
+        case .curlewCacheMemory:
+            return TaskGroupDriver(
+                client: try CurlewCacheClient(url: options.url, store: .memory, concurrency: concurrency, label: rawValue), expectedBytes: expected)
+        case .curlewCacheDisk:
+            return TaskGroupDriver(
+                client: try CurlewCacheClient(url: options.url, store: .disk, concurrency: concurrency, label: rawValue), expectedBytes: expected)
+        case .curlewRevalidate:
+            return TaskGroupDriver(
+                client: try CurlewCacheClient(url: options.staticURL, store: .revalidate, concurrency: concurrency, label: rawValue),
+                expectedBytes: expected)
         }
     }
 }
