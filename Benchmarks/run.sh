@@ -3,6 +3,10 @@
 #
 #   bash Benchmarks/run.sh                      # 5000 requests per client and concurrency level
 #   bash Benchmarks/run.sh --requests 20000     # any CurlewBenchmark argument passes through
+#   bash Benchmarks/run.sh --clients curlew-data,curlew-cache-memory,curlew-cache-disk,curlew-revalidate
+#   BENCH_NGINX_ONLY=1 bash Benchmarks/run.sh   # start nginx and leave it running (no build, no
+#                                               # benchmark); stop it with
+#                                               # kill -QUIT "$(cat Benchmarks/.nginx/nginx.pid)"
 #
 # nginx runs from Benchmarks/.nginx/ (config, pid, logs, temp dirs) on 127.0.0.1:$BENCH_PORT
 # and is stopped when the script exits.
@@ -32,7 +36,10 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
     exit 1
 fi
 
-mkdir -p "$NGINX_DIR"/{logs,client_body,proxy,fastcgi,uwsgi,scgi}
+mkdir -p "$NGINX_DIR"/{logs,client_body,proxy,fastcgi,uwsgi,scgi,static}
+# The same document as a static file, for curlew-revalidate: nginx sends ETag and Last-Modified
+# for files and answers If-None-Match with 304 (it sends neither for `return`).
+printf '%s' "$BODY" >"$NGINX_DIR/static/small.json"
 cat >"$NGINX_DIR/nginx.conf" <<CONF
 daemon on;
 worker_processes 1;
@@ -68,6 +75,11 @@ http {
         location = /nginx_status {
             stub_status;
         }
+
+        location /static/ {
+            alias $NGINX_DIR/static/;
+            default_type application/json;
+        }
     }
 }
 CONF
@@ -77,7 +89,7 @@ stop_nginx() {
         "$NGINX" -p "$NGINX_DIR" -e "$NGINX_DIR/logs/error.log" -c "$NGINX_DIR/nginx.conf" -s quit 2>/dev/null || true
     fi
 }
-trap stop_nginx EXIT
+[[ "${BENCH_NGINX_ONLY:-}" == 1 ]] || trap stop_nginx EXIT
 
 "$NGINX" -p "$NGINX_DIR" -e "$NGINX_DIR/logs/error.log" -c "$NGINX_DIR/nginx.conf" -t -q
 "$NGINX" -p "$NGINX_DIR" -e "$NGINX_DIR/logs/error.log" -c "$NGINX_DIR/nginx.conf"
@@ -85,6 +97,10 @@ for _ in $(seq 50); do
     (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
     sleep 0.1
 done
+if [[ "${BENCH_NGINX_ONLY:-}" == 1 ]]; then
+    echo "run.sh: nginx master PID $(cat "$NGINX_DIR/nginx.pid") on 127.0.0.1:$PORT, left running" >&2
+    exit 0
+fi
 
 cd "$REPO_DIR"
 swift build -c release --package-path Benchmarks >&2

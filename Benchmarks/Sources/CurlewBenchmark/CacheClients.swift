@@ -45,7 +45,7 @@ struct CurlewCacheClient: BenchmarkClient {
     private let directory: String?
     private let label: String
     /// Network answers seen; at most `allowedMisses` are accepted.
-    private let networkAnswers = Atomic<Int>(0)
+    private let networkAnswers = SharedCounter()
     private let allowedMisses: Int
 
     init(url: String, store: Store, concurrency: Int, label: String) throws {
@@ -72,7 +72,7 @@ struct CurlewCacheClient: BenchmarkClient {
     func fetch() async throws -> (status: Int, bodyBytes: Int) {
         let response = try await client.response(for: request)
         if response.source != expected {
-            let seen = networkAnswers.wrappingAdd(1, ordering: .relaxed).newValue
+            let seen = networkAnswers.value.wrappingAdd(1, ordering: .relaxed).newValue
             guard seen <= allowedMisses else { throw UnexpectedSource(source: response.source.description) }
         }
         return (response.status.code, response.value.count)
@@ -89,4 +89,9 @@ struct CurlewCacheClient: BenchmarkClient {
     struct UnexpectedSource: Error {
         let source: String
     }
+}
+
+/// An atomic counter shared by the copies of a client.
+final class SharedCounter: Sendable {
+    let value = Atomic<Int>(0)
 }

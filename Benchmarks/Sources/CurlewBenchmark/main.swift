@@ -5,6 +5,17 @@ import Darwin
 #endif
 
 /// Entry point: parse options, run every client at every concurrency level, print the report.
+/// `CurlewBenchmark transfer …` runs the transfer benchmark instead (see ``TransferBenchmark``).
+if CommandLine.arguments.dropFirst().first == "transfer" {
+    do {
+        try await TransferBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
+        exit(0)
+    } catch {
+        Console.error("error: \(error)")
+        exit(1)
+    }
+}
+
 let options: BenchmarkOptions
 do {
     options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -37,7 +48,11 @@ do {
         print("")
         print(ratios)
     }
-    for (title, variant) in [("Queue overhead", ClientKind.curlewQueue), ("APIMiddleware cost", .curlewMiddleware)] {
+    let derived: [(String, ClientKind)] = [
+        ("Queue overhead", .curlewQueue), ("APIMiddleware cost", .curlewMiddleware),
+        ("Memory cache hit", .curlewCacheMemory), ("Disk cache hit", .curlewCacheDisk), ("304 revalidation", .curlewRevalidate),
+    ]
+    for (title, variant) in derived {
         let table = Report.overhead(rows, of: variant, over: .curlewData, levels: options.concurrencyLevels)
         guard !table.isEmpty else { continue }
         print("## \(title): \(variant.displayName) − Curlew (Data)")
