@@ -40,6 +40,10 @@ mkdir -p "$NGINX_DIR"/{logs,client_body,proxy,fastcgi,uwsgi,scgi,static}
 # The same document as a static file, for curlew-revalidate: nginx sends ETag and Last-Modified
 # for files and answers If-None-Match with 304 (it sends neither for `return`).
 printf '%s' "$BODY" >"$NGINX_DIR/static/small.json"
+# 64 MiB of random bytes for the transfer benchmark (`CurlewBenchmark transfer`), made once.
+if [[ "$(stat -c %s "$NGINX_DIR/static/64m.bin" 2>/dev/null || echo 0)" != 67108864 ]]; then
+    head -c 67108864 /dev/urandom >"$NGINX_DIR/static/64m.bin"
+fi
 cat >"$NGINX_DIR/nginx.conf" <<CONF
 daemon on;
 worker_processes 1;
@@ -79,6 +83,18 @@ http {
         location /static/ {
             alias $NGINX_DIR/static/;
             default_type application/json;
+        }
+
+        location = /static/64m.bin {
+            alias $NGINX_DIR/static/64m.bin;
+            default_type application/octet-stream;
+        }
+
+        # Upload sink for the transfer benchmark: nginx reads and discards the body of up to
+        # 100 MiB and answers 204 (libcurl keeps sending after an early 2xx).
+        location = /upload {
+            client_max_body_size 100m;
+            return 204;
         }
     }
 }
