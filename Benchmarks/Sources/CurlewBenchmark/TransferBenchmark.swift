@@ -22,7 +22,7 @@ import Glibc
 /// ```
 ///
 /// Prints one Markdown row: kind, bytes, MB/s (10⁶ bytes per second, median of the rounds, and
-/// every round), resident memory before the first round and the process's peak (`ru_maxrss`).
+/// every round), the median process CPU time of a round in ms, resident memory before the first round and the process's peak (`ru_maxrss`).
 enum TransferBenchmark {
     enum Kind: String, CaseIterable {
         case curlewDownloadDisk = "curlew-download-disk"
@@ -84,11 +84,19 @@ enum TransferBenchmark {
 
         let rssBefore = residentKiB()
         var seconds: [Double] = []
+        /// Process CPU time (user + system, every thread) of each round, in milliseconds.
+        var cpuMilliseconds: [Double] = []
+        var cpuStart: UInt64 = 0
+        func elapsed(since start: UInt64) -> Double {
+            cpuMilliseconds.append(Double(ProcessCPUTime.microseconds() - cpuStart) / 1000)
+            return Double(MonotonicClock.nanoseconds() - start) / 1e9
+        }
         switch kind {
         case .curlewDownloadDisk, .curlewDownloadMemory, .curlewUploadMultipart:
             let transport = CurlTransport()
             let client = APIClient(configuration: ClientConfiguration(), transport: transport)
             for round in 0..<rounds {
+                cpuStart = ProcessCPUTime.microseconds()
                 let start = MonotonicClock.nanoseconds()
                 switch kind {
                 case .curlewDownloadDisk:
@@ -110,6 +118,7 @@ enum TransferBenchmark {
             await transport.shutdown()
         case .libcurlDownloadFile, .libcurlDownloadMemory, .libcurlUploadMultipart:
             for round in 0..<rounds {
+                cpuStart = ProcessCPUTime.microseconds()
                 let start = MonotonicClock.nanoseconds()
                 let target = work.appendingPathComponent("download-\(round).bin")
                 let bytes = try rawLibcurl(kind: kind, url: kind == .libcurlUploadMultipart ? uploadURL : downloadURL, file: target.path, source: source.path)
@@ -123,6 +132,7 @@ enum TransferBenchmark {
             let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
             for round in 0..<rounds {
                 let target = work.appendingPathComponent("download-\(round).bin")
+                cpuStart = ProcessCPUTime.microseconds()
                 let start = MonotonicClock.nanoseconds()
                 let delegate = try FileDownloadDelegate(path: target.path)
                 let request = try HTTPClient.Request(url: downloadURL)
@@ -136,6 +146,7 @@ enum TransferBenchmark {
             let session = URLSession(configuration: .ephemeral)
             guard let url = URL(string: downloadURL) else { throw Failure(description: "bad URL") }
             for _ in 0..<rounds {
+                cpuStart = ProcessCPUTime.microseconds()
                 let start = MonotonicClock.nanoseconds()
                 let size: Int = try await withCheckedThrowingContinuation { continuation in
                     session.downloadTask(with: url) { location, _, error in
@@ -157,11 +168,8 @@ enum TransferBenchmark {
         let rates = seconds.map { Double(expected) / $0 / 1e6 }
         let median = rates.sorted()[rates.count / 2]
         let rounded = rates.map { Report.format($0, decimals: 0) }.joined(separator: ", ")
-        print("| \(kind.rawValue) | \(expected) | \(Report.format(median, decimals: 0)) | \(rounded) | \(Report.format(Double(rssBefore) / 1024, decimals: 1)) | \(Report.format(Double(usage.ru_maxrss) / 1024, decimals: 1)) |")
-    }
-
-    private static func elapsed(since start: UInt64) -> Double {
-        Double(MonotonicClock.nanoseconds() - start) / 1e9
+        let cpu = cpuMilliseconds.sorted()[cpuMilliseconds.count / 2]
+        print("| \(kind.rawValue) | \(expected) | \(Report.format(median, decimals: 0)) | \(rounded) | \(Report.format(cpu, decimals: 0)) | \(Report.format(Double(rssBefore) / 1024, decimals: 1)) | \(Report.format(Double(usage.ru_maxrss) / 1024, decimals: 1)) |")
     }
 
     /// `VmRSS` of this process in KiB.
