@@ -166,6 +166,29 @@ func residentBytes() -> Int {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
+/// How much the resident set grew while `work` ran: sampled every 20 ms and once at the end,
+/// measured from the size before it started.
+func residentGrowth<T>(during work: () async throws -> T) async rethrows -> (value: T, growth: Int) {
+    let before = residentBytes()
+    let sampler = Task {
+        var peak = before
+        while !Task.isCancelled {
+            peak = max(peak, residentBytes())
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return peak
+    }
+    let value: T
+    do {
+        value = try await work()
+    } catch {
+        sampler.cancel()
+        throw error
+    }
+    sampler.cancel()
+    return (value, max(await sampler.value, residentBytes()) - before)
+}
+
 /// A path in the temporary directory that does not exist yet.
 func temporaryPath(_ name: String) -> String {
     NSTemporaryDirectory() + "curlew-\(name)-\(UUID().uuidString)"

@@ -82,20 +82,9 @@ struct NginxDownloadTests {
         let folder = try temporaryDirectory("gib")
         defer { try? FileManager.default.removeItem(at: folder) }
         let client = APIClient(baseURL: url, transport: CurlTransport())
-        let before = residentBytes()
-        let sampler = Task {
-            var peak = before
-            while !Task.isCancelled {
-                peak = max(peak, residentBytes())
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return peak
-        }
-        let file = try await client.download(FileGet(path: "/" + served), to: folder)
-        sampler.cancel()
-        let peak = max(await sampler.value, residentBytes())
+        let (file, growth) = try await residentGrowth { try await client.download(FileGet(path: "/" + served), to: folder) }
         #expect(file.length == Int64(length))
-        #expect(peak - before < 32 * 1024 * 1024, "resident memory grew by \(peak - before) bytes")
+        #expect(growth < 32 * 1024 * 1024, "resident memory grew by \(growth) bytes")
         print("CHILD-DIGEST \(try sha256(ofFile: file.path))")
     }
 }

@@ -128,20 +128,11 @@ struct UploadTests {
             form.append(field: "kind", value: "backup")
             form.append(fileAt: path, name: "archive", contentType: "application/octet-stream")
             let client = APIClient(baseURL: url, transport: CurlTransport())
-            let before = residentBytes()
-            let sampler = Task {
-                var peak = before
-                while !Task.isCancelled {
-                    peak = max(peak, residentBytes())
-                    try? await Task.sleep(for: .milliseconds(20))
-                }
-                return peak
+            let (answer, growth) = try await residentGrowth {
+                try await client.send(FormPost(path: "/multipart", form: form)) { $0.timeout = .seconds(300) }
             }
-            let answer = try await client.send(FormPost(path: "/multipart", form: form)) { $0.timeout = .seconds(300) }
-            sampler.cancel()
-            let peak = max(await sampler.value, residentBytes())
             print("CHILD-ANSWER \(answer.replacingOccurrences(of: "\n", with: " "))")
-            #expect(peak - before < 32 * 1024 * 1024, "resident memory grew by \(peak - before) bytes")
+            #expect(growth < 32 * 1024 * 1024, "resident memory grew by \(growth) bytes")
             return
         }
         let folder = try temporaryDirectory("mp-big")
