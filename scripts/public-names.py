@@ -19,6 +19,8 @@ import os
 import re
 import sys
 
+from swift_source import blank_literals
+
 DECL = re.compile(
     r"(?P<attrs>(?:@[A-Za-z_][\w.]*(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?\s+)*)"
     r"(?:(?:public|open)\s+)"
@@ -31,48 +33,7 @@ EXPORT = re.compile(r"@_exported\s+(?:@\w+(?:\([^)]*\))?\s+)*import\s+(?:(struct
 
 def strip(text):
     """Replace comments and string literal contents by spaces, keep braces outside them."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif c == '"' or (c == "#" and re.match(r'#+"', text[i:])):
-            m = re.match(r'(#*)("""|")', text[i:])
-            hashes, quote = m.group(1), m.group(2)
-            close = quote + hashes
-            j = i + len(m.group(0))
-            while j < n:
-                if text[j] == "\\" and text.startswith(hashes, j + 1):
-                    j += 2 + len(hashes)
-                    continue
-                if text.startswith(close, j):
-                    j += len(close)
-                    break
-                if quote == '"' and text[j] == "\n":
-                    break
-                j += 1
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
+    return blank_literals(text, keep_length=True)
 
 def top_level(text):
     """Keep only the text at brace depth 0."""

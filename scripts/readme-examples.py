@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+from swift_source import blank_literals
+
 BASE_IMPORTS = ["Curlew", "Foundation", "HTTPTypes"]
 NO_COMPILE = "<!-- no-compile -->"
 FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^\s`]*)")
@@ -36,49 +38,6 @@ MODIFIERS = {"public", "open", "package", "internal", "fileprivate", "private", 
              "nonisolated", "static", "dynamic", "prefix", "postfix", "infix", "distributed",
              "borrowing", "consuming", "lazy", "weak", "unowned", "override", "required",
              "convenience", "mutating", "nonmutating"}
-
-
-def blank_literals(text):
-    """Replace comments and string-literal contents with spaces (newlines kept)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif text.startswith("/*", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("/*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text[i] == '"' or re.match(r'#+"', text[i:i + 8]):
-            m = re.match(r'(#*)("""|")', text[i:])
-            hashes, quote = m.group(1), m.group(2)
-            close = quote + hashes
-            j = i + len(m.group(0))
-            while j < n:
-                if text[j] == "\\" and text.startswith(hashes, j + 1):
-                    j += 2 + len(hashes)
-                    continue
-                if text.startswith(close, j):
-                    j += len(close)
-                    break
-                if quote == '"' and text[j] == "\n":
-                    break
-                j += 1
-            out.append('""' + "\n" * text.count("\n", i, j))
-            i = j
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
 
 
 def statements(code):
