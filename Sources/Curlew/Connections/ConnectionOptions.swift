@@ -19,7 +19,7 @@
 /// proxy, so a request with other settings never rides on a connection it would not have made.
 public struct ConnectionOptions: Sendable, Hashable {
     /// Certificate verification, trust roots, a client certificate and public-key pins.
-    public var tls = TLSConfiguration()
+    public var tls = TLSOptions()
     /// The proxy, or none. The default, ``ProxyConfiguration/direct``, ignores the `http_proxy`,
     /// `https_proxy`, `all_proxy` and `no_proxy` environment variables; opt in with
     /// ``ProxyConfiguration/environment``.

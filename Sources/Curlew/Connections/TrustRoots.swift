@@ -1,6 +1,6 @@
 public import Foundation
 
-extension TLSConfiguration {
+extension TLSOptions {
     /// The certificate authorities a server's certificate must chain to.
     public struct TrustRoots: Sendable, Hashable {
         enum Source: Sendable, Hashable {

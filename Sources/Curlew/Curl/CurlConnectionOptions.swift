@@ -44,7 +44,7 @@ enum CurlConnectionOptions {
         return attachment
     }
 
-    private static func applyTLS(_ tls: TLSConfiguration, caBundlePath: String?, _ setter: CurlOptionSetter) throws(CurlewError) {
+    private static func applyTLS(_ tls: TLSOptions, caBundlePath: String?, _ setter: CurlOptionSetter) throws(CurlewError) {
         if !tls.verifiesPeer {
             try setter.set(CURLOPT_SSL_VERIFYPEER, 0)
             try setter.set(CURLOPT_SSL_VERIFYHOST, 0)

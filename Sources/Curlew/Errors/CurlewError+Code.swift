@@ -128,13 +128,13 @@ extension CurlewError {
         /// A download ended with another length than the server announced.
         public static let downloadIncomplete = Code(.downloadIncomplete)
         /// The server's certificate does not chain to a trusted root: self-signed, or issued by an
-        /// authority that is not in ``TLSConfiguration/trustRoots``.
+        /// authority that is not in ``TLSOptions/trustRoots``.
         public static let tlsCertificateUntrusted = Code(.tlsCertificateUntrusted)
         /// The server's certificate (or one in its chain) has expired or is not valid yet.
         public static let tlsCertificateExpired = Code(.tlsCertificateExpired)
         /// The server's certificate is valid but for another host name than the URL's.
         public static let tlsHostnameMismatch = Code(.tlsHostnameMismatch)
-        /// The server's public key is none of ``TLSConfiguration/pinnedPublicKeys``.
+        /// The server's public key is none of ``TLSOptions/pinnedPublicKeys``.
         public static let tlsPinMismatch = Code(.tlsPinMismatch)
         /// The client certificate or its key could not be used: unreadable, not PEM, a wrong
         /// password, or a key that does not match the certificate. Nothing was sent.

@@ -5,7 +5,9 @@
 /// ``CurlewError/Code/tlsCertificateUntrusted`` (self-signed, unknown issuer),
 /// ``CurlewError/Code/tlsCertificateExpired``, ``CurlewError/Code/tlsHostnameMismatch`` or
 /// ``CurlewError/Code/tlsPinMismatch``.
-public struct TLSConfiguration: Sendable, Hashable {
+///
+/// (Not named `TLSConfiguration`, so that server code importing NIOSSL too has no ambiguity.)
+public struct TLSOptions: Sendable, Hashable {
     /// The certificates a server's chain must end at. Default: the system's bundle.
     public var trustRoots: TrustRoots = .system
     /// Whether the server's certificate and host name are verified. `false` is for a development
