@@ -28,6 +28,19 @@ struct GeneratedMockTests {
         _ = try generator.value(of: MockSearchResults.self)
         _ = try generator.value(of: MockAlbum.self)
         _ = try generator.value(of: JSONValue.self)
+        _ = try generator.value(of: GenRankedFeed.self)
+        // The models the other suites decode from real servers.
+        _ = try generator.value(of: LenientItem.self)
+        _ = try generator.value(of: Ranged.self)
+        _ = try generator.value(of: Owner.self)
+        _ = try generator.value(of: Album.self)
+        _ = try generator.value(of: Kind.self)
+        _ = try generator.value(of: Level.self)
+        _ = try generator.value(of: EnvelopedPicture.self)
+        _ = try generator.value(of: ValidatedPicture.self)
+        _ = try generator.value(of: Picture.self)
+        _ = try generator.value(of: PictureList.self)
+        _ = try generator.value(of: PictureDetails.self)
     }
 
     @Test func namesGuideTheValues() throws {
