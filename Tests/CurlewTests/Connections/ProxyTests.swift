@@ -69,20 +69,28 @@ struct ProxyTests {
     }
 
     /// libcurl reads `http_proxy` on its own; Curlew ignores it unless the client opts in.
-    /// (The variable is set for this process during the test only; every other Curlew client
-    /// ignores it, which is the point.)
+    /// The variables are set for this process during the test only, with `no_proxy=127.0.0.1`
+    /// so that the curl command other suites run against 127.0.0.1 meanwhile stays direct; this
+    /// test goes to `localhost`, which the proxy resolves.
     @Test func theEnvironmentsProxyIsIgnoredUnlessChosen() async throws {
         let servers = try ConnectionServers.fromEnvironment()
         let proxyURL = "http://\(servers.proxyUser):\(servers.proxyPassword)@\(servers.httpProxy.host):\(servers.httpProxy.port)"
+        let names: [String] = ["http_proxy", "no_proxy"]
+        let saved = names.map { name in (name, getenv(name).map { String(cString: $0) }) }
+        setenv("no_proxy", "127.0.0.1", 1)
         setenv("http_proxy", proxyURL, 1)
-        defer { unsetenv("http_proxy") }
+        defer {
+            for (name, value) in saved {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+        }
+        let url = "http://localhost:\(ConnectionServers.port(of: servers.shortKeepAliveURL))"
         try await withTransport { transport in
-            let byDefault = connectionClient(servers.shortKeepAliveURL, ConnectionOptions(), transport: transport)
-            let direct = try await byDefault.send(TextGet(path: "via"))
+            let direct = try await connectionClient(url, ConnectionOptions(), transport: transport).send(TextGet(path: "via"))
             #expect(direct == "")
             var optedIn = ConnectionOptions()
             optedIn.proxy = .environment
-            let proxied = try await connectionClient(servers.shortKeepAliveURL, optedIn, transport: transport).send(TextGet(path: "via"))
+            let proxied = try await connectionClient(url, optedIn, transport: transport).send(TextGet(path: "via"))
             #expect(proxied.contains("tinyproxy"))
         }
     }
