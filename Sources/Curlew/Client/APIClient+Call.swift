@@ -29,6 +29,7 @@ extension APIClient {
             try checkConfiguration(options, request: prepared, name: name)
             if let timeout = options.timeout { prepared.options.totalTimeout = timeout }
             if let limit = options.maximumBodySize { prepared.options.maximumBodySize = limit }
+            options.applyConnectionOverrides(to: &prepared.options)
             reporter.report(.started) { $0.request = prepared.summary }
             let accessories = options.usesAccessories ? configuration.accessories + options.accessories : []
             let ready = prepared

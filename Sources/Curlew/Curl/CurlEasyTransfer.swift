@@ -49,6 +49,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
     private var abortReason: CurlewError?
     /// Present when the request has an idle timeout; sampled by the engine.
     private var idleTracker: IdleTracker?
+    /// The cookie jar and host overrides the handle points at (Curl/CurlConnectionOptions.swift).
+    private var connection: CurlConnectionAttachment?
 
     /// Takes an easy handle from the pool and applies every option; throws if libcurl refuses
     /// one, if the download file cannot be created or the upload file cannot be opened.
@@ -116,6 +118,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         // A transfer dropped without an outcome (never submitted) still removes a partial file
         // (the file sink's own deinit) and stops a request-body producer.
         source?.close()
+        connection?.detach(from: handle)
         pool.recycle(handle)
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
@@ -136,7 +139,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         try set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(id)))
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
-        if let caBundlePath = options.caBundlePath { try set(CURLOPT_CAINFO, caBundlePath) }
+        connection = try CurlConnectionOptions.apply(options, to: handle, request: request.summary)
         try set(CURLOPT_FOLLOWLOCATION, options.redirectLimit > 0 && options.originBoundHeaders.isEmpty ? 1 : 0)
         try set(CURLOPT_MAXREDIRS, options.redirectLimit)
         try set(CURLOPT_UNRESTRICTED_AUTH, 0)
@@ -427,7 +430,12 @@ final class CurlEasyTransfer: @unchecked Sendable {
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
-            return CurlResultMapping.error(for: code, detail: detail, request: request.summary)
+            var error = CurlResultMapping.error(for: code, detail: detail, request: request.summary)
+            if let (refined, message) = CurlConnectionDiagnosis.code(for: code, handle: handle) {
+                error.code = refined
+                if let message { error.message = message }
+            }
+            return error
         }
         return nil
     }
