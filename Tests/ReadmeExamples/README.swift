@@ -23,6 +23,9 @@
 //   block 21 (README.md:716): declarations, file scope
 //   block 22 (README.md:777): declarations, file scope
 //   block 23 (README.md:839): skipped (no-compile)
+//   block 24 (README.md:908): declarations, file scope
+//   block 25 (README.md:978): declarations, file scope
+//   block 26 (README.md:1012): declarations, file scope
 
 import Curlew
 import Foundation
@@ -563,5 +566,139 @@ func filesDownload(_ client: APIClient, into folder: URL) async throws -> Downlo
 
 func filesUpload(_ client: APIClient, photo: String) async throws -> String {
     try await client.send(FilesPhotoUpload(photo: photo, album: "summer"))
+}
+#sourceLocation()
+
+// MARK: block 24, README.md:908
+#sourceLocation(file: "README.md", line: 909)
+enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
+protocol PortMedia: Sendable {}
+struct PortPic: PortMedia, Decodable { var picUrl: String }
+struct PortVideo: PortMedia, Decodable { var videoUrl: String }
+
+enum PortMediaFamily: PolymorphicFamily {                  // HPDivideType(@"type", "pic", …, "video", …)
+    typealias Member = any PortMedia
+    static var members: [String: any Decodable.Type] { ["pic": PortPic.self, "video": PortVideo.self] }
+}
+
+struct PortAlbum: Decodable, Sendable {
+    @PolymorphicArray<PortMediaFamily> var items: [any PortMedia]
+    @PolymorphicDictionary<PortMediaFamily> var slots: [String: any PortMedia]
+    @AutoCast var count: Int                                // HPAutoCast
+    @Scoped<PortLayout> var layout: PortLayout              // HPScope
+    @Default<Defaults.EmptyString> var title: String        // HPOptional with a default
+    var bio: String?                                        // HPOptional
+    var tags: [String]                                      // HPInnerType
+}
+
+extension ClientEvent.Kind {
+    static let portGoHome = ClientEvent.Kind("portGoHome")
+}
+
+struct PortAlbumRequest: Endpoint {                         // an HNetworkDAO / LSBaseRequest subclass
+    typealias Response = PortAlbum
+    @Query var albumID: Int                                 // ppx(albumID, HPMapto(@"id"))
+    @Header var note: String                                // ppx(note, HPHeader), required, renamed below
+    @Query("lang") var language = "en"                      // HPMapto in the attribute (needs a default)
+    var retries = 0                                         // HPIgnore: a plain property
+    static let parameterNames = ["albumID": "id", "note": "X-Note"]
+
+    var path: String { "albums" }
+    var keyPath: String? { "resp.data" }                    // deserializeKeyPath
+    var options: RequestOptions {
+        var options = RequestOptions(queue: "albums", requiresAuthentication: true)   // startWithQueueName, isLogin
+        options.usesAccessories = false                     // LCNetwork invalidAccessory
+        return options
+    }
+    func didFail(_ error: CurlewError) {                    // requestFinishedFailureWithError:
+        print("album \(albumID) failed: \(error.code)")
+    }
+}
+
+/// HttpManager's {"c": 200, "n": "…", "p": …}, with 404 sending the app home.
+struct PortNoticeRequest: Endpoint {
+    typealias Response = JSONValue                          // MKResponseType .json
+    var path: String { "notices" }
+    var envelope: ResponseEnvelope? { ResponseEnvelope.cnp.publishing(.portGoHome, onCode: "404") }
+}
+
+/// HAccess's success rule: status == true && msg == nil; the error payload is typed.
+struct PortSaveRequest: Endpoint {
+    typealias Response = EmptyResponse
+    var method: HTTPRequest.Method { .post }
+    var path: String { "save" }
+    var parameters: [String: ParameterValue] { ["title": "Fog", "page": 2] }   // LCNetwork requestArgument
+    var parameterEncoding: ParameterEncoding { .json }
+    var envelope: ResponseEnvelope? {
+        ResponseEnvelope(codePath: "status", messagePath: "msg", payloadPath: "data", successCodes: ["true"])
+            .requiring(.absent("msg"))
+    }
+}
+
+struct PortProblem: Decodable, Sendable { var field: String }
+#sourceLocation()
+
+// MARK: block 25, README.md:978
+#sourceLocation(file: "README.md", line: 979)
+final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
+    func loadCredential() -> TokenStore.Credential? { nil }
+    func saveCredential(_ credential: TokenStore.Credential?) {}
+}
+
+func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Transport = CurlTransport.shared) -> APIClient {
+    let store = TokenStore(storage: PortKeychain())
+    return APIClient(configuration: ClientConfiguration(
+        baseURL: "https://api.example.com/v1",
+        middleware: [
+            holds,                                                          // Monkey wait(for:tag:)
+            ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
+            TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
+                                   maximumAttempts: 3, refreshFailure: .endSession) { old in
+                let raw = try await transport.send(PreparedRequest(method: .post, url: refreshURL, body: Data((old.refreshToken ?? "").utf8)))
+                return TokenStore.Credential(accessToken: try raw.json(at: "data.accessToken").stringValue ?? "")
+            },
+            BaseURLChoiceMiddleware(main: "https://api.example.com/v1",     // viceBaseUrl, useCDN
+                                    secondary: "https://api2.example.com/v1", cdn: "https://cdn.example.com/v1"),
+            URLRewriteMiddleware { $0.replacingOccurrences(of: "/v1/legacy/", with: "/v2/") },   // Monkey filters
+            AuthorizationMiddleware(store: store, tokenParameter: "accessToken",                // LSBaseRequest AccessToken
+                                    placement: .alongsideParameters, attachment: .loginRequiredOnly),
+            CommonArgumentsMiddleware(parameters: ["v": "2.1", "platform": "linux"],            // LCNetwork arguments
+                                      placement: .alongsideParameters, existing: .replace),
+            ServerClock(),                                                  // HttpManager server time
+            SigningMiddleware(secret: "123456", timestampParameter: "ts"),  // query, form and JSON signed
+        ]),
+        transport: transport, queues: .shared)                             // HAccess app-wide queues
+}
+#sourceLocation()
+
+// MARK: block 26, README.md:1012
+#sourceLocation(file: "README.md", line: 1013)
+func portTour(_ client: APIClient, holds: RequestHolds) async throws {
+    await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
+    let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
+    print(album.items.count, album.slots.count, client.serverTime())
+
+    // Monkey: hold later calls while logging in; they start on success and are cancelled on failure.
+    _ = try await client.send(PortNoticeRequest()) { $0.holdsLaterRequests = RequestHold(tag: "login", release: .onSuccess) }
+    _ = try await client.send(PortNoticeRequest()) { $0.holdsLaterRequests = RequestHold(tag: "splash", release: .manually) }
+    holds.release("splash")                                                 // resumWaitRequests (cancel: cancelAllWaitRequest)
+
+    // HttpManager: the message of a successful response, and h beside the value.
+    let notice = try await client.response(for: PortNoticeRequest()) { $0.baseURLChoice = .cdn }
+    print(notice.businessMessage ?? "", try notice.raw.json(at: "h"))
+
+    do {
+        _ = try await client.send(PortSaveRequest()) { $0.cache = .networkFirst(staleFor: .hours(24)) }   // useCache
+    } catch let error as CurlewError where error.code == .serverError {
+        print(try error.payload(PortProblem.self, at: "data").field)       // a typed error payload
+    }
+
+    // LCNetwork batch and chain.
+    let batch = await client.batch([PortAlbumRequest(albumID: 1, note: "a"), PortAlbumRequest(albumID: 2, note: "b")])
+    print(batch.values.count)
+    let second = try await client.chain(PortAlbumRequest(albumID: 1, note: "a"), name: "first")
+        .then("second") { first in PortAlbumRequest(albumID: first.count, note: "b") }
+        .run()
+    print(second.title)
 }
 #sourceLocation()

@@ -43,6 +43,7 @@ extension APIClient {
             return output
         } catch {
             let surfaced = Self.surface(error, request: summary)
+            if let failure = surfaced as? CurlewError { request.didFail(failure) }
             reporter.report(.failed) { event in
                 event.request = summary
                 event.error = surfaced as? CurlewError
@@ -126,7 +127,14 @@ extension APIClient {
             logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.content?.length ?? 0) bytes")
         }
         do {
-            let raw = try await next(prepared, context)
+            let raw: RawResponse
+            do {
+                raw = try await next(prepared, context)
+            } catch {
+                EnvelopeEvents.reportFailure(error, envelope: request.envelope, reporter: reporter)
+                throw error
+            }
+            EnvelopeEvents.reportSuccess(raw, envelope: request.envelope, reporter: reporter)
             let output = try finish(raw, prepared.summary)
             if let started { logger.debug("\(prepared.summary) → \(raw.status.code) in \(ContinuousClock.now - started)") }
             reporter.report(.finished) { event in
