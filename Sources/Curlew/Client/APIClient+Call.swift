@@ -129,14 +129,15 @@ extension APIClient {
         }
         do {
             let raw: RawResponse
+            let output: Output
             do {
                 raw = try await next(prepared, context)
+                output = try finish(raw, prepared.summary)
             } catch {
                 EnvelopeEvents.reportFailure(error, envelope: request.envelope, reporter: reporter)
                 throw error
             }
-            EnvelopeEvents.reportSuccess(raw, envelope: request.envelope, reporter: reporter)
-            let output = try finish(raw, prepared.summary)
+            EnvelopeEvents.reportSuccess(raw, envelope: request.envelope, summary: prepared.summary, reporter: reporter)
             if let started { logger.debug("\(prepared.summary) → \(raw.status.code) in \(ContinuousClock.now - started)") }
             reporter.report(.finished) { event in
                 event.status = raw.status

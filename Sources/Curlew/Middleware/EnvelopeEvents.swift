@@ -9,8 +9,13 @@ extension ClientEvent.Kind {
 /// chain's final outcome (not on attempts a retry or refresh replaced).
 enum EnvelopeEvents {
     /// The message event and the code's app event for a successful response.
-    static func reportSuccess(_ raw: RawResponse, envelope: ResponseEnvelope?, reporter: EventReporter) {
-        guard let envelope else { return }
+    static func reportSuccess(_ raw: RawResponse, envelope: ResponseEnvelope?, summary: RequestSummary, reporter: EventReporter) {
+        guard let envelope, envelope.messagePath != nil || !envelope.codeEvents.isEmpty else { return }
+        var raw = raw
+        if raw.businessCode == nil, case .data = raw.content, let checked = try? EnvelopeReader(envelope: envelope).verify(raw, summary: summary) {
+            // An answer from a middleware (cache, mock) was checked only while decoding.
+            raw = checked
+        }
         if let message = raw.businessMessage, !message.isEmpty {
             reporter.report(.businessMessage) { event in
                 event.reason = message

@@ -65,6 +65,23 @@ struct SeedEnvelopeTests {
         }
     }
 
+    @Test func anAnswerFromAMiddlewarePublishesTheSameEvents() async throws {
+        try await withLoopback(handler: routes) { server, client, _ in
+            let events = client.events
+            let stub = MockStub(.json(#"{"c": 200, "n": "From the stub", "p": {"id": 3}}"#))
+            let answer = try await client.response(for: SeedCNP(path: "saved")) { $0.mock = .stub(stub) }
+            #expect(answer.value == SeedItem(id: 3))
+            #expect(answer.businessMessage == "From the stub")
+            let gone = MockStub(.json(#"{"c": 404, "n": "moved", "p": null}"#))
+            let error = await #expect(throws: CurlewError.self) { try await client.send(SeedCNP(path: "gone")) { $0.mock = .stub(gone) } }
+            #expect(error?.businessCode == "404")
+            let seen = await seedCollect(events, kinds: [.businessMessage, .seedGoHome, .seedPromo, .finished], until: .failed)
+            #expect(seen.map(\.kind) == [.businessMessage, .seedPromo, .finished, .seedGoHome, .failed])
+            #expect(seen[0].reason == "From the stub")
+            #expect(server.requestCount == 0)
+        }
+    }
+
     @Test func aSuccessRuleWithTwoConditions() async throws {
         try await withLoopback(handler: routes) { server, client, _ in
             let value1 = try await client.send(SeedHAccessRule(path: "clean"))
