@@ -5,27 +5,27 @@
 //   block 3 (README.md:136): declarations, file scope
 //   block 4 (README.md:169): declarations, file scope
 //   block 5 (README.md:210): declarations, file scope
-//   block 6 (README.md:273): declarations, file scope
-//   block 7 (README.md:299): declarations, file scope
-//   block 8 (README.md:352): declarations, file scope
-//   block 9 (README.md:389): declarations, file scope
-//   block 10 (README.md:413): declarations, file scope
-//   block 11 (README.md:429): declarations, file scope
-//   block 12 (README.md:447): declarations, file scope
-//   block 13 (README.md:479): statements, readmeExample13()
-//   block 14 (README.md:502): declarations, file scope
-//   block 15 (README.md:531): declarations, file scope
-//   block 16 (README.md:574): declarations, file scope
-//   block 17 (README.md:592): declarations, file scope
-//   block 18 (README.md:625): declarations, file scope
-//   block 19 (README.md:664): declarations, file scope
-//   block 20 (README.md:703): declarations, file scope
-//   block 21 (README.md:730): declarations, file scope
-//   block 22 (README.md:791): declarations, file scope
-//   block 23 (README.md:853): skipped (no-compile)
-//   block 24 (README.md:922): declarations, file scope
-//   block 25 (README.md:992): declarations, file scope
-//   block 26 (README.md:1026): declarations, file scope
+//   block 6 (README.md:274): declarations, file scope
+//   block 7 (README.md:300): declarations, file scope
+//   block 8 (README.md:353): declarations, file scope
+//   block 9 (README.md:390): declarations, file scope
+//   block 10 (README.md:414): declarations, file scope
+//   block 11 (README.md:430): declarations, file scope
+//   block 12 (README.md:448): declarations, file scope
+//   block 13 (README.md:480): statements, readmeExample13()
+//   block 14 (README.md:503): declarations, file scope
+//   block 15 (README.md:532): declarations, file scope
+//   block 16 (README.md:575): declarations, file scope
+//   block 17 (README.md:593): declarations, file scope
+//   block 18 (README.md:626): declarations, file scope
+//   block 19 (README.md:665): declarations, file scope
+//   block 20 (README.md:704): declarations, file scope
+//   block 21 (README.md:731): declarations, file scope
+//   block 22 (README.md:792): declarations, file scope
+//   block 23 (README.md:854): skipped (no-compile)
+//   block 24 (README.md:923): declarations, file scope
+//   block 25 (README.md:1019): declarations, file scope
+//   block 26 (README.md:1053): declarations, file scope
 
 import Curlew
 import Foundation
@@ -183,8 +183,8 @@ func searchMedia(_ client: APIClient) async throws -> Int {
 }
 #sourceLocation()
 
-// MARK: block 6, README.md:273
-#sourceLocation(file: "README.md", line: 274)
+// MARK: block 6, README.md:274
+#sourceLocation(file: "README.md", line: 275)
 struct LegacySearchRequest: Endpoint {
     typealias Response = [Picture]
     var path: String { "legacy/search" }
@@ -199,8 +199,8 @@ struct LegacySearchRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 7, README.md:299
-#sourceLocation(file: "README.md", line: 300)
+// MARK: block 7, README.md:300
+#sourceLocation(file: "README.md", line: 301)
 struct SavedTokens: Sendable {
     var access: String
     var refresh: String
@@ -233,8 +233,8 @@ func makeGalleryClient(saved: SavedTokens, secret: String, transport: any Transp
 }
 #sourceLocation()
 
-// MARK: block 8, README.md:352
-#sourceLocation(file: "README.md", line: 353)
+// MARK: block 8, README.md:353
+#sourceLocation(file: "README.md", line: 354)
 struct RequestIDHeader: APIMiddleware {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
@@ -255,8 +255,8 @@ struct CannedAnswer: APIMiddleware {
 }
 #sourceLocation()
 
-// MARK: block 9, README.md:389
-#sourceLocation(file: "README.md", line: 390)
+// MARK: block 9, README.md:390
+#sourceLocation(file: "README.md", line: 391)
 func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
     do {
         return try await client.send(SearchRequest(key: "fog")).pictures
@@ -272,8 +272,8 @@ func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
 }
 #sourceLocation()
 
-// MARK: block 10, README.md:413
-#sourceLocation(file: "README.md", line: 414)
+// MARK: block 10, README.md:414
+#sourceLocation(file: "README.md", line: 415)
 func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
@@ -286,8 +286,8 @@ func watch(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 11, README.md:429
-#sourceLocation(file: "README.md", line: 430)
+// MARK: block 11, README.md:430
+#sourceLocation(file: "README.md", line: 431)
 func fetchAllPages(_ client: APIClient) async {
     let tracker = RequestTracker()
     for page in 1...5 {
@@ -300,8 +300,8 @@ func fetchAllPages(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 12, README.md:447
-#sourceLocation(file: "README.md", line: 448)
+// MARK: block 12, README.md:448
+#sourceLocation(file: "README.md", line: 449)
 struct ExportRequest: Endpoint {
     typealias Response = Data
     var path: String { "export" }
@@ -323,9 +323,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:479
+// MARK: block 13, README.md:480
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 480)
+#sourceLocation(file: "README.md", line: 481)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -339,8 +339,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:502
-#sourceLocation(file: "README.md", line: 503)
+// MARK: block 14, README.md:503
+#sourceLocation(file: "README.md", line: 504)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -365,8 +365,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:531
-#sourceLocation(file: "README.md", line: 532)
+// MARK: block 15, README.md:532
+#sourceLocation(file: "README.md", line: 533)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -399,8 +399,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:574
-#sourceLocation(file: "README.md", line: 575)
+// MARK: block 16, README.md:575
+#sourceLocation(file: "README.md", line: 576)
 
 
 func testSearch() async throws {
@@ -413,8 +413,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:592
-#sourceLocation(file: "README.md", line: 593)
+// MARK: block 17, README.md:593
+#sourceLocation(file: "README.md", line: 594)
 
 
 func testAgainstALocalServer() async throws {
@@ -428,8 +428,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:625
-#sourceLocation(file: "README.md", line: 626)
+// MARK: block 18, README.md:626
+#sourceLocation(file: "README.md", line: 627)
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
     let store = try FixtureStore(directory: fixtures)          // or FixtureStore(bundle: .module)
 
@@ -455,8 +455,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:664
-#sourceLocation(file: "README.md", line: 665)
+// MARK: block 19, README.md:665
+#sourceLocation(file: "README.md", line: 666)
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
     var id: Int
     var name: String
@@ -488,8 +488,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:703
-#sourceLocation(file: "README.md", line: 704)
+// MARK: block 20, README.md:704
+#sourceLocation(file: "README.md", line: 705)
 
 
 
@@ -509,8 +509,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:730
-#sourceLocation(file: "README.md", line: 731)
+// MARK: block 21, README.md:731
+#sourceLocation(file: "README.md", line: 732)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -546,8 +546,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:791
-#sourceLocation(file: "README.md", line: 792)
+// MARK: block 22, README.md:792
+#sourceLocation(file: "README.md", line: 793)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -581,8 +581,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:922
-#sourceLocation(file: "README.md", line: 923)
+// MARK: block 24, README.md:923
+#sourceLocation(file: "README.md", line: 924)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -648,10 +648,36 @@ struct PortSaveRequest: Endpoint {
 }
 
 struct PortProblem: Decodable, Sendable { var field: String }
+
+struct PortSearchRequest: Endpoint {
+    typealias Response = String                             // MKResponseType .string
+    @Query("key") var searchKey = ""                        // HPMapto
+    @Header("X-Note") var note = ""                         // HPHeader
+    var path: String { "search" }
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.cache = .maxAge(.hours(8))                  // cacheType
+        options.mock = .stub(MockStub(.json(#""found""#)))  // isMock
+        options.baseURLChoice = .secondary                  // LCNetwork viceBaseUrl
+        return options
+    }
+}
+
+/// LSBaseRequest's sendCount, seen from a middleware.
+struct PortAttemptHeader: APIMiddleware {
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        var request = request
+        request.headers[.init("X-Send-Count")!] = "\(context.attempt)"
+        return try await next(request, context)
+    }
+}
+
+/// HttpManager: 401 and 307 in `c` log the user out; 404 sends the app home.
+let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 25, README.md:992
-#sourceLocation(file: "README.md", line: 993)
+// MARK: block 25, README.md:1019
+#sourceLocation(file: "README.md", line: 1020)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -683,11 +709,12 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 26, README.md:1026
-#sourceLocation(file: "README.md", line: 1027)
+// MARK: block 26, README.md:1053
+#sourceLocation(file: "README.md", line: 1054)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
+    _ = try await client.send(PortSearchRequest(searchKey: "fog"), queue: "images")   // startWithQueueName
     print(album.items.count, album.slots.count, client.serverTime())
 
     // Monkey: hold later calls while logging in; they start on success and are cancelled on failure.
