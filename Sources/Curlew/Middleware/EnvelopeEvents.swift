@@ -10,7 +10,7 @@ extension ClientEvent.Kind {
 enum EnvelopeEvents {
     /// The message event and the code's app event for a successful response.
     static func reportSuccess(_ raw: RawResponse, envelope: ResponseEnvelope?, summary: RequestSummary, reporter: EventReporter) {
-        guard let envelope, envelope.messagePath != nil || !envelope.codeEvents.isEmpty else { return }
+        guard reporter.isActive, let envelope, envelope.messagePath != nil || !envelope.codeEvents.isEmpty else { return }
         var raw = raw
         if raw.businessCode == nil, case .data = raw.content, let checked = try? EnvelopeReader(envelope: envelope).verify(raw, summary: summary) {
             // An answer from a middleware (cache, mock) was checked only while decoding.
@@ -32,7 +32,7 @@ enum EnvelopeEvents {
 
     /// The code's app event for a failed call whose business code has one.
     static func reportFailure(_ error: any Error, envelope: ResponseEnvelope?, reporter: EventReporter) {
-        guard let envelope, !envelope.codeEvents.isEmpty, let error = error as? CurlewError,
+        guard reporter.isActive, let envelope, !envelope.codeEvents.isEmpty, let error = error as? CurlewError,
               let code = error.businessCode, let kind = envelope.codeEvents[code] else { return }
         reporter.report(kind) { event in
             event.reason = "business code \(code)"

@@ -6,7 +6,9 @@ internal import Synchronization
 /// running are not affected; a call with ``RequestOptions/ignoresHolds`` passes.
 ///
 /// Register one instance on the client (it places itself first, in phase
-/// ``MiddlewarePhase/scheduling``) and keep it to release or cancel manual holds:
+/// ``MiddlewarePhase/scheduling``) and keep it to release or cancel manual holds. Named queues
+/// are entered before the middleware, so a held call in a named queue waits with its queue slot;
+/// a cancelled held call leaves without being sent:
 ///
 /// ```swift
 /// let holds = RequestHolds()
