@@ -22,10 +22,10 @@
 //   block 20 (README.md:704): declarations, file scope
 //   block 21 (README.md:731): declarations, file scope
 //   block 22 (README.md:792): declarations, file scope
-//   block 23 (README.md:854): skipped (no-compile)
-//   block 24 (README.md:923): declarations, file scope
-//   block 25 (README.md:1019): declarations, file scope
-//   block 26 (README.md:1053): declarations, file scope
+//   block 23 (README.md:859): skipped (no-compile)
+//   block 24 (README.md:928): declarations, file scope
+//   block 25 (README.md:1024): declarations, file scope
+//   block 26 (README.md:1058): declarations, file scope
 
 import Curlew
 import Foundation
@@ -581,8 +581,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:923
-#sourceLocation(file: "README.md", line: 924)
+// MARK: block 24, README.md:928
+#sourceLocation(file: "README.md", line: 929)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -676,8 +676,8 @@ struct PortAttemptHeader: APIMiddleware {
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 25, README.md:1019
-#sourceLocation(file: "README.md", line: 1020)
+// MARK: block 25, README.md:1024
+#sourceLocation(file: "README.md", line: 1025)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -709,8 +709,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 26, README.md:1053
-#sourceLocation(file: "README.md", line: 1054)
+// MARK: block 26, README.md:1058
+#sourceLocation(file: "README.md", line: 1059)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
