@@ -5,25 +5,28 @@
 //   block 3 (README.md:136): declarations, file scope
 //   block 4 (README.md:169): declarations, file scope
 //   block 5 (README.md:210): declarations, file scope
-//   block 6 (README.md:273): declarations, file scope
-//   block 7 (README.md:299): declarations, file scope
-//   block 8 (README.md:352): declarations, file scope
-//   block 9 (README.md:389): declarations, file scope
-//   block 10 (README.md:413): declarations, file scope
-//   block 11 (README.md:429): declarations, file scope
-//   block 12 (README.md:447): declarations, file scope
-//   block 13 (README.md:479): statements, readmeExample13()
-//   block 14 (README.md:502): declarations, file scope
-//   block 15 (README.md:531): declarations, file scope
-//   block 16 (README.md:574): declarations, file scope
-//   block 17 (README.md:592): declarations, file scope
-//   block 18 (README.md:625): declarations, file scope
-//   block 19 (README.md:664): declarations, file scope
-//   block 20 (README.md:703): declarations, file scope
-//   block 21 (README.md:730): declarations, file scope
-//   block 22 (README.md:791): declarations, file scope
-//   block 23 (README.md:854): declarations, file scope
-//   block 24 (README.md:917): skipped (no-compile)
+//   block 6 (README.md:274): declarations, file scope
+//   block 7 (README.md:300): declarations, file scope
+//   block 8 (README.md:353): declarations, file scope
+//   block 9 (README.md:390): declarations, file scope
+//   block 10 (README.md:414): declarations, file scope
+//   block 11 (README.md:430): declarations, file scope
+//   block 12 (README.md:448): declarations, file scope
+//   block 13 (README.md:480): statements, readmeExample13()
+//   block 14 (README.md:503): declarations, file scope
+//   block 15 (README.md:532): declarations, file scope
+//   block 16 (README.md:575): declarations, file scope
+//   block 17 (README.md:593): declarations, file scope
+//   block 18 (README.md:626): declarations, file scope
+//   block 19 (README.md:665): declarations, file scope
+//   block 20 (README.md:704): declarations, file scope
+//   block 21 (README.md:731): declarations, file scope
+//   block 22 (README.md:792): declarations, file scope
+//   block 23 (README.md:855): declarations, file scope
+//   block 24 (README.md:918): skipped (no-compile)
+//   block 25 (README.md:987): declarations, file scope
+//   block 26 (README.md:1083): declarations, file scope
+//   block 27 (README.md:1117): declarations, file scope
 
 import Curlew
 import Foundation
@@ -181,8 +184,8 @@ func searchMedia(_ client: APIClient) async throws -> Int {
 }
 #sourceLocation()
 
-// MARK: block 6, README.md:273
-#sourceLocation(file: "README.md", line: 274)
+// MARK: block 6, README.md:274
+#sourceLocation(file: "README.md", line: 275)
 struct LegacySearchRequest: Endpoint {
     typealias Response = [Picture]
     var path: String { "legacy/search" }
@@ -197,8 +200,8 @@ struct LegacySearchRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 7, README.md:299
-#sourceLocation(file: "README.md", line: 300)
+// MARK: block 7, README.md:300
+#sourceLocation(file: "README.md", line: 301)
 struct SavedTokens: Sendable {
     var access: String
     var refresh: String
@@ -231,8 +234,8 @@ func makeGalleryClient(saved: SavedTokens, secret: String, transport: any Transp
 }
 #sourceLocation()
 
-// MARK: block 8, README.md:352
-#sourceLocation(file: "README.md", line: 353)
+// MARK: block 8, README.md:353
+#sourceLocation(file: "README.md", line: 354)
 struct RequestIDHeader: APIMiddleware {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
@@ -253,8 +256,8 @@ struct CannedAnswer: APIMiddleware {
 }
 #sourceLocation()
 
-// MARK: block 9, README.md:389
-#sourceLocation(file: "README.md", line: 390)
+// MARK: block 9, README.md:390
+#sourceLocation(file: "README.md", line: 391)
 func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
     do {
         return try await client.send(SearchRequest(key: "fog")).pictures
@@ -270,8 +273,8 @@ func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
 }
 #sourceLocation()
 
-// MARK: block 10, README.md:413
-#sourceLocation(file: "README.md", line: 414)
+// MARK: block 10, README.md:414
+#sourceLocation(file: "README.md", line: 415)
 func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
@@ -284,8 +287,8 @@ func watch(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 11, README.md:429
-#sourceLocation(file: "README.md", line: 430)
+// MARK: block 11, README.md:430
+#sourceLocation(file: "README.md", line: 431)
 func fetchAllPages(_ client: APIClient) async {
     let tracker = RequestTracker()
     for page in 1...5 {
@@ -298,8 +301,8 @@ func fetchAllPages(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 12, README.md:447
-#sourceLocation(file: "README.md", line: 448)
+// MARK: block 12, README.md:448
+#sourceLocation(file: "README.md", line: 449)
 struct ExportRequest: Endpoint {
     typealias Response = Data
     var path: String { "export" }
@@ -321,9 +324,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:479
+// MARK: block 13, README.md:480
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 480)
+#sourceLocation(file: "README.md", line: 481)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -337,8 +340,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:502
-#sourceLocation(file: "README.md", line: 503)
+// MARK: block 14, README.md:503
+#sourceLocation(file: "README.md", line: 504)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -363,8 +366,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:531
-#sourceLocation(file: "README.md", line: 532)
+// MARK: block 15, README.md:532
+#sourceLocation(file: "README.md", line: 533)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -397,8 +400,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:574
-#sourceLocation(file: "README.md", line: 575)
+// MARK: block 16, README.md:575
+#sourceLocation(file: "README.md", line: 576)
 
 
 func testSearch() async throws {
@@ -411,8 +414,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:592
-#sourceLocation(file: "README.md", line: 593)
+// MARK: block 17, README.md:593
+#sourceLocation(file: "README.md", line: 594)
 
 
 func testAgainstALocalServer() async throws {
@@ -426,8 +429,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:625
-#sourceLocation(file: "README.md", line: 626)
+// MARK: block 18, README.md:626
+#sourceLocation(file: "README.md", line: 627)
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
     let store = try FixtureStore(directory: fixtures)          // or FixtureStore(bundle: .module)
 
@@ -453,8 +456,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:664
-#sourceLocation(file: "README.md", line: 665)
+// MARK: block 19, README.md:665
+#sourceLocation(file: "README.md", line: 666)
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
     var id: Int
     var name: String
@@ -486,8 +489,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:703
-#sourceLocation(file: "README.md", line: 704)
+// MARK: block 20, README.md:704
+#sourceLocation(file: "README.md", line: 705)
 
 
 
@@ -507,8 +510,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:730
-#sourceLocation(file: "README.md", line: 731)
+// MARK: block 21, README.md:731
+#sourceLocation(file: "README.md", line: 732)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -544,8 +547,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:791
-#sourceLocation(file: "README.md", line: 792)
+// MARK: block 22, README.md:792
+#sourceLocation(file: "README.md", line: 793)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -579,8 +582,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:854
-#sourceLocation(file: "README.md", line: 855)
+// MARK: block 23, README.md:855
+#sourceLocation(file: "README.md", line: 856)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -606,5 +609,166 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
         $0.maximumReceiveSpeed = 2 * 1024 * 1024                 // bytes per second, this call only
         $0.hostOverrides = canary.map { [$0] }
     }
+}
+#sourceLocation()
+
+// MARK: block 25, README.md:987
+#sourceLocation(file: "README.md", line: 988)
+enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
+protocol PortMedia: Sendable {}
+struct PortPic: PortMedia, Decodable { var picUrl: String }
+struct PortVideo: PortMedia, Decodable { var videoUrl: String }
+
+enum PortMediaFamily: PolymorphicFamily {                  // HPDivideType(@"type", "pic", …, "video", …)
+    typealias Member = any PortMedia
+    static var members: [String: any Decodable.Type] { ["pic": PortPic.self, "video": PortVideo.self] }
+}
+
+struct PortAlbum: Decodable, Sendable {
+    @PolymorphicArray<PortMediaFamily> var items: [any PortMedia]
+    @PolymorphicDictionary<PortMediaFamily> var slots: [String: any PortMedia]
+    @AutoCast var count: Int                                // HPAutoCast
+    @Scoped<PortLayout> var layout: PortLayout              // HPScope
+    @Default<Defaults.EmptyString> var title: String        // HPOptional with a default
+    var bio: String?                                        // HPOptional
+    var tags: [String]                                      // HPInnerType
+}
+
+extension ClientEvent.Kind {
+    static let portGoHome = ClientEvent.Kind("portGoHome")
+}
+
+struct PortAlbumRequest: Endpoint {                         // an HNetworkDAO / LSBaseRequest subclass
+    typealias Response = PortAlbum
+    @Query var albumID: Int                                 // ppx(albumID, HPMapto(@"id"))
+    @Header var note: String                                // ppx(note, HPHeader), required, renamed below
+    @Query("lang") var language = "en"                      // HPMapto in the attribute (needs a default)
+    var retries = 0                                         // HPIgnore: a plain property
+    static let parameterNames = ["albumID": "id", "note": "X-Note"]
+
+    var path: String { "albums" }
+    var keyPath: String? { "resp.data" }                    // deserializeKeyPath
+    var options: RequestOptions {
+        var options = RequestOptions(queue: "albums", requiresAuthentication: true)   // startWithQueueName, isLogin
+        options.usesAccessories = false                     // LCNetwork invalidAccessory
+        return options
+    }
+    func didFail(_ error: CurlewError) {                    // requestFinishedFailureWithError:
+        print("album \(albumID) failed: \(error.code)")
+    }
+}
+
+/// HttpManager's {"c": 200, "n": "…", "p": …}, with 404 sending the app home.
+struct PortNoticeRequest: Endpoint {
+    typealias Response = JSONValue                          // MKResponseType .json
+    var path: String { "notices" }
+    var envelope: ResponseEnvelope? { ResponseEnvelope.cnp.publishing(.portGoHome, onCode: "404") }
+}
+
+/// HAccess's success rule: status == true && msg == nil; the error payload is typed.
+struct PortSaveRequest: Endpoint {
+    typealias Response = EmptyResponse
+    var method: HTTPRequest.Method { .post }
+    var path: String { "save" }
+    var parameters: [String: ParameterValue] { ["title": "Fog", "page": 2] }   // LCNetwork requestArgument
+    var parameterEncoding: ParameterEncoding { .json }
+    var envelope: ResponseEnvelope? {
+        ResponseEnvelope(codePath: "status", messagePath: "msg", payloadPath: "data", successCodes: ["true"])
+            .requiring(.absent("msg"))
+    }
+}
+
+struct PortProblem: Decodable, Sendable { var field: String }
+
+struct PortSearchRequest: Endpoint {
+    typealias Response = String                             // MKResponseType .string
+    @Query("key") var searchKey = ""                        // HPMapto
+    @Header("X-Note") var note = ""                         // HPHeader
+    var path: String { "search" }
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.cache = .maxAge(.hours(8))                  // cacheType
+        options.mock = .stub(MockStub(.json(#""found""#)))  // isMock
+        options.baseURLChoice = .secondary                  // LCNetwork viceBaseUrl
+        return options
+    }
+}
+
+/// LSBaseRequest's sendCount, seen from a middleware.
+struct PortAttemptHeader: APIMiddleware {
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        var request = request
+        request.headers[.init("X-Send-Count")!] = "\(context.attempt)"
+        return try await next(request, context)
+    }
+}
+
+/// HttpManager: 401 and 307 in `c` log the user out; 404 sends the app home.
+let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
+#sourceLocation()
+
+// MARK: block 26, README.md:1083
+#sourceLocation(file: "README.md", line: 1084)
+final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
+    func loadCredential() -> TokenStore.Credential? { nil }
+    func saveCredential(_ credential: TokenStore.Credential?) {}
+}
+
+func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Transport = CurlTransport.shared) -> APIClient {
+    let store = TokenStore(storage: PortKeychain())
+    return APIClient(configuration: ClientConfiguration(
+        baseURL: "https://api.example.com/v1",
+        middleware: [
+            holds,                                                          // Monkey wait(for:tag:)
+            ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
+            TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
+                                   maximumAttempts: 3, refreshFailure: .endSession) { old in
+                let raw = try await transport.send(PreparedRequest(method: .post, url: refreshURL, body: Data((old.refreshToken ?? "").utf8)))
+                return TokenStore.Credential(accessToken: try raw.json(at: "data.accessToken").stringValue ?? "")
+            },
+            BaseURLChoiceMiddleware(main: "https://api.example.com/v1",     // viceBaseUrl, useCDN
+                                    secondary: "https://api2.example.com/v1", cdn: "https://cdn.example.com/v1"),
+            URLRewriteMiddleware { $0.replacingOccurrences(of: "/v1/legacy/", with: "/v2/") },   // Monkey filters
+            AuthorizationMiddleware(store: store, tokenParameter: "accessToken",                // LSBaseRequest AccessToken
+                                    placement: .alongsideParameters, attachment: .loginRequiredOnly),
+            CommonArgumentsMiddleware(parameters: ["v": "2.1", "platform": "linux"],            // LCNetwork arguments
+                                      placement: .alongsideParameters, existing: .replace),
+            ServerClock(),                                                  // HttpManager server time
+            SigningMiddleware(secret: "123456", timestampParameter: "ts"),  // query, form and JSON signed
+        ]),
+        transport: transport, queues: .shared)                             // HAccess app-wide queues
+}
+#sourceLocation()
+
+// MARK: block 27, README.md:1117
+#sourceLocation(file: "README.md", line: 1118)
+func portTour(_ client: APIClient, holds: RequestHolds) async throws {
+    await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
+    let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
+    _ = try await client.send(PortSearchRequest(searchKey: "fog"), queue: "images")   // startWithQueueName
+    print(album.items.count, album.slots.count, client.serverTime())
+
+    // Monkey: hold later calls while logging in; they start on success and are cancelled on failure.
+    _ = try await client.send(PortNoticeRequest()) { $0.holdsLaterRequests = RequestHold(tag: "login", release: .onSuccess) }
+    _ = try await client.send(PortNoticeRequest()) { $0.holdsLaterRequests = RequestHold(tag: "splash", release: .manually) }
+    holds.release("splash")                                                 // resumWaitRequests (cancel: cancelAllWaitRequest)
+
+    // HttpManager: the message of a successful response, and h beside the value.
+    let notice = try await client.response(for: PortNoticeRequest()) { $0.baseURLChoice = .cdn }
+    print(notice.businessMessage ?? "", try notice.raw.json(at: "h"))
+
+    do {
+        _ = try await client.send(PortSaveRequest()) { $0.cache = .networkFirst(staleFor: .hours(24)) }   // useCache
+    } catch let error as CurlewError where error.code == .serverError {
+        print(try error.payload(PortProblem.self, at: "data").field)       // a typed error payload
+    }
+
+    // LCNetwork batch and chain.
+    let batch = await client.batch([PortAlbumRequest(albumID: 1, note: "a"), PortAlbumRequest(albumID: 2, note: "b")])
+    print(batch.values.count)
+    let second = try await client.chain(PortAlbumRequest(albumID: 1, note: "a"), name: "first")
+        .then("second") { first in PortAlbumRequest(albumID: first.count, note: "b") }
+        .run()
+    print(second.title)
 }
 #sourceLocation()

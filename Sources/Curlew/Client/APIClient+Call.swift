@@ -47,6 +47,7 @@ extension APIClient {
             return output
         } catch {
             let surfaced = Self.surface(error, request: summary)
+            if let failure = surfaced as? CurlewError { request.didFail(failure) }
             reporter.report(.failed) { event in
                 event.request = summary
                 event.error = surfaced as? CurlewError
@@ -130,8 +131,16 @@ extension APIClient {
             logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.content?.length ?? 0) bytes")
         }
         do {
-            let raw = try await next(prepared, context)
-            let output = try finish(raw, prepared.summary)
+            let raw: RawResponse
+            let output: Output
+            do {
+                raw = try await next(prepared, context)
+                output = try finish(raw, prepared.summary)
+            } catch {
+                EnvelopeEvents.reportFailure(error, envelope: request.envelope, reporter: reporter)
+                throw error
+            }
+            EnvelopeEvents.reportSuccess(raw, envelope: request.envelope, summary: prepared.summary, reporter: reporter)
             if let started { logger.debug("\(prepared.summary) → \(raw.status.code) in \(ContinuousClock.now - started)") }
             reporter.report(.finished) { event in
                 event.status = raw.status

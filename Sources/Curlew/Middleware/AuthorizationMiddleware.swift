@@ -1,21 +1,68 @@
 public import HTTPTypes
+internal import Foundation
 
-/// Sends the current credential in a header (`Authorization: Bearer <token>` by default), and
-/// fails requests that require login before anything is sent when there is no credential
-/// (LSBaseRequest's `isLogin`).
+/// Sends the current credential in a header (`Authorization: Bearer <token>` by default) or as a
+/// parameter (LSBaseRequest's `AccessToken` argument, see ``tokenParameter``), and fails requests
+/// that require login before anything is sent when there is no credential (LSBaseRequest's
+/// `isLogin`).
+///
+/// ```swift
+/// AuthorizationMiddleware(store: store)                                    // Authorization: Bearer …
+/// AuthorizationMiddleware(store: store, tokenParameter: "accessToken",      // ?accessToken=… or a
+///                         placement: .alongsideParameters,                 // form/JSON body member,
+///                         attachment: .loginRequiredOnly)                  // isLogin requests only
+/// AuthorizationMiddleware.basic(username: "ines", password: "secret")      // Authorization: Basic …
+/// ```
 public struct AuthorizationMiddleware: APIMiddleware {
+    /// Which requests to the client's own origins receive the credential.
+    public enum Attachment: Sendable, Hashable {
+        /// Every request to a trusted origin (the default).
+        case everyTrustedRequest
+        /// Only requests that declare they need login (``RequestOptions/requiresAuthentication``,
+        /// LSBaseRequest's `isLogin`); others go without it.
+        case loginRequiredOnly
+    }
+
     /// Where the credential comes from.
     public let store: TokenStore
     /// The header to set. Default: `Authorization`.
     public var headerName: HTTPField.Name
     /// Written before the token, e.g. `"Bearer "`; empty for a bare token.
     public var scheme: String
+    /// When set, the token travels as this parameter instead of the header (``placement`` says
+    /// where), replacing a parameter of the same name.
+    public var tokenParameter: String?
+    /// Where ``tokenParameter`` goes. Default: ``ParameterPlacement/query``.
+    public var placement: ParameterPlacement
+    /// Which requests receive the credential. Default: ``Attachment/everyTrustedRequest``.
+    public var attachment: Attachment
 
-    /// Creates the middleware.
-    public init(store: TokenStore, headerName: HTTPField.Name = .authorization, scheme: String = "Bearer ") {
+    /// Creates the middleware that sends the token in a header.
+    public init(
+        store: TokenStore, headerName: HTTPField.Name = .authorization, scheme: String = "Bearer ",
+        attachment: Attachment = .everyTrustedRequest
+    ) {
         self.store = store
         self.headerName = headerName
         self.scheme = scheme
+        self.tokenParameter = nil
+        self.placement = .query
+        self.attachment = attachment
+    }
+
+    /// Creates the middleware that sends the token as a parameter (LSBaseRequest's
+    /// `AccessToken`): in the query, or beside the request's own parameters in a form or JSON
+    /// body.
+    public init(store: TokenStore, tokenParameter: String, placement: ParameterPlacement = .query, attachment: Attachment = .everyTrustedRequest) {
+        self.init(store: store, attachment: attachment)
+        self.tokenParameter = tokenParameter
+        self.placement = placement
+    }
+
+    /// `Authorization: Basic base64(username:password)` on every request to a trusted origin.
+    public static func basic(username: String, password: String) -> AuthorizationMiddleware {
+        let encoded = Data("\(username):\(password)".utf8).base64EncodedString()
+        return AuthorizationMiddleware(store: TokenStore(credential: .init(accessToken: encoded)), scheme: "Basic ")
     }
 
     /// `.authorization`.
@@ -30,6 +77,9 @@ public struct AuthorizationMiddleware: APIMiddleware {
             // Another origin (a CDN, a partner API) never receives the credential.
             return try await next(request, context)
         }
+        if attachment == .loginRequiredOnly, !context.requiresAuthentication {
+            return try await next(request, context)
+        }
         var credential = context.credential?.token
         if credential == nil { credential = await store.current()?.0 }
         guard let credential else {
@@ -39,7 +89,11 @@ public struct AuthorizationMiddleware: APIMiddleware {
             return try await next(request, context)
         }
         var request = request
-        request.headers[headerName] = scheme + credential.accessToken
+        if let tokenParameter {
+            try ParameterPlacer.place([tokenParameter: credential.accessToken], in: &request, at: placement, existing: .replace)
+        } else {
+            request.headers[headerName] = scheme + credential.accessToken
+        }
         return try await next(request, context)
     }
 }

@@ -30,6 +30,10 @@ struct EnvelopeReader {
         guard envelope.successCodes.contains(code) else {
             throw complete(CurlewError(code: .serverError, message: message.isEmpty ? "business code \(code)" : message, businessCode: code))
         }
+        for condition in envelope.successConditions where !condition.isMet(by: raw) {
+            let reason = "\(condition) does not hold"
+            throw complete(CurlewError(code: .serverError, message: message.isEmpty ? reason : "\(message) (\(reason))", businessCode: code))
+        }
         var checked = raw
         checked.businessCode = code
         checked.businessMessage = envelope.messagePath == nil ? nil : message

@@ -20,13 +20,40 @@ public struct ResponseEnvelope: Sendable, Hashable {
     public var payloadPath: String?
     /// Codes that mean success.
     public var successCodes: Set<String>
+    /// Further conditions a successful response must meet besides a success code, all of them
+    /// (HAccess's `status == true && msg == nil`); a response that misses one fails with
+    /// `.serverError`. Default: none.
+    public var successConditions: [EnvelopeCondition] = []
+    /// Business codes that publish an app event, successful or not (HttpManager's
+    /// 404 → home screen), with ``ClientEvent/reason`` `"business code <code>"` and the message in
+    /// ``ClientEvent/error`` for a failure. Default: none.
+    public var codeEvents: [String: ClientEvent.Kind] = [:]
 
     /// Creates an envelope description.
-    public init(codePath: String, messagePath: String?, payloadPath: String?, successCodes: Set<String>) {
+    public init(
+        codePath: String, messagePath: String?, payloadPath: String?, successCodes: Set<String>,
+        successConditions: [EnvelopeCondition] = [], codeEvents: [String: ClientEvent.Kind] = [:]
+    ) {
         self.codePath = codePath
         self.messagePath = messagePath
         self.payloadPath = payloadPath
         self.successCodes = successCodes
+        self.successConditions = successConditions
+        self.codeEvents = codeEvents
+    }
+
+    /// The same envelope with further success conditions.
+    public func requiring(_ conditions: EnvelopeCondition...) -> ResponseEnvelope {
+        var copy = self
+        copy.successConditions += conditions
+        return copy
+    }
+
+    /// The same envelope publishing `kind` whenever the business code is `code`.
+    public func publishing(_ kind: ClientEvent.Kind, onCode code: String) -> ResponseEnvelope {
+        var copy = self
+        copy.codeEvents[code] = kind
+        return copy
     }
 
     /// `{"code": 0, "msg": "…", "data": …}`.

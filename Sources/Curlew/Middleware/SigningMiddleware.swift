@@ -2,9 +2,23 @@ public import Foundation
 public import HTTPTypes
 internal import Crypto
 
-/// Signs every request over what is actually sent (HAccess's signing): the query parameters and
-/// URL-encoded form fields, sorted by name, joined as `a=1&b=2`, followed by the secret, hashed
-/// with MD5 (the seed's scheme) or HMAC-SHA256 (keyed with the secret), as lower-case hex.
+/// Signs every request over what is actually sent (HAccess's signing): the query parameters,
+/// URL-encoded form fields and the members of a JSON object body, sorted by name, joined as
+/// `a=1&b=2`, followed by the secret, hashed with MD5 (the seed's scheme) or HMAC-SHA256 (keyed
+/// with the secret), as lower-case hex.
+///
+/// The canonical form of a JSON body (`application/json` or `+json`) whose top level is an
+/// object: each member is one `name=value` pair, where a string is its text unquoted and
+/// unescaped, a number, `true`, `false` or `null` is its JSON text, and an object or array is its
+/// compact JSON with keys sorted by their UTF-8 bytes. `{"q":"fog","page":2,"f":{"b":1,"a":[true]}}`
+/// with query `ts=9` gives `f={"a":[true],"b":1}&page=2&q=fog&ts=9`. A JSON body that is not an
+/// object contributes `body=<its compact JSON>`.
+///
+/// Only this middleware re-signs: it runs on every attempt (retry, token refresh, a request
+/// released from a hold). A signature computed in an endpoint's own hooks
+/// (``Endpoint/setUpParameters(_:)``, ``Endpoint/willSend(_:)``, HAccess's
+/// `willSendRequest:…params:`) is computed once, when the request is prepared, and is resent
+/// unchanged — use this middleware for signatures that cover timestamps or tokens.
 ///
 /// Register it **last** so it runs innermost: it signs the final parameters, and every retry or
 /// refresh re-signs. A signature sent as a header is never sent to another origin on a redirect
@@ -84,13 +98,31 @@ public struct SigningMiddleware: APIMiddleware {
         return try await next(request, context)
     }
 
-    /// `a=1&b=2` over the decoded query parameters and form fields, sorted by name then value.
+    /// `a=1&b=2` over the decoded query parameters, form fields and JSON object members, sorted by
+    /// name then value (the canonical form above).
     public static func canonicalString(for request: PreparedRequest) -> String {
         var pairs = QueryString.items(of: request.url)
-        if let body = request.body, request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true {
-            pairs += QueryString.pairs(String(decoding: body, as: UTF8.self), plusIsSpace: true)
+        if let body = request.body {
+            switch ParameterPlacer.bodyKind(of: request) {
+            case .form: pairs += QueryString.pairs(String(decoding: body, as: UTF8.self), plusIsSpace: true)
+            case .json: pairs += jsonPairs(body)
+            case nil: break
+            }
         }
         return pairs.sorted { ($0.name, $0.value) < ($1.name, $1.value) }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+    }
+
+    /// The pairs a JSON body contributes (see the canonical form above).
+    static func jsonPairs(_ body: Data) -> [(name: String, value: String)] {
+        guard !body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: body) else { return [] }
+        func text(_ value: JSONValue) -> String {
+            if case .string(let string) = value { return string }
+            var writer = JSONWriter(sortedKeys: true)
+            writer.write(value)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        guard case .object(let members) = value else { return [("body", text(value))] }
+        return members.map { ($0.key, text($0.value)) }
     }
 
     /// The lower-case hex signature of a canonical string.

@@ -9,7 +9,22 @@
 ///
 /// It runs outside ``AuthorizationMiddleware`` (so every attempt gets a fresh header) wherever it
 /// is registered: the client places it by phase (``MiddlewarePhase/tokenRefresh``).
+///
+/// A refresh that fails fails the request with `.refreshFailed`, the credential kept; with
+/// ``RefreshFailurePolicy/endSession`` it ends the session instead (LSBaseRequest: no new token
+/// → log off): the credential is cleared, ``ClientEvent/Kind/sessionEnded`` is published once and
+/// the request fails with `.sessionEnded`.
 public struct TokenRefreshMiddleware: APIMiddleware {
+    /// What a failed refresh does to the session.
+    public enum RefreshFailurePolicy: Sendable, Hashable {
+        /// Fail the request with `.refreshFailed` and keep the credential (a later request may
+        /// try again). The default.
+        case keepSession
+        /// Clear the credential, publish ``ClientEvent/Kind/sessionEnded`` and fail with
+        /// `.sessionEnded` (cancellation still surfaces as `CancellationError`).
+        case endSession
+    }
+
     /// The credential store, shared with ``AuthorizationMiddleware``.
     public let store: TokenStore
     /// Obtains a new credential; send its request with the transport you capture, not the client.
@@ -24,6 +39,8 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     public var sessionEndedStatuses: Set<Int>
     /// Attempts per request, the first included. Default: 3.
     public var maximumAttempts: Int
+    /// What a failed refresh does. Default: ``RefreshFailurePolicy/keepSession``.
+    public var refreshFailure: RefreshFailurePolicy
 
     /// Creates the middleware.
     public init(
@@ -33,6 +50,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
         sessionEndedCodes: Set<String> = [],
         sessionEndedStatuses: Set<Int> = [],
         maximumAttempts: Int = 3,
+        refreshFailure: RefreshFailurePolicy = .keepSession,
         refresher: @escaping TokenStore.Refresher
     ) {
         self.store = store
@@ -42,6 +60,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
         self.sessionEndedCodes = sessionEndedCodes
         self.sessionEndedStatuses = sessionEndedStatuses
         self.maximumAttempts = max(1, maximumAttempts)
+        self.refreshFailure = refreshFailure
     }
 
     /// `.tokenRefresh`.
@@ -86,7 +105,12 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                     if started { context.events.report(.credentialRefreshed) { $0.credentialVersion = newVersion } }
                 } catch let failure {
                     if failure is CancellationError || (failure as? CurlewError)?.code == .cancelled { throw CancellationError() }
-                    throw CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
+                    let failed = CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
+                    guard refreshFailure == .endSession else { throw failed }
+                    if await store.endSession(ifStill: version) {
+                        context.events.report(.sessionEnded) { $0.reason = "refresh failed" }
+                    }
+                    throw CurlewError(code: .sessionEnded, message: "the session ended: the token refresh failed", request: request.summary, underlying: failed)
                 }
                 context.attempt += 1
             }

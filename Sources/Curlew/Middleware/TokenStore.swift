@@ -5,6 +5,10 @@
 /// another request already obtained (a late 401 for an old token), joins the refresh in flight,
 /// or starts one. A failed refresh gives every waiter the same error and leaves the store ready
 /// for a new attempt.
+///
+/// Give it a ``CredentialStorage`` to persist the credential (a keychain, a file — the storage is
+/// the app's): the store restores from it when created and saves every change — login,
+/// refresh, logout, session end.
 public actor TokenStore {
     /// An access token and, optionally, what refreshes it.
     public struct Credential: Sendable, Hashable {
@@ -32,9 +36,18 @@ public actor TokenStore {
     /// How many refreshes have completed successfully.
     public private(set) var refreshCount = 0
 
+    private let storage: (any CredentialStorage)?
+
     /// Creates a store, optionally logged in.
     public init(credential: Credential? = nil) {
         self.credential = credential
+        self.storage = nil
+    }
+
+    /// Creates a store that restores its credential from `storage` and saves every change to it.
+    public init(storage: any CredentialStorage) {
+        self.credential = storage.loadCredential()
+        self.storage = storage
     }
 
     /// The credential and its version, or `nil` when logged out.
@@ -46,6 +59,7 @@ public actor TokenStore {
     public func update(_ credential: Credential) {
         self.credential = credential
         version += 1
+        storage?.saveCredential(credential)
     }
 
     /// Forgets the credential (logout, session ended).
@@ -53,6 +67,15 @@ public actor TokenStore {
         credential = nil
         version += 1
         refreshInFlight = nil
+        storage?.saveCredential(nil)
+    }
+
+    /// Forgets the credential if it is still the one of `version` (a session ended by a failed
+    /// refresh ends once, however many requests saw the failure). Returns whether it did.
+    func endSession(ifStill version: Int) -> Bool {
+        guard self.version == version, credential != nil else { return false }
+        clear()
+        return true
     }
 
     /// A credential newer than `failedVersion`: the current one if it already is, else the result
@@ -96,6 +119,7 @@ public actor TokenStore {
         credential = fresh
         version += 1
         refreshCount += 1
+        storage?.saveCredential(fresh)
         return (fresh, version)
     }
 

@@ -50,7 +50,8 @@ public import HTTPTypes
 ///    business code is checked — failures are thrown, so retry and token refresh see them;
 /// 6. after the whole chain, once, on whatever bytes came back: the envelope is unwrapped,
 ///    ``didReceive(_:)`` looks at the response and ``decode(_:decoder:)`` produces the
-///    ``Response`` (validation included).
+///    ``Response`` (validation included);
+/// 7. if the call fails at any step (cancellation aside), ``didFail(_:)`` sees the error.
 public protocol Endpoint: Sendable {
     /// What ``APIClient/send(_:)`` returns. Any `Decodable` is decoded from JSON; `Data`, `String`
     /// and ``EmptyResponse`` have built-in decoding; anything else implements ``decode(_:decoder:)``.
@@ -142,6 +143,13 @@ public protocol Endpoint: Sendable {
     ///   ``CurlewError/serverError(businessCode:message:)``); any other error becomes `.serverError`.
     func didReceive(_ response: RawResponse) throws
 
+    /// Called once when the call fails, with the error the caller is about to receive (HAccess's
+    /// `requestFinishedFailureWithError:`): an HTTP status, a business code, a transport or
+    /// data-format failure, a failure before anything was sent. Not called for cancellation
+    /// (`CancellationError`). Observe here; the error is thrown to the caller unchanged.
+    /// Default: nothing.
+    func didFail(_ error: CurlewError)
+
     /// Turns an accepted response into ``Response`` (HAccess's `getOutputEntiy`). Implement it to
     /// decode by hand; ``RawResponse/decode(_:at:format:decoder:)`` and ``RawResponse/json(at:)``
     /// help.
@@ -187,6 +195,8 @@ extension Endpoint {
     public var responseFormat: ResponseFormat { .json }
     /// Accepts every response.
     public func didReceive(_ response: RawResponse) throws {}
+    /// Does nothing.
+    public func didFail(_ error: CurlewError) {}
 }
 
 extension Endpoint where Response: Decodable {

@@ -22,6 +22,14 @@ public struct Query<Value: ParameterConvertible>: Sendable {
     /// The wire name, or `nil` to use the property's name.
     public let name: String?
 
+    /// Not available: Swift cannot give a wrapper attribute arguments on a property without an
+    /// initial value and still let the memberwise initializer take the plain value. Write the
+    /// property plainly and rename it in ``Endpoint/parameterNames``, or give it a default.
+    @available(*, unavailable, message: "a renamed @Query without a default cannot work in Swift; write `@Query var note: String` plus `static let parameterNames = [\"note\": \"X-Note\"]`, or give it a default: `@Query(\"X-Note\") var note: String = \"\"`")
+    public init(_ name: String) {
+        fatalError("unavailable")
+    }
+
     /// Declares the parameter with an initial value and an optional wire name.
     public init(wrappedValue: Value, _ name: String? = nil) {
         self.wrappedValue = wrappedValue

@@ -1,0 +1,106 @@
+internal import Foundation
+internal import HTTPTypes
+
+/// Puts name/value pairs into a prepared request per a ``ParameterPlacement``: the one mechanism
+/// behind the token parameter and common arguments.
+enum ParameterPlacer {
+    /// The body kinds a parameter can be merged into.
+    enum BodyKind { case form, json }
+
+    /// The kind of the request's body, or `nil` when it has none or one parameters cannot join.
+    static func bodyKind(of request: PreparedRequest) -> BodyKind? {
+        guard request.content?.data != nil, let type = request.headers[.contentType]?.lowercased() else { return nil }
+        if type.hasPrefix("application/x-www-form-urlencoded") { return .form }
+        let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
+        if mediaType == "application/json" || mediaType.hasSuffix("+json") { return .json }
+        return nil
+    }
+
+    /// Places `parameters` (sorted by name for a stable wire form).
+    static func place(
+        _ parameters: [String: String], in request: inout PreparedRequest, at placement: ParameterPlacement,
+        existing: ExistingParameterPolicy
+    ) throws(CurlewError) {
+        guard !parameters.isEmpty else { return }
+        let items = parameters.sorted { $0.key < $1.key }
+        let kind = bodyKind(of: request)
+        switch placement {
+        case .query:
+            placeInQuery(items, &request, existing: existing)
+        case .alongsideParameters:
+            if let kind { try placeInBody(items, kind: kind, &request, existing: existing) } else { placeInQuery(items, &request, existing: existing) }
+        case .body:
+            if let kind {
+                try placeInBody(items, kind: kind, &request, existing: existing)
+            } else if request.content == nil {
+                request.headers[.contentType] = "application/x-www-form-urlencoded"
+                request.body = Data()
+                try placeInBody(items, kind: .form, &request, existing: existing)
+            } else {
+                throw CurlewError(
+                    code: .encodingFailed,
+                    message: "parameters \(items.map(\.key).joined(separator: ", ")) cannot go into a \(request.headers[.contentType] ?? "raw") body",
+                    request: request.summary)
+            }
+        }
+    }
+
+    private static func placeInQuery(_ items: [(key: String, value: String)], _ request: inout PreparedRequest, existing: ExistingParameterPolicy) {
+        let url = request.url
+        guard let start = url.firstIndex(of: "?") else {
+            request.setURL(QueryString.appending(items.map { URLQueryItem(name: $0.key, value: $0.value) }, to: url))
+            return
+        }
+        let end = url[start...].firstIndex(of: "#") ?? url.endIndex
+        let query = String(url[url.index(after: start)..<end])
+        let merged = merge(items, into: query, plusIsSpace: false, existing: existing) { PercentEncoding.query($0) }
+        request.setURL(String(url[..<start]) + (merged.isEmpty ? "" : "?" + merged) + url[end...])
+    }
+
+    private static func placeInBody(
+        _ items: [(key: String, value: String)], kind: BodyKind, _ request: inout PreparedRequest, existing: ExistingParameterPolicy
+    ) throws(CurlewError) {
+        let body = request.body ?? Data()
+        switch kind {
+        case .form:
+            let merged = merge(items, into: String(decoding: body, as: UTF8.self), plusIsSpace: true, existing: existing) { PercentEncoding.formEncoded($0) }
+            request.body = Data(merged.utf8)
+        case .json:
+            var members: [String: JSONValue]
+            if body.isEmpty {
+                members = [:]
+            } else {
+                guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+                    throw CurlewError(code: .encodingFailed, message: "parameters can only be added to a JSON object body", request: request.summary)
+                }
+                members = object
+            }
+            for (name, value) in items where existing == .replace || members[name] == nil { members[name] = .string(value) }
+            var writer = JSONWriter(sortedKeys: true)
+            writer.write(.object(members))
+            request.body = writer.data
+        }
+    }
+
+    /// `text` (a query or form body) with `items` added, or replacing pairs of the same name.
+    /// Pairs that stay keep their original bytes.
+    private static func merge(
+        _ items: [(key: String, value: String)], into text: String, plusIsSpace: Bool, existing: ExistingParameterPolicy,
+        encode: ([URLQueryItem]) -> String
+    ) -> String {
+        var raw = text.split(separator: "&").map(String.init)
+        let present = Set(raw.map { QueryString.pairs($0, plusIsSpace: plusIsSpace).first?.name ?? "" })
+        let names = Set(items.map(\.key))
+        let added: [(key: String, value: String)]
+        switch existing {
+        case .keep:
+            added = items.filter { !present.contains($0.key) }
+        case .replace:
+            raw.removeAll { names.contains(QueryString.pairs($0, plusIsSpace: plusIsSpace).first?.name ?? "") }
+            added = items
+        }
+        let encoded = encode(added.map { URLQueryItem(name: $0.key, value: $0.value) })
+        if !encoded.isEmpty { raw.append(encoded) }
+        return raw.joined(separator: "&")
+    }
+}

@@ -1,0 +1,121 @@
+internal import Synchronization
+
+/// Holds calls behind a call that declared ``RequestOptions/holdsLaterRequests`` (Monkey's
+/// `wait(for:tag:)`): while it runs, every call that reaches this middleware waits; when it ends
+/// they start, or fail with `CancellationError`, per its ``RequestHold/Release``. Calls already
+/// running are not affected; a call with ``RequestOptions/ignoresHolds`` passes.
+///
+/// Register one instance on the client (it places itself first, in phase
+/// ``MiddlewarePhase/scheduling``) and keep it to release or cancel manual holds. Named queues
+/// are entered before the middleware, so a held call in a named queue waits with its queue slot;
+/// a cancelled held call leaves without being sent:
+///
+/// ```swift
+/// let holds = RequestHolds()
+/// let client = APIClient(configuration: ClientConfiguration(baseURL: url, middleware: [holds]))
+/// async let login = client.send(Login()) { $0.holdsLaterRequests = RequestHold(tag: "login", release: .manually) }
+/// // … later calls wait …
+/// holds.release("login")          // Monkey's resumWaitRequests; holds.cancel("login") fails them
+/// ```
+public final class RequestHolds: APIMiddleware, Sendable {
+    private typealias Waiter = CheckedContinuation<Bool, any Error>
+
+    private struct Hold {
+        /// Whether the holding call is still running.
+        var holderRunning = true
+        var waiters: [UInt64: Waiter] = [:]
+    }
+
+    private struct State {
+        var holds: [String: Hold] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    /// Every field is guarded by this lock.
+    private let state = Mutex(State())
+
+    /// Creates the middleware, with no hold active.
+    public init() {}
+
+    /// `.holds`.
+    public var kind: MiddlewareKind { .holds }
+
+    /// ``MiddlewarePhase/scheduling``.
+    public var phase: MiddlewarePhase? { .scheduling }
+
+    /// The tags of the holds in force (running, or ended and waiting for a manual release).
+    public var activeTags: [String] { state.withLock { $0.holds.keys.sorted() } }
+
+    /// How many calls wait for the hold named `tag`.
+    public func heldCount(_ tag: String) -> Int { state.withLock { $0.holds[tag]?.waiters.count ?? 0 } }
+
+    /// Ends the hold: the calls waiting for it start (Monkey's `resumWaitRequests`).
+    public func release(_ tag: String) {
+        let waiters = state.withLock { $0.holds.removeValue(forKey: tag)?.waiters.values.map { $0 } ?? [] }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    /// Ends the hold: the calls waiting for it fail with `CancellationError` (Monkey's
+    /// `cancelAllWaitRequest`).
+    public func cancel(_ tag: String) {
+        let waiters = state.withLock { $0.holds.removeValue(forKey: tag)?.waiters.values.map { $0 } ?? [] }
+        for waiter in waiters { waiter.resume(throwing: CancellationError()) }
+    }
+
+    /// Waits while a hold is in force, then sends; a holding call holds others while it runs.
+    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        if !context.options.ignoresHolds { try await waitWhileHeld(context) }
+        guard let hold = context.options.holdsLaterRequests else { return try await next(request, context) }
+        state.withLock { $0.holds[hold.tag, default: Hold()].holderRunning = true }
+        do {
+            let response = try await next(request, context)
+            finish(hold, succeeded: true)
+            return response
+        } catch {
+            finish(hold, succeeded: false)
+            throw error
+        }
+    }
+
+    private func finish(_ hold: RequestHold, succeeded: Bool) {
+        switch hold.release {
+        case .whenFinished: release(hold.tag)
+        case .onSuccess: succeeded ? release(hold.tag) : cancel(hold.tag)
+        case .manually: state.withLock { $0.holds[hold.tag]?.holderRunning = false }
+        }
+    }
+
+    /// Waits for each hold in force in turn until none is left.
+    private func waitWhileHeld(_ context: MiddlewareContext) async throws {
+        while true {
+            let id = self.state.withLock { state -> UInt64 in
+                state.nextID += 1
+                return state.nextID
+            }
+            let waited = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                    let tag = self.state.withLock { state -> String?? in
+                        guard let tag = state.holds.keys.min() else { return .some(nil) }
+                        if Task.isCancelled { return nil }
+                        state.holds[tag]?.waiters[id] = continuation
+                        return .some(tag)
+                    }
+                    switch tag {
+                    case .none: continuation.resume(throwing: CancellationError())
+                    case .some(.none): continuation.resume(returning: false)
+                    case .some(.some(let tag)): context.events.report(.requestHeld) { $0.reason = "held by \(tag)" }
+                    }
+                }
+            } onCancel: {
+                let waiter = self.state.withLock { state -> Waiter? in
+                    for tag in state.holds.keys {
+                        if let waiter = state.holds[tag]?.waiters.removeValue(forKey: id) { return waiter }
+                    }
+                    return nil
+                }
+                waiter?.resume(throwing: CancellationError())
+            }
+            if !waited { return }
+        }
+    }
+}
