@@ -73,7 +73,7 @@ public final class CurlTransport: Transport {
     /// sent with chunked encoding over HTTP/1.1. When someone listens to
     /// ``TransportContext/events``, progress and the head are reported.
     public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
-        guard !request.options.originBoundHeaders.isEmpty, request.options.redirectLimit > 0 else {
+        guard request.options.redirectLimit > 0 else {
             return try await engine.execute(request, context: context)
         }
         return try await RedirectFollower(limit: request.options.redirectLimit).send(request, context: context) {
