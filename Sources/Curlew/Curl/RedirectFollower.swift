@@ -108,7 +108,7 @@ struct RedirectFollower {
     ]
 
     /// Frees what a hop's response holds: its stream is cancelled, its file removed.
-    private static func discardBody(of response: RawResponse) {
+    static func discardBody(of response: RawResponse) {
         switch response.content {
         case .data: break
         case .stream(let stream): stream.cancel()

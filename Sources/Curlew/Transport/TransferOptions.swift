@@ -38,6 +38,9 @@ public struct TransferOptions: Sendable, Hashable {
     /// `.insecureRedirect`. When on, the hop loses every credential — `Authorization`,
     /// `Proxy-Authorization`, `Cookie`, the ``originBoundHeaders`` and any user-info in the URL.
     public var allowsInsecureRedirects: Bool = false
+    /// Set on the hops ``RedirectStep`` follows for a client call: the innermost check passes a
+    /// redirect up to it instead of checking its status.
+    var redirectsFollowedByClient: Bool = false
 
     /// Creates options with the defaults documented on each property.
     public init() {}

@@ -14,14 +14,14 @@ struct ErrorKindTests {
         try await withTransport { transport in
             let options = http1Options {
                 $0.connectTimeout = .milliseconds(200)
-                $0.totalTimeout = .seconds(5)
+                $0.totalTimeout = .seconds(30)
             }
             let started = ContinuousClock.now
             let error = await #expect(throws: CurlewError.self) {
                 _ = try await transport.send(PreparedRequest(method: .get, url: blackhole.baseURL + "/x", options: options))
             }
             #expect(error?.code == .connectTimeout, "\(error.map { "\($0)" } ?? "")")
-            #expect(ContinuousClock.now - started < .seconds(3), "the connect timeout, not the total one, ended it")
+            #expect(ContinuousClock.now - started < .seconds(20), "the connect timeout, not the total one, ended it")
         }
     }
 
