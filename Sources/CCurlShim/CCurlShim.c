@@ -32,6 +32,10 @@ CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback val
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, value);
 }
 
+CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
+
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -16,6 +16,9 @@ typedef int (*curlew_xferinfo_callback)(void *_Nullable user, curl_off_t dltotal
 /// The signature libcurl uses for CURLOPT_SEEKFUNCTION.
 typedef int (*curlew_seek_callback)(void *_Nullable user, curl_off_t offset, int origin);
 
+/// The signature libcurl uses for CURLOPT_PREREQFUNCTION (libcurl 7.80 and later).
+typedef int (*curlew_prereq_callback)(void *_Nullable user, char *_Nullable primaryIP, char *_Nullable localIP, int primaryPort, int localPort);
+
 CURLcode curlew_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode curlew_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode curlew_easy_setopt_string(CURL *handle, CURLoption option, const char *_Nullable value);
@@ -24,6 +27,7 @@ CURLcode curlew_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_s
 CURLcode curlew_easy_setopt_data_callback(CURL *handle, CURLoption option, curlew_data_callback _Nullable value);
 CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_callback _Nullable value);
 CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback _Nullable value);
+CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback _Nullable value);
 
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);

@@ -111,9 +111,20 @@ extension APIClient {
             } catch {
                 throw Self.stamped(error, stage: .transport, request: prepared.summary)
             }
+            // A hop the redirect step follows is not the call's answer: no status check.
+            if prepared.options.redirectsFollowedByClient, RedirectFollower.redirectStatuses.contains(raw.status.code),
+                raw.headers[.location] != nil
+            {
+                return raw
+            }
             return try ResponseCheck.inspect(raw, of: request, summary: prepared.summary)
         }
-        for middleware in middlewareChain(for: options).reversed() {
+        let chain = middlewareChain(for: options)
+        // Redirects are followed between the outer middleware and the ones that depend on the
+        // URL (authorization, signing, …), which then run again for every hop.
+        let redirectBoundary = (chain.lastIndex { !RedirectStep.dependsOnURL($0) } ?? -1) + 1
+        if redirectBoundary == chain.count { next = RedirectStep.wrap(next) }
+        for (index, middleware) in chain.enumerated().reversed() {
             let inner = next
             next = { request, context in
                 do {
@@ -122,6 +133,7 @@ extension APIClient {
                     throw Self.stamped(error, stage: .middleware(middleware.kind), request: request.summary, middleware: middleware.kind)
                 }
             }
+            if index == redirectBoundary { next = RedirectStep.wrap(next) }
         }
 
         let logger = configuration.logger

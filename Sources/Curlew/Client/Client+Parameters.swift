@@ -27,7 +27,13 @@ extension APIClient {
         } catch {
             throw CurlewError(code: .encodingFailed, message: "setUpParameters failed: \(error)", request: summary, underlying: error)
         }
-        if parameters.isEmpty { return EncodedParameters(path: request.path) }
+        if parameters.isEmpty {
+            // A `{name}` with no @Path value is a mistake, not a literal: nothing is sent.
+            if let name = PathTemplate.firstPlaceholder(in: request.path) {
+                throw CurlewError(code: .invalidPath, message: "the path placeholder {\(name)} has no @Path value", request: summary)
+            }
+            return EncodedParameters(path: request.path)
+        }
 
         let encoder = ParameterEncoder(options: parameters.options)
         var encoded: EncodedParameters

@@ -31,6 +31,10 @@ final class CurlEasyTransfer: @unchecked Sendable {
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var continuation: Continuation?
     private var head = ResponseHeadParser()
+    /// Framing checks of each response head (``ResponseFraming``).
+    private var framing = ResponseFraming()
+    /// Present for requests libcurl must not resend by itself (``ReplayGuard``).
+    private var replayGuard: ReplayGuard?
     private let sink: any ResponseBodySink
     private let source: RequestBodySource?
     private var machine: TransferStateMachine
@@ -110,7 +114,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
         if let idle = request.options.idleTimeout {
             self.idleTracker = IdleTracker(timeoutNanoseconds: Self.nanoseconds(idle), now: EngineClock.now())
         }
-        try configure(limitsBody: disposition == .collect)
+        // A HEAD response has no body, whatever its Content-Length says.
+        try configure(limitsBody: disposition == .collect && request.method != .head)
         if case .stream(let stream)? = request.content, case .stream(let pump)? = source { pump.start(stream) }
     }
 
@@ -140,8 +145,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
         connection = try CurlConnectionOptions.apply(options, to: handle, request: request.summary)
-        try set(CURLOPT_FOLLOWLOCATION, options.redirectLimit > 0 && options.originBoundHeaders.isEmpty ? 1 : 0)
-        try set(CURLOPT_MAXREDIRS, options.redirectLimit)
+        // Redirects are followed by ``RedirectFollower`` (one policy); libcurl's default is not to.
         try set(CURLOPT_UNRESTRICTED_AUTH, 0)
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         if let total = options.totalTimeout { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
@@ -163,6 +167,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
         if options.acceptsCompressedResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
         try configureMethodAndBody(this)
         try configureHeaders()
+        if ReplayGuard.isNeeded(method: request.method, content: request.content) {
+            replayGuard = ReplayGuard()
+            try check(curlew_easy_setopt_prereq_callback(handle, curlewPrereqCallback), CURLOPT_PREREQFUNCTION)
+            try set(CURLOPT_PREREQDATA, pointer: this)
+        }
         try check(curlew_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlewWriteCallback), CURLOPT_WRITEFUNCTION)
         try set(CURLOPT_WRITEDATA, pointer: this)
         try check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlewHeaderCallback), CURLOPT_HEADERFUNCTION)
@@ -228,11 +237,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         func append(_ line: String) {
             if let next = curl_slist_append(list, line) { list = next }
         }
-        var hasContentType = false
-        for field in request.headers {
-            if field.name == .contentType { hasContentType = true }
-            append("\(field.name.rawName): \(field.value)")
-        }
+        let hasContentType = HeaderLines.forEach(in: request.headers) { append($0) }
         // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
         append("Expect:")
         if !hasContentType { append("Content-Type:") }
@@ -245,7 +250,29 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// `CURLOPT_HEADERFUNCTION`: one header line of any response (redirects and 1xx included).
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         head.consume(line: bytes)
+        if let violation = framing.consume(line: bytes) {
+            // Aborting here makes libcurl close the connection rather than cache it.
+            abortReason = CurlewError(code: .protocolError, message: violation, request: request.summary)
+            return 0
+        }
         return bytes.count
+    }
+
+    /// `CURLOPT_PREREQFUNCTION` (guarded requests only): libcurl is about to send an attempt.
+    fileprivate func aboutToSend() -> Int32 {
+        var redirects = 0
+        _ = curlew_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
+        guard var guardState = replayGuard else { return Int32(CURL_PREREQFUNC_OK) }
+        let allowed = guardState.allowsAttempt(redirects: redirects)
+        replayGuard = guardState
+        guard allowed else {
+            abortReason = CurlewError(
+                code: .connectionClosedBeforeResponse,
+                message: "the connection closed before a response; \(request.method.rawValue) is not sent again automatically",
+                request: request.summary)
+            return Int32(CURL_PREREQFUNC_ABORT)
+        }
+        return Int32(CURL_PREREQFUNC_OK)
     }
 
     /// `CURLOPT_WRITEFUNCTION`: body bytes of the final response. The first call completes the
@@ -424,13 +451,18 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// The error for a finished transfer's result code, `nil` for success.
     private func failure(for code: CURLcode) -> CurlewError? {
         if let abortReason { return abortReason }
+        if code == CURLE_OK || code == CURLE_PARTIAL_FILE, framing.sawStatusLine, !framing.headComplete {
+            return CurlewError(
+                code: .protocolError, message: "the response head ended without its blank line (the connection closed)",
+                request: request.summary)
+        }
         if code == CURLE_FILESIZE_EXCEEDED {
             let limit = request.options.maximumBodySize
             return CurlewError(code: .bodyTooLarge, message: "response body exceeds the maximum of \(limit) bytes", request: request.summary)
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
-            var error = CurlResultMapping.error(for: code, detail: detail, request: request.summary)
+            var error = CurlResultMapping.error(for: code, detail: detail, facts: failureFacts(), request: request.summary)
             if let (refined, message) = CurlConnectionDiagnosis.code(for: code, handle: handle) {
                 error.code = refined
                 if let message { error.message = message }
@@ -438,6 +470,19 @@ final class CurlEasyTransfer: @unchecked Sendable {
             return error
         }
         return nil
+    }
+
+    /// libcurl's state for a failed transfer, to classify its result code.
+    private func failureFacts() -> CurlResultMapping.Facts {
+        var pretransfer: curl_off_t = 0
+        var connect: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_CONNECT_TIME_T, &connect)
+        let options = request.options
+        return CurlResultMapping.Facts(
+            connected: pretransfer > 0 || connect > 0 || head.bytesSeen > 0,
+            responseCode: responseCode(),
+            totalTimeoutBeforeConnectTimeout: options.totalTimeout.map { $0 < options.connectTimeout } ?? false)
     }
 
     /// `CURLINFO_RESPONSE_CODE` of the last response.
@@ -585,6 +630,13 @@ private let curlewSeekCallback: curlew_seek_callback = { user, offset, origin in
     guard let user else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
     let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
     return transfer.seekBody(to: Int64(offset), origin: origin)
+}
+
+/// `CURLOPT_PREREQFUNCTION` (installed only for requests libcurl must not resend): one call per attempt.
+private let curlewPrereqCallback: curlew_prereq_callback = { user, _, _, _, _ in
+    guard let user else { return Int32(CURL_PREREQFUNC_OK) }
+    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.aboutToSend()
 }
 
 /// `CURLOPT_XFERINFOFUNCTION` (installed only when someone listens): reports changed counters.

@@ -78,7 +78,7 @@ public final class CurlTransport: Transport {
     public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         // A persisted cookie jar writes what the exchange changed.
         defer { request.options.connection.cookies?.exchangeEnded() }
-        guard !request.options.originBoundHeaders.isEmpty, request.options.redirectLimit > 0 else {
+        guard request.options.redirectLimit > 0 else {
             return try await engine.execute(request, context: context)
         }
         return try await RedirectFollower(limit: request.options.redirectLimit).send(request, context: context) {

@@ -4,13 +4,22 @@ internal import HTTPTypes
 internal import Glibc
 #endif
 
-/// Follows redirects in Swift for requests carrying origin-bound headers, which libcurl would
-/// forward to any host: on a change of scheme, host or port it drops `Authorization`, `Cookie`
-/// and every ``TransferOptions/originBoundHeaders`` entry.
+/// Follows every redirect in Swift, with one policy (libcurl never follows: its rules differ —
+/// 7.88 turns a `PUT` answered `301` into a bodiless `PUT`, keeps `Content-Type` on a `303`).
 ///
-/// Each hop is reported as a `redirected` event; the final response's metrics count the hops
-/// followed here plus any libcurl followed. The body of a hop is discarded: a stream is dropped
-/// (which cancels its transfer), a file is removed so the next hop can create it again.
+/// - Methods (RFC 9110 §15.4): `307`/`308` keep the method and body; `303` becomes `GET`
+///   (`HEAD` stays `HEAD`) without body or content headers; `301`/`302` turn only `POST` into
+///   `GET`, every other method keeps its body. A body that must be sent again but cannot be
+///   replayed (a one-shot stream) fails with `.redirectRefused`.
+/// - Origins: on a change of scheme, host or port, `Authorization`, `Proxy-Authorization`,
+///   `Cookie` and every ``TransferOptions/originBoundHeaders`` entry are dropped.
+/// - Downgrades: `https` → `http` fails with `.insecureRedirect` unless
+///   ``TransferOptions/allowsInsecureRedirects``; when allowed, the hop also loses every
+///   credential (the headers above and any user-info in the new URL).
+///
+/// Each hop is reported as a `redirected` event; the final response's metrics count the hops.
+/// The body of a hop is discarded: a stream is dropped (which cancels its transfer), a file is
+/// removed so the next hop can create it again.
 struct RedirectFollower {
     /// The statuses that are followed when they carry a `Location`.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -39,36 +48,67 @@ struct RedirectFollower {
                 throw CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary)
             }
             redirects += 1 + (response.metrics?.redirectCount ?? 0)
-            guard let next = URL(string: location, relativeTo: URL(string: current.url))?.absoluteURL,
-                let scheme = next.scheme?.lowercased()
-            else {
-                throw CurlewError(code: .redirectRefused, message: "the redirect location is not a URL", request: current.summary)
-            }
-            guard scheme == "http" || scheme == "https" else {
-                throw CurlewError(code: .redirectRefused, message: "a redirect to scheme \"\(scheme)\" was refused", request: current.summary)
-            }
-            if Self.origin(of: next) != URL(string: current.url).map(Self.origin) {
-                current.headers[.authorization] = nil
-                current.headers[.cookie] = nil
-                for name in current.options.originBoundHeaders { current.headers[name] = nil }
-            }
-            let status = response.status.code
-            if status == 303 || ((status == 301 || status == 302) && current.method == .post) {
-                current.method = .get
-                current.body = nil
-                current.headers[.contentType] = nil
-            } else if let content = current.content, !content.isReplayable {
-                throw CurlewError(
-                    code: .redirectRefused, message: "a one-shot body stream cannot be sent again to the redirect target",
-                    request: current.summary)
-            }
-            current.setURL(next.absoluteString)
+            let next = try Self.nextRequest(after: current, status: response.status.code, location: location)
+            current = next
             context.events.report(.redirected) { $0.location = current.summary.redactedURL }
         }
     }
 
+    /// The request for the next hop, by the policy above.
+    static func nextRequest(after current: PreparedRequest, status: Int, location: String) throws(CurlewError) -> PreparedRequest {
+        guard let next = URL(string: location, relativeTo: URL(string: current.url))?.absoluteURL,
+            let scheme = next.scheme?.lowercased()
+        else {
+            throw CurlewError(code: .redirectRefused, message: "the redirect location is not a URL", request: current.summary)
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw CurlewError(code: .redirectRefused, message: "a redirect to scheme \"\(scheme)\" was refused", request: current.summary)
+        }
+        var request = current
+        var nextURL = next.absoluteString
+        let currentURL = URL(string: current.url)
+        let downgrade = currentURL?.scheme?.lowercased() == "https" && scheme == "http"
+        if downgrade {
+            guard current.options.allowsInsecureRedirects else {
+                throw CurlewError(
+                    code: .insecureRedirect, message: "a redirect from https to http was refused (allowsInsecureRedirects is off)",
+                    request: current.summary)
+            }
+            if next.user != nil || next.password != nil {
+                var components = URLComponents(url: next, resolvingAgainstBaseURL: false)
+                components?.user = nil
+                components?.password = nil
+                nextURL = components?.string ?? nextURL
+            }
+        }
+        if downgrade || Self.origin(of: next) != currentURL.map(Self.origin) {
+            request.headers[.authorization] = nil
+            request.headers[.proxyAuthorization] = nil
+            request.headers[.cookie] = nil
+            for name in current.options.originBoundHeaders { request.headers[name] = nil }
+        }
+        let becomesGet = status == 303 || ((status == 301 || status == 302) && current.method == .post)
+        if becomesGet {
+            if request.method != .head { request.method = .get }
+            request.content = nil
+            for name in Self.contentHeaders { request.headers[name] = nil }
+        } else if let content = request.content, !content.isReplayable {
+            throw CurlewError(
+                code: .redirectRefused,
+                message: "a one-shot body stream cannot be sent again to the redirect target (HTTP \(status))",
+                request: current.summary)
+        }
+        request.setURL(nextURL)
+        return request
+    }
+
+    /// The headers that describe a body, dropped with it (RFC 9110 §15.4.4).
+    static let contentHeaders: [HTTPField.Name] = [
+        .contentType, .contentLength, .contentEncoding, .contentLanguage, .contentLocation, .transferEncoding,
+    ]
+
     /// Frees what a hop's response holds: its stream is cancelled, its file removed.
-    private static func discardBody(of response: RawResponse) {
+    static func discardBody(of response: RawResponse) {
         switch response.content {
         case .data: break
         case .stream(let stream): stream.cancel()

@@ -20,6 +20,7 @@ extension CurlewError {
             case downloadInProgress
             case tlsCertificateUntrusted, tlsCertificateExpired, tlsHostnameMismatch, tlsPinMismatch
             case tlsClientCertificateInvalid, proxyFailure, invalidConnectionSettings
+            case protocolError, connectionClosedBeforeResponse, insecureRedirect
         }
 
         private let base: Base
@@ -151,13 +152,27 @@ extension CurlewError {
         /// speed limit out of range); nothing was sent.
         public static let invalidConnectionSettings = Code(.invalidConnectionSettings)
 
+        /// The response broke HTTP framing: a head that ends without its blank line, conflicting
+        /// `Content-Length` values, a `Transfer-Encoding` whose last coding is not `chunked` (or
+        /// beside a `Content-Length`), malformed chunks, a compressed body that ends before its
+        /// stream does, an HTTP/0.9 or otherwise unparsable status line, an invalid status code.
+        /// The connection is not reused.
+        public static let protocolError = Code(.protocolError)
+        /// The connection closed after the request was sent and before any response, and the
+        /// request was not sent again because it is not idempotent (POST, PATCH, …) or its body
+        /// cannot be replayed. The server may or may not have acted on it.
+        public static let connectionClosedBeforeResponse = Code(.connectionClosedBeforeResponse)
+        /// A redirect would go from `https` to `http`; refused unless
+        /// ``TransferOptions/allowsInsecureRedirects`` is set.
+        public static let insecureRedirect = Code(.insecureRedirect)
+
         /// The level this code belongs to.
         public var level: Level {
             switch base {
             case .cannotConnect, .dnsFailure, .tlsFailure, .connectTimeout, .totalTimeout, .idleTimeout,
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
                 .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss, .rangeMismatch, .resourceChanged,
-                .downloadIncomplete:
+                .downloadIncomplete, .protocolError, .connectionClosedBeforeResponse, .insecureRedirect:
                 .transport
             case .unacceptableStatus, .unexpectedContentType: .httpStatus
             case .serverError: .server

@@ -47,7 +47,7 @@ public final class FailoverMiddleware: APIMiddleware {
                     if current == failed { current = (failed + 1) % self.baseURLs.count }
                     return current
                 }
-                context.logger.debug("failover: \(baseURLs[failed]) unreachable (\(error.code)); now using \(baseURLs[index])")
+                context.logger.debug("failover: \(RequestSummary.redact(url: baseURLs[failed], secretKeyFragments: RequestSummary.defaultSecretKeyFragments)) unreachable (\(error.code)); now using \(RequestSummary.redact(url: baseURLs[index], secretKeyFragments: RequestSummary.defaultSecretKeyFragments))")
             }
         }
     }

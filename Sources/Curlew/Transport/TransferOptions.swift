@@ -19,8 +19,11 @@ public struct TransferOptions: Sendable, Hashable {
     public var idleTimeout: Duration? = .seconds(30)
     /// Largest accepted response body, counted in decoded bytes. Fails with `.bodyTooLarge`.
     public var maximumBodySize: Int = 16 * 1024 * 1024
-    /// How many redirects to follow; `0` returns 3xx responses as they are.
-    /// `Authorization` and `Cookie` are never sent to another origin (scheme, host or port).
+    /// How many redirects to follow; `0` returns 3xx responses as they are. Curlew follows them
+    /// itself, by RFC 9110's rules for every method (`307`/`308` keep method and body, `303`
+    /// becomes `GET`, `301`/`302` turn only `POST` into `GET`). `Authorization` and `Cookie` are
+    /// never sent to another origin (scheme, host or port); `https` → `http` is refused unless
+    /// ``allowsInsecureRedirects``.
     public var redirectLimit: Int = 10
     /// HTTP version policy.
     public var httpVersion: HTTPVersion = .automatic
@@ -29,12 +32,18 @@ public struct TransferOptions: Sendable, Hashable {
     /// A PEM bundle of trusted CA certificates; `nil` uses the system bundle.
     public var caBundlePath: String?
     /// Headers that, like `Authorization` and `Cookie`, are never sent to another origin (scheme,
-    /// host or port) on a redirect — a signature header, an API key. When any is set, Curlew
-    /// follows redirects itself instead of letting libcurl do it.
+    /// host or port) on a redirect — a signature header, an API key.
     public var originBoundHeaders: Set<HTTPField.Name> = []
     /// TLS trust and client certificate, pins, proxy, cookie jar, host overrides and speed limits
     /// (see ``ConnectionOptions``).
     public var connection = ConnectionOptions()
+    /// Follow a redirect from `https` to `http`. Off by default: such a hop fails with
+    /// `.insecureRedirect`. When on, the hop loses every credential — `Authorization`,
+    /// `Proxy-Authorization`, `Cookie`, the ``originBoundHeaders`` and any user-info in the URL.
+    public var allowsInsecureRedirects: Bool = false
+    /// Set on the hops ``RedirectStep`` follows for a client call: the innermost check passes a
+    /// redirect up to it instead of checking its status.
+    var redirectsFollowedByClient: Bool = false
 
     /// Creates options with the defaults documented on each property.
     public init() {}

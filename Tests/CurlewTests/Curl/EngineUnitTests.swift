@@ -35,10 +35,12 @@ struct EngineUnitTests {
         #expect(sink.body.count == 10)
     }
 
-    @Test func timeoutsAreClassifiedByPhase() {
-        #expect(CurlResultMapping.timeoutCode(detail: "Connection timed out after 1001 milliseconds") == .connectTimeout)
-        #expect(CurlResultMapping.timeoutCode(detail: "Resolving timed out after 5000 milliseconds") == .connectTimeout)
-        #expect(CurlResultMapping.timeoutCode(detail: "Operation timed out after 300 milliseconds with 0 bytes received") == .totalTimeout)
+    @Test func timeoutsAreClassifiedByLibcurlState() {
+        typealias Facts = CurlResultMapping.Facts
+        #expect(CurlResultMapping.timeoutCode(facts: .unconnected) == .connectTimeout)
+        #expect(CurlResultMapping.timeoutCode(facts: Facts(connected: true, responseCode: 0, totalTimeoutBeforeConnectTimeout: false)) == .totalTimeout)
+        #expect(CurlResultMapping.timeoutCode(facts: Facts(connected: false, responseCode: 0, totalTimeoutBeforeConnectTimeout: true)) == .totalTimeout,
+                "the total timeout was the shorter one: it fired while connecting")
     }
 
     @Test func idleTrackerFiresOnlyAfterAQuietPeriod() {

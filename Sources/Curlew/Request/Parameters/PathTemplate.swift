@@ -5,7 +5,13 @@ internal import Foundation
 /// value made only of dots (`.`/`..`) is encoded too, so a value can never change the path.
 enum PathTemplate {
     static func resolve(_ template: String, values: ParameterList, encoder: ParameterEncoder) throws(ParameterEncodingError) -> String {
-        if values.isEmpty { return template }
+        if values.isEmpty {
+            // No @Path values: a `{name}` left in the path would be sent literally.
+            if let name = firstPlaceholder(in: template) {
+                throw ParameterEncodingError(description: "the path placeholder {\(name)} has no @Path value")
+            }
+            return template
+        }
         var result = ""
         var used = Set<String>()
         var rest = Substring(template)
@@ -30,6 +36,20 @@ enum PathTemplate {
             throw ParameterEncodingError(description: "@Path \(unused.name) has no {\(unused.name)} placeholder in the path")
         }
         return result
+    }
+
+    /// The name of the first `{name}` in `path` (a name of letters, digits and `_`), if any.
+    static func firstPlaceholder(in path: String) -> Substring? {
+        guard path.utf8.contains(UInt8(ascii: "{")) else { return nil }
+        var rest = Substring(path)
+        while let open = rest.firstIndex(of: "{") {
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "}") else { return nil }
+            let name = after[..<close]
+            if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) { return name }
+            rest = after
+        }
+        return nil
     }
 
     /// One path segment: everything but RFC 3986 unreserved characters is encoded.

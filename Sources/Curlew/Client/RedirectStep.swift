@@ -1,0 +1,58 @@
+internal import Foundation
+internal import HTTPTypes
+
+/// Follows redirects for client calls *above* the middleware that depend on the URL
+/// (authorization, common arguments, server clock, signing — phases from
+/// ``MiddlewarePhase/authorization`` inward), so each hop is authorised and signed again for the
+/// URL it goes to. The policy is ``RedirectFollower``'s, the same one the transport applies to
+/// requests sent without a client.
+///
+/// A hop that stays on the original request's origin keeps the call's trusted origins; a hop to
+/// another origin gets none, so no credential, common argument or signature is added to it.
+enum RedirectStep {
+    /// Whether `middleware` depends on the request URL and must run again on every hop.
+    static func dependsOnURL(_ middleware: any APIMiddleware) -> Bool {
+        middleware.phase.map { $0 >= .authorization } ?? false
+    }
+
+    /// Wraps `inner` (the URL-dependent middleware, the checks and the transport).
+    static func wrap(_ inner: @escaping MiddlewareNext) -> MiddlewareNext {
+        { request, context in
+            let limit = request.options.redirectLimit
+            guard limit > 0 else { return try await inner(request, context) }
+            var current = request
+            // The transport returns 3xx responses as they are, the innermost check lets them
+            // through; this step follows them.
+            current.options.redirectLimit = 0
+            current.options.redirectsFollowedByClient = true
+            var hopContext = context
+            var redirects = 0
+            while true {
+                var response = try await inner(current, hopContext)
+                guard RedirectFollower.redirectStatuses.contains(response.status.code), let location = response.headers[.location] else {
+                    if redirects > 0, var metrics = response.metrics {
+                        metrics.redirectCount += redirects
+                        response.metrics = metrics
+                    }
+                    return response
+                }
+                RedirectFollower.discardBody(of: response)
+                guard redirects < limit else {
+                    throw CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary)
+                }
+                redirects += 1
+                current = try RedirectFollower.nextRequest(after: current, status: response.status.code, location: location)
+                current.options.redirectLimit = 0
+                if URL(string: current.url).map(RedirectFollower.origin) == URL(string: request.url).map(RedirectFollower.origin) {
+                    hopContext.trustedOrigins = context.trustedOrigins
+                    hopContext.options.trustedOrigins = context.options.trustedOrigins
+                } else {
+                    hopContext.trustedOrigins = TrustedOrigins([])
+                    hopContext.options.trustedOrigins = []
+                }
+                let summary = current.summary
+                context.events.report(.redirected) { $0.location = summary.redactedURL }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Testing
+
+/// A client call follows redirects above the URL-dependent middleware: a same-origin hop is
+/// authorised and signed again for its own URL, a cross-origin hop gets neither.
+@Suite("Redirect hops and URL-dependent middleware")
+struct RedirectResigningTests {
+    private func client(_ baseURL: String, _ transport: CurlTransport) -> APIClient {
+        let store = TokenStore(credential: .init(accessToken: "T1"))
+        let middleware: [any APIMiddleware] = [
+            AuthorizationMiddleware(store: store),
+            SigningMiddleware(secret: "s3cret", output: .header(HTTPField.Name("X-Sign")!)),
+        ]
+        return APIClient(configuration: ClientConfiguration(baseURL: baseURL, middleware: middleware), transport: transport)
+    }
+
+    @Test func aSameOriginHopIsSignedAndAuthorisedForItsOwnURL() async throws {
+        try await withLoopback(handler: { request in
+            request.path == "/start" ? .redirect(to: "/next?x=1", status: 302) : .text("arrived")
+        }) { server, _, transport in
+            let client = client(server.baseURL, transport)
+            let events = client.events
+            #expect(try await client.send(FetchText(path: "start")) == "arrived")
+            let requests = server.requests
+            #expect(requests.map(\.path) == ["/start", "/next"])
+            let first = try #require(requests.first)
+            let hop = try #require(requests.last)
+            #expect(hop.header("Authorization") == "Bearer T1")
+            let firstSignature = try #require(first.header("X-Sign"))
+            let hopSignature = try #require(hop.header("X-Sign"), "the hop was signed")
+            #expect(hopSignature != firstSignature, "signed for its own URL, not a copy of the first signature")
+            #expect(hop.headerValues("X-Sign").count == 1)
+            for await event in events {
+                if event.kind == .redirected {
+                    #expect(event.location == server.baseURL + "/next?x=1")
+                    break
+                }
+            }
+        }
+    }
+
+    @Test func aCrossOriginHopGetsNoCredentialAndNoSignature() async throws {
+        let other = try await LoopbackServer.start { _ in .text("elsewhere") }
+        try await withLoopback(handler: { request in
+            .redirect(to: other.baseURL + "/landing", status: 307)
+        }) { server, _, transport in
+            let client = client(server.baseURL, transport)
+            #expect(try await client.send(FetchText(path: "start")) == "elsewhere")
+            let first = try #require(server.requests.first)
+            #expect(first.header("Authorization") == "Bearer T1")
+            #expect(first.header("X-Sign") != nil)
+            let landed = try #require(other.requests.first)
+            #expect(landed.header("Authorization") == nil)
+            #expect(landed.header("X-Sign") == nil)
+            #expect(other.requestCount == 1)
+        }
+        await other.shutdown()
+    }
+
+    @Test func aRedirectLimitOfZeroReturnsTheRedirect() async throws {
+        try await withLoopback(transferOptions: { var options = TransferOptions(); options.redirectLimit = 0; return options }(), handler: { _ in
+            .redirect(to: "/elsewhere", status: 302)
+        }) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "start")) }
+            #expect(error?.code == .unacceptableStatus)
+            #expect(error?.status?.code == 302)
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    @Test func tooManyRedirectsAtTheClient() async throws {
+        try await withLoopback(transferOptions: { var options = TransferOptions(); options.redirectLimit = 3; return options }(), handler: { request in
+            .redirect(to: "/loop", status: 302)
+        }) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "start")) }
+            #expect(error?.code == .tooManyRedirects)
+            #expect(server.requestCount == 4, "the first request and three hops")
+        }
+    }
+}
