@@ -112,18 +112,7 @@ func connectionClient(_ baseURL: String, _ connection: ConnectionOptions, transp
     return APIClient(configuration: ClientConfiguration(baseURL: baseURL, transferOptions: options), transport: transport)
 }
 
-/// Runs `body` with a transport of its own, shut down afterwards (also when `body` throws).
-func withTransport<T>(_ body: (CurlTransport) async throws -> T) async throws -> T {
-    let transport = CurlTransport()
-    do {
-        let value = try await body(transport)
-        await transport.shutdown()
-        return value
-    } catch {
-        await transport.shutdown()
-        throw error
-    }
-}
+// `withTransport(_:)` lives in Support/HardeningHelpers.swift.
 
 /// The code of the `CurlewError` `body` throws, `nil` when it succeeds or throws something else.
 func curlewCode(_ body: () async throws -> some Any) async -> CurlewError.Code? {

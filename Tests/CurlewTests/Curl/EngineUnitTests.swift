@@ -37,10 +37,13 @@ struct EngineUnitTests {
 
     @Test func timeoutsAreClassifiedByLibcurlState() {
         typealias Facts = CurlResultMapping.Facts
-        #expect(CurlResultMapping.timeoutCode(facts: .unconnected) == .connectTimeout)
-        #expect(CurlResultMapping.timeoutCode(facts: Facts(connected: true, responseCode: 0, totalTimeoutBeforeConnectTimeout: false)) == .totalTimeout)
-        #expect(CurlResultMapping.timeoutCode(facts: Facts(connected: false, responseCode: 0, totalTimeoutBeforeConnectTimeout: true)) == .totalTimeout,
+        #expect(CurlResultMapping.timeoutCode(detail: "Timeout was reached", facts: .unconnected) == .connectTimeout)
+        #expect(CurlResultMapping.timeoutCode(detail: "Timeout was reached", facts: Facts(connected: true, responseCode: 0, totalTimeoutBeforeConnectTimeout: false)) == .totalTimeout)
+        #expect(CurlResultMapping.timeoutCode(detail: "Timeout was reached", facts: Facts(connected: false, responseCode: 0, totalTimeoutBeforeConnectTimeout: true)) == .totalTimeout,
                 "the total timeout was the shorter one: it fired while connecting")
+        #expect(CurlResultMapping.timeoutCode(detail: "Operation too slow. Less than 1024 bytes/sec transferred the last 30 seconds",
+                                              facts: Facts(connected: true, responseCode: 200, totalTimeoutBeforeConnectTimeout: false)) == .idleTimeout,
+                "a download's stall detector is an idle timeout")
     }
 
     @Test func idleTrackerFiresOnlyAfterAQuietPeriod() {
