@@ -94,15 +94,21 @@ extension APIClient {
         reporter: EventReporter, finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
         let identity = RequestIdentity(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters)
+        let logger = CallLogging.logger(for: options, client: configuration.logger)
+        let observation = CallObservation(options: options, request: prepared, name: reporter.requestName)
+        var events = reporter
+        events.meter = observation?.meter
         var context = MiddlewareContext(
             requestID: reporter.requestID, requestName: reporter.requestName, identity: identity, options: options,
-            trustedOrigins: trustedOrigins, transport: transport, events: reporter, logger: configuration.logger)
+            trustedOrigins: trustedOrigins, transport: transport, events: events, logger: logger)
         context.responseBody = responseBody
         var next: MiddlewareNext = { prepared, context in
             context.events.report(.attempt) { $0.attempt = context.attempt }
             let raw: RawResponse
             do {
-                raw = try await context.transport.send(prepared, context: context.transportContext)
+                raw = try await CallObservation.attempt(prepared, attempt: context.attempt) {
+                    try await context.transport.send($0, context: context.transportContext)
+                }
             } catch {
                 throw Self.stamped(error, stage: .transport, request: prepared.summary)
             }
@@ -119,15 +125,17 @@ extension APIClient {
             }
         }
 
-        let logger = configuration.logger
         let started = logger.logLevel <= .debug ? ContinuousClock.now : nil
         if logger.logLevel <= .trace {
             // Names only: header values (tokens, cookies, signatures) never reach a log.
             logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.content?.length ?? 0) bytes")
         }
         do {
-            let raw = try await next(prepared, context)
-            let output = try finish(raw, prepared.summary)
+            let chain = next, callContext = context
+            let (raw, output) = try await CallObservation.run(observation, prepared) {
+                let raw = try await chain(prepared, callContext)
+                return (raw, try finish(raw, prepared.summary))
+            }
             if let started { logger.debug("\(prepared.summary) → \(raw.status.code) in \(ContinuousClock.now - started)") }
             reporter.report(.finished) { event in
                 event.status = raw.status
