@@ -22,7 +22,12 @@
 //   block 20 (README.md:694): declarations, file scope
 //   block 21 (README.md:716): declarations, file scope
 //   block 22 (README.md:777): declarations, file scope
-//   block 23 (README.md:839): skipped (no-compile)
+//   block 23 (README.md:839): declarations, file scope
+//   block 24 (README.md:872): skipped (no-compile)
+//   block 25 (README.md:882): declarations, file scope
+//   block 26 (README.md:898): skipped (no-compile)
+//   block 27 (README.md:932): skipped (no-compile)
+//   block 28 (README.md:958): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -563,5 +568,39 @@ func filesDownload(_ client: APIClient, into folder: URL) async throws -> Downlo
 
 func filesUpload(_ client: APIClient, photo: String) async throws -> String {
     try await client.send(FilesPhotoUpload(photo: photo, album: "summer"))
+}
+#sourceLocation()
+
+// MARK: block 23, README.md:839
+#sourceLocation(file: "README.md", line: 840)
+struct ObservedQuote: Endpoint {
+    typealias Response = String
+    var symbol: String
+    var path: String { "quotes/\(symbol)" }
+}
+
+func observedQuote(_ client: APIClient) async throws -> String {
+    do {
+        let response = try await client.response(for: ObservedQuote(symbol: "ACME"))
+        if let metrics = response.metrics {
+            print("first byte after \(metrics.firstByte), reused: \(metrics.reusedConnection), HTTP/\(metrics.httpVersion)")
+        }
+        return response.value
+    } catch let error as CurlewError {
+        // "connectTimeout: … (GET https://…/quotes/ACME) at transport [phase connect]"
+        print(error, error.metrics?.total ?? .zero)
+        throw error
+    }
+}
+#sourceLocation()
+
+// MARK: block 25, README.md:882
+#sourceLocation(file: "README.md", line: 883)
+func printCurlCommand(_ client: APIClient) throws {
+    print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
+    // curl \
+    //   'https://api.example.com/quotes/ACME' \
+    //   -H 'User-Agent: Curlew' \
+    //   --compressed …
 }
 #sourceLocation()

@@ -55,9 +55,9 @@ struct TransferFactsTests {
 
     @Test func aServerThatNeverAnswersTimesOutInTheSendPhase() async throws {
         var options = TransferOptions()
-        options.totalTimeout = .milliseconds(300)
+        options.totalTimeout = .seconds(1)
         try await withLoopback(transferOptions: options, handler: { _ in
-            try? await Task.sleep(for: .seconds(3))
+            try? await Task.sleep(for: .seconds(5))
             return .text("late")
         }) { _, client, _ in
             let error = try await #require(throws: CurlewError.self) { try await client.send(Send(path: "slow")) }
@@ -72,11 +72,11 @@ struct TransferFactsTests {
 
     @Test func aBodyThatStallsAfterItsHeadFailsInTheReceivePhase() async throws {
         var options = TransferOptions()
-        options.idleTimeout = .milliseconds(300)
+        options.idleTimeout = .seconds(1)
         try await withLoopback(transferOptions: options, handler: { _ in
             .stream(headers: [("Content-Length", "100")]) { writer in
                 try await writer.write("first ten.")
-                try await Task.sleep(for: .seconds(3))
+                try await Task.sleep(for: .seconds(5))
             }
         }) { _, client, _ in
             let error = try await #require(throws: CurlewError.self) { try await client.send(Send(path: "stall")) }
