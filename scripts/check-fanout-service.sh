@@ -4,13 +4,14 @@
 # upstream calls drain through the TransportService), the service exits 0, a request after
 # SIGTERM is not served, and Curlew's log lines carry the incoming request's hb.request.id.
 #   bash scripts/check-fanout-service.sh [extra `swift build` arguments]
-# It shares Integration/ServerNames' scratch path (same Curlew, Hummingbird and swift-log), so
-# after scripts/check-server-names.sh only the sample itself is compiled.
+# Its own scratch path (Samples/FanOutService/.build; CURLEW_FANOUT_SCRATCH overrides it): sharing
+# Integration/ServerNames' scratch path between two root packages left SwiftPM reusing the other
+# package's stale build plan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkg=Samples/FanOutService
-scratch=${CURLEW_FANOUT_SCRATCH:-Integration/ServerNames/.build}
+scratch=${CURLEW_FANOUT_SCRATCH:-$pkg/.build}
 swift build --package-path "$pkg" --scratch-path "$scratch" "$@"
 binary="$(swift build --package-path "$pkg" --scratch-path "$scratch" --show-bin-path "$@")/FanOutService"
 
