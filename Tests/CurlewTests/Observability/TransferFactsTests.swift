@@ -55,9 +55,9 @@ struct TransferFactsTests {
 
     @Test func aServerThatNeverAnswersTimesOutInTheSendPhase() async throws {
         var options = TransferOptions()
-        options.totalTimeout = .seconds(1)
+        options.totalTimeout = .seconds(2)
         try await withLoopback(transferOptions: options, handler: { _ in
-            try? await Task.sleep(for: .seconds(5))
+            try? await Task.sleep(for: .seconds(6))
             return .text("late")
         }) { _, client, _ in
             let error = try await #require(throws: CurlewError.self) { try await client.send(Send(path: "slow")) }
@@ -72,14 +72,21 @@ struct TransferFactsTests {
 
     @Test func aBodyThatStallsAfterItsHeadFailsInTheReceivePhase() async throws {
         var options = TransferOptions()
-        options.idleTimeout = .seconds(1)
+        options.idleTimeout = .seconds(3)
         try await withLoopback(transferOptions: options, handler: { _ in
             .stream(headers: [("Content-Length", "100")]) { writer in
                 try await writer.write("first ten.")
-                try await Task.sleep(for: .seconds(5))
+                try await Task.sleep(for: .seconds(6))
             }
         }) { _, client, _ in
-            let error = try await #require(throws: CurlewError.self) { try await client.send(Send(path: "stall")) }
+            // Streamed, so the first bytes are in hand before the stall: the failure can only
+            // come after the first byte, however slow the machine.
+            let response = try await client.stream(Send(path: "stall"))
+            var received = 0
+            let error = try await #require(throws: CurlewError.self) {
+                for try await chunk in response.body { received += chunk.count }
+            }
+            #expect(received == 10)
             #expect(error.code == .idleTimeout)
             #expect(error.transportPhase == .receive)
             let metrics = try #require(error.metrics)
