@@ -22,12 +22,12 @@
 //   block 20 (README.md:703): declarations, file scope
 //   block 21 (README.md:730): declarations, file scope
 //   block 22 (README.md:791): declarations, file scope
-//   block 23 (README.md:853): declarations, file scope
-//   block 24 (README.md:886): skipped (no-compile)
-//   block 25 (README.md:896): declarations, file scope
-//   block 26 (README.md:912): skipped (no-compile)
-//   block 27 (README.md:946): skipped (no-compile)
-//   block 28 (README.md:972): skipped (no-compile)
+//   block 23 (README.md:858): declarations, file scope
+//   block 24 (README.md:891): skipped (no-compile)
+//   block 25 (README.md:901): declarations, file scope
+//   block 26 (README.md:917): skipped (no-compile)
+//   block 27 (README.md:951): skipped (no-compile)
+//   block 28 (README.md:977): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -583,8 +583,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:853
-#sourceLocation(file: "README.md", line: 854)
+// MARK: block 23, README.md:858
+#sourceLocation(file: "README.md", line: 859)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -606,8 +606,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:896
-#sourceLocation(file: "README.md", line: 897)
+// MARK: block 25, README.md:901
+#sourceLocation(file: "README.md", line: 902)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \

@@ -40,6 +40,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
     private let events: EventReporter?
     /// The counters last reported as progress (events only).
     private var lastProgress = TransferProgress()
+    /// When progress was last reported (``EngineClock``), for the ~60-a-second throttle.
+    private var lastProgressAt: UInt64 = 0
+    /// A download's stall detector: `CURLOPT_LOW_SPEED_LIMIT` (bytes a second) and
+    /// `CURLOPT_LOW_SPEED_TIME` (seconds).
+    private let lowSpeed: (bytesPerSecond: Int, seconds: Int)?
     /// Set when a callback aborted the transfer, so the error reports our reason, not curl's.
     private var abortReason: CurlewError?
     /// Present when the request has an idle timeout; sampled by the engine.
@@ -69,6 +74,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
             self.sink = try FileBodySink.create(path: path, request: request.summary)
         case .download(let target):
             self.sink = try DownloadBodySink.open(target, request: request.summary)
+        }
+        if case .download(let target) = disposition, let seconds = target.stallSeconds {
+            self.lowSpeed = (target.minimumSpeed, seconds)
+        } else {
+            self.lowSpeed = nil
         }
         switch request.content {
         case .file(let path, _)?:
@@ -132,6 +142,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
         try set(CURLOPT_UNRESTRICTED_AUTH, 0)
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         if let total = options.totalTimeout { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        if let lowSpeed {
+            // libcurl ends it with CURLE_OPERATION_TIMEDOUT, "Operation too slow…" (`.idleTimeout`).
+            try set(CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
+            try set(CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
+        }
         // The maximum body size protects memory: streams and files are not held in memory.
         if limitsBody { try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(options.maximumBodySize)) }
         switch options.httpVersion {
@@ -280,15 +295,25 @@ final class CurlEasyTransfer: @unchecked Sendable {
         return Int32(CURL_SEEKFUNC_OK)
     }
 
-    /// `CURLOPT_XFERINFOFUNCTION` (events only): publishes the counters when they changed.
-    fileprivate func progressed(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
+    /// `CURLOPT_XFERINFOFUNCTION` (events only): publishes the counters when they changed, at
+    /// most about 60 times a second (libcurl calls it for every chunk: thousands of times for a
+    /// large file, each event waking every subscriber) unless a total became known or `final`.
+    fileprivate func progressed(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64, final: Bool = false) {
         let progress = TransferProgress(
             bytesSent: uploaded, totalBytesToSend: uploadTotal > 0 ? uploadTotal : source?.length,
             bytesReceived: downloaded, totalBytesToReceive: downloadTotal > 0 ? downloadTotal : nil)
         guard progress != lastProgress, let events else { return }
+        let now = EngineClock.now()
+        let totalsChanged = progress.totalBytesToSend != lastProgress.totalBytesToSend
+            || progress.totalBytesToReceive != lastProgress.totalBytesToReceive
+        guard final || totalsChanged || now &- lastProgressAt >= Self.progressInterval else { return }
         lastProgress = progress
+        lastProgressAt = now
         events.progress(progress)
     }
+
+    /// The shortest time between two progress events of one transfer: 1/60 s, in nanoseconds.
+    static let progressInterval: UInt64 = 16_666_667
 
     // MARK: Engine commands (engine thread)
 
@@ -442,7 +467,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &downloaded)
         _ = curlew_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_UPLOAD_T, &uploadTotal)
         _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded)
-        progressed(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+        progressed(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded), final: true)
     }
 
     /// libcurl's timings and counters for the finished transfer.

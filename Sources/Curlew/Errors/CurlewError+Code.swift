@@ -17,6 +17,7 @@ extension CurlewError {
             case fixtureNotFound, fixturePathRejected, fixtureInvalid, mockGenerationFailed
             case cacheMiss
             case destinationExists, unexpectedContentType, rangeMismatch, resourceChanged, downloadIncomplete
+            case downloadInProgress
         }
 
         private let base: Base
@@ -125,6 +126,10 @@ extension CurlewError {
         public static let resourceChanged = Code(.resourceChanged)
         /// A download ended with another length than the server announced.
         public static let downloadIncomplete = Code(.downloadIncomplete)
+        /// Another resumable download of the same URL to the same destination — in this process
+        /// or another — holds the partial file's lock; nothing was sent and the partial file was
+        /// not touched. Retry once it has finished.
+        public static let downloadInProgress = Code(.downloadInProgress)
 
         /// The level this code belongs to.
         public var level: Level {
@@ -141,7 +146,7 @@ extension CurlewError {
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
                 .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable, .fileNotWritable,
-                .destinationExists:
+                .destinationExists, .downloadInProgress:
                 .invalidRequest
             case .fixtureNotFound, .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed:
                 .invalidRequest
