@@ -13,20 +13,25 @@
 //   block 11 (README.md:430): declarations, file scope
 //   block 12 (README.md:448): declarations, file scope
 //   block 13 (README.md:480): statements, readmeExample13()
-//   block 14 (README.md:503): declarations, file scope
-//   block 15 (README.md:532): declarations, file scope
-//   block 16 (README.md:575): declarations, file scope
-//   block 17 (README.md:593): declarations, file scope
-//   block 18 (README.md:626): declarations, file scope
-//   block 19 (README.md:665): declarations, file scope
-//   block 20 (README.md:704): declarations, file scope
-//   block 21 (README.md:731): declarations, file scope
-//   block 22 (README.md:792): declarations, file scope
-//   block 23 (README.md:855): declarations, file scope
-//   block 24 (README.md:918): skipped (no-compile)
-//   block 25 (README.md:987): declarations, file scope
-//   block 26 (README.md:1083): declarations, file scope
-//   block 27 (README.md:1117): declarations, file scope
+//   block 14 (README.md:522): declarations, file scope
+//   block 15 (README.md:551): declarations, file scope
+//   block 16 (README.md:594): declarations, file scope
+//   block 17 (README.md:612): declarations, file scope
+//   block 18 (README.md:645): declarations, file scope
+//   block 19 (README.md:684): declarations, file scope
+//   block 20 (README.md:723): declarations, file scope
+//   block 21 (README.md:750): declarations, file scope
+//   block 22 (README.md:811): declarations, file scope
+//   block 23 (README.md:874): declarations, file scope
+//   block 24 (README.md:937): declarations, file scope
+//   block 25 (README.md:970): skipped (no-compile)
+//   block 26 (README.md:980): declarations, file scope
+//   block 27 (README.md:996): skipped (no-compile)
+//   block 28 (README.md:1030): skipped (no-compile)
+//   block 29 (README.md:1056): skipped (no-compile)
+//   block 30 (README.md:1127): declarations, file scope
+//   block 31 (README.md:1223): declarations, file scope
+//   block 32 (README.md:1257): declarations, file scope
 
 import Curlew
 import Foundation
@@ -340,8 +345,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:503
-#sourceLocation(file: "README.md", line: 504)
+// MARK: block 14, README.md:522
+#sourceLocation(file: "README.md", line: 523)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -366,8 +371,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:532
-#sourceLocation(file: "README.md", line: 533)
+// MARK: block 15, README.md:551
+#sourceLocation(file: "README.md", line: 552)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -400,8 +405,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:575
-#sourceLocation(file: "README.md", line: 576)
+// MARK: block 16, README.md:594
+#sourceLocation(file: "README.md", line: 595)
 
 
 func testSearch() async throws {
@@ -414,8 +419,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:593
-#sourceLocation(file: "README.md", line: 594)
+// MARK: block 17, README.md:612
+#sourceLocation(file: "README.md", line: 613)
 
 
 func testAgainstALocalServer() async throws {
@@ -429,8 +434,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:626
-#sourceLocation(file: "README.md", line: 627)
+// MARK: block 18, README.md:645
+#sourceLocation(file: "README.md", line: 646)
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
     let store = try FixtureStore(directory: fixtures)          // or FixtureStore(bundle: .module)
 
@@ -456,8 +461,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:665
-#sourceLocation(file: "README.md", line: 666)
+// MARK: block 19, README.md:684
+#sourceLocation(file: "README.md", line: 685)
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
     var id: Int
     var name: String
@@ -489,8 +494,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:704
-#sourceLocation(file: "README.md", line: 705)
+// MARK: block 20, README.md:723
+#sourceLocation(file: "README.md", line: 724)
 
 
 
@@ -510,8 +515,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:731
-#sourceLocation(file: "README.md", line: 732)
+// MARK: block 21, README.md:750
+#sourceLocation(file: "README.md", line: 751)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -547,8 +552,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:792
-#sourceLocation(file: "README.md", line: 793)
+// MARK: block 22, README.md:811
+#sourceLocation(file: "README.md", line: 812)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -582,8 +587,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:855
-#sourceLocation(file: "README.md", line: 856)
+// MARK: block 23, README.md:874
+#sourceLocation(file: "README.md", line: 875)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -612,8 +617,42 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:987
-#sourceLocation(file: "README.md", line: 988)
+// MARK: block 24, README.md:937
+#sourceLocation(file: "README.md", line: 938)
+struct ObservedQuote: Endpoint {
+    typealias Response = String
+    var symbol: String
+    var path: String { "quotes/\(symbol)" }
+}
+
+func observedQuote(_ client: APIClient) async throws -> String {
+    do {
+        let response = try await client.response(for: ObservedQuote(symbol: "ACME"))
+        if let metrics = response.metrics {
+            print("first byte after \(metrics.firstByte), reused: \(metrics.reusedConnection), HTTP/\(metrics.httpVersion)")
+        }
+        return response.value
+    } catch let error as CurlewError {
+        // "connectTimeout: … (GET https://…/quotes/ACME) at transport [phase connect]"
+        print(error, error.metrics?.total ?? .zero)
+        throw error
+    }
+}
+#sourceLocation()
+
+// MARK: block 26, README.md:980
+#sourceLocation(file: "README.md", line: 981)
+func printCurlCommand(_ client: APIClient) throws {
+    print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
+    // curl \
+    //   'https://api.example.com/quotes/ACME' \
+    //   -H 'User-Agent: Curlew' \
+    //   --compressed …
+}
+#sourceLocation()
+
+// MARK: block 30, README.md:1127
+#sourceLocation(file: "README.md", line: 1128)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -707,8 +746,8 @@ struct PortAttemptHeader: APIMiddleware {
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 26, README.md:1083
-#sourceLocation(file: "README.md", line: 1084)
+// MARK: block 31, README.md:1223
+#sourceLocation(file: "README.md", line: 1224)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -740,8 +779,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1117
-#sourceLocation(file: "README.md", line: 1118)
+// MARK: block 32, README.md:1257
+#sourceLocation(file: "README.md", line: 1258)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

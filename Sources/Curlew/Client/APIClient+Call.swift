@@ -99,15 +99,21 @@ extension APIClient {
         reporter: EventReporter, finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
         let identity = RequestIdentity(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters)
+        let logger = CallLogging.logger(for: options, client: configuration.logger)
+        let observation = CallObservation(options: options, request: prepared, name: reporter.requestName)
+        var events = reporter
+        events.meter = observation?.meter
         var context = MiddlewareContext(
             requestID: reporter.requestID, requestName: reporter.requestName, identity: identity, options: options,
-            trustedOrigins: trustedOrigins, transport: transport, events: reporter, logger: configuration.logger)
+            trustedOrigins: trustedOrigins, transport: transport, events: events, logger: logger)
         context.responseBody = responseBody
         var next: MiddlewareNext = { prepared, context in
             context.events.report(.attempt) { $0.attempt = context.attempt }
             let raw: RawResponse
             do {
-                raw = try await context.transport.send(prepared, context: context.transportContext)
+                raw = try await CallObservation.attempt(prepared, attempt: context.attempt) {
+                    try await context.transport.send($0, context: context.transportContext)
+                }
             } catch {
                 throw Self.stamped(error, stage: .transport, request: prepared.summary)
             }
@@ -136,18 +142,20 @@ extension APIClient {
             if index == redirectBoundary { next = RedirectStep.wrap(next) }
         }
 
-        let logger = configuration.logger
         let started = logger.logLevel <= .debug ? ContinuousClock.now : nil
         if logger.logLevel <= .trace {
             // Names only: header values (tokens, cookies, signatures) never reach a log.
             logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.content?.length ?? 0) bytes")
         }
         do {
+            let chain = next, callContext = context
             let raw: RawResponse
             let output: Output
             do {
-                raw = try await next(prepared, context)
-                output = try finish(raw, prepared.summary)
+                (raw, output) = try await CallObservation.run(observation, prepared) {
+                    let raw = try await chain(prepared, callContext)
+                    return (raw, try finish(raw, prepared.summary))
+                }
             } catch {
                 EnvelopeEvents.reportFailure(error, envelope: request.envelope, reporter: reporter)
                 throw error

@@ -378,7 +378,9 @@ final class CurlEasyTransfer: @unchecked Sendable {
         idleTracker = tracker
         guard expired else { return nil }
         let limit = Self.milliseconds(request.options.idleTimeout ?? .zero)
-        return CurlewError(code: .idleTimeout, message: "no data moved for \(limit) ms", request: request.summary)
+        var error = CurlewError(code: .idleTimeout, message: "no data moved for \(limit) ms", request: request.summary)
+        attachMetrics(to: &error, curlCode: nil)
+        return error
     }
 
     // MARK: Completion
@@ -411,7 +413,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// libcurl reports the transfer done with `code` (engine thread, after the handle was
     /// removed from the multi handle).
     func complete(_ code: CURLcode) {
-        if let error = failure(for: code) {
+        if var error = failure(for: code) {
+            attachMetrics(to: &error, curlCode: code)
             fail(error)
             return
         }
@@ -547,7 +550,31 @@ final class CurlEasyTransfer: @unchecked Sendable {
             bytesReceived: Int64(long(CURLINFO_HEADER_SIZE)) + offset(CURLINFO_SIZE_DOWNLOAD_T),
             reusedConnection: long(CURLINFO_NUM_CONNECTS) == 0,
             httpVersion: Self.versionName(long(CURLINFO_HTTP_VERSION)),
-            redirectCount: long(CURLINFO_REDIRECT_COUNT))
+            redirectCount: long(CURLINFO_REDIRECT_COUNT),
+            pretransfer: duration(CURLINFO_PRETRANSFER_TIME_T),
+            remoteAddress: string(CURLINFO_PRIMARY_IP),
+            remotePort: long(CURLINFO_PRIMARY_PORT))
+    }
+
+    /// `CURLINFO_*` strings (nil when empty).
+    private func string(_ info: CURLINFO) -> String? {
+        var value: UnsafePointer<CChar>? = nil
+        _ = curlew_easy_getinfo_string(handle, info, &value)
+        guard let value, value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
+    /// Gives a failed transfer's error what libcurl measured and the phase that failed
+    /// (a failure in one of libcurl's connect steps reports no reuse: nothing was connected).
+    private func attachMetrics(to error: inout CurlewError, curlCode: CURLcode?) {
+        guard error.metrics == nil else { return }
+        var measured = metrics()
+        if measured.connect == .zero, measured.pretransfer == .zero { measured.reusedConnection = false }
+        error.metrics = measured
+        if error.transportPhase == nil, error.level == .transport {
+            error.transportPhase = CurlewError.TransportPhase.infer(
+                curlCode: curlCode, metrics: measured, isTLS: request.url.lowercased().hasPrefix("https:"))
+        }
     }
 
     /// `CURLINFO_HTTP_VERSION` as ``TransferMetrics/httpVersion`` spells it.

@@ -182,6 +182,7 @@ final class CurlEngine: @unchecked Sendable {
 
     private func run() {
         guard let multi else { return }
+        EngineThreadName.apply()
         var running: Int32 = 0
         var nextIdleCheck: UInt64 = 0
         while true {

@@ -20,6 +20,7 @@ extension CurlewError {
         if error.status == nil { error.status = raw.status }
         if error.headers == nil { error.headers = raw.headers }
         if error.bodySnippet == nil { error.bodySnippet = CurlewError.snippet(of: raw.body) }
+        if error.metrics == nil { error.metrics = raw.metrics }
         return error
     }
 }

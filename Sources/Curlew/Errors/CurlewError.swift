@@ -49,6 +49,11 @@ public struct CurlewError: Error, Sendable {
     public var stage: Stage?
     /// The values of the steps that completed before a ``Chain`` step failed, in order.
     public var completedSteps: [any Sendable] = []
+    /// What libcurl measured before the exchange failed (timings, bytes, reuse, HTTP version),
+    /// for transport failures and for responses refused by status; `nil` when nothing was sent.
+    public var metrics: TransferMetrics?
+    /// For a transport failure: the phase that failed (DNS, connect, TLS, send, receive).
+    public var transportPhase: TransportPhase?
 
     /// How many characters of a response body ``bodySnippet`` keeps.
     public static let bodySnippetLimit = 512
@@ -120,9 +125,10 @@ extension CurlewError: CustomStringConvertible, CustomDebugStringConvertible {
         var text = "\(code): \(message)"
         if let request { text += " (\(request))" }
         if let stage { text += " at \(stage)" }
+        if let transportPhase { text += " [phase \(transportPhase)]" }
         if let status { text += " [HTTP \(status.code)]" }
         if let businessCode { text += " [code \(businessCode)]" }
-        if let bodySnippet { text += " body: \(bodySnippet)" }
+        if let bodySnippet { text += " body: \(ErrorBodyExcerpt.excerpt(of: bodySnippet))" }
         return text
     }
 

@@ -9,6 +9,8 @@ public struct EventReporter: Sendable {
     public let requestID: CallID
     /// The request type's name.
     public let requestName: String
+    /// Counts retries, refreshes and cache hits when metrics are on (``CurlewInstrumentation``).
+    var meter: CallMeter?
 
     /// Creates a reporter for one call.
     public init(broadcaster: EventBroadcaster?, requestID: CallID, requestName: String) {
@@ -27,6 +29,7 @@ public struct EventReporter: Sendable {
 
     /// Publishes an event of `kind` for this call; `fill` sets the kind's facts.
     public func report(_ kind: ClientEvent.Kind, _ fill: (inout ClientEvent) -> Void = { _ in }) {
+        meter?.observe(kind)
         guard let broadcaster, broadcaster.hasSubscribers else { return }
         var event = ClientEvent(kind, requestID: requestID, requestName: requestName)
         fill(&event)

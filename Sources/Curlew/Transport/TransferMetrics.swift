@@ -7,6 +7,8 @@ public struct TransferMetrics: Sendable, Hashable {
     public var connect: Duration
     /// The TLS handshake finished (`CURLINFO_APPCONNECT_TIME_T`; zero without TLS).
     public var tlsHandshake: Duration
+    /// The request was about to be sent: connection (and TLS) ready (`CURLINFO_PRETRANSFER_TIME_T`).
+    public var pretransfer: Duration = .zero
     /// The first response byte arrived (`CURLINFO_STARTTRANSFER_TIME_T`).
     public var firstByte: Duration
     /// The whole exchange (`CURLINFO_TOTAL_TIME_T`).
@@ -21,13 +23,21 @@ public struct TransferMetrics: Sendable, Hashable {
     public var httpVersion: String
     /// How many redirects were followed.
     public var redirectCount: Int
+    /// The IP address of the peer the last connection went to (`CURLINFO_PRIMARY_IP`), if known.
+    public var remoteAddress: String?
+    /// The port of that peer (`CURLINFO_PRIMARY_PORT`), zero if unknown.
+    public var remotePort: Int = 0
 
     /// Creates metrics (transports other than ``CurlTransport`` may fill what they know).
     public init(
         nameLookup: Duration = .zero, connect: Duration = .zero, tlsHandshake: Duration = .zero,
         firstByte: Duration = .zero, total: Duration = .zero, bytesSent: Int64 = 0, bytesReceived: Int64 = 0,
-        reusedConnection: Bool = false, httpVersion: String = "1.1", redirectCount: Int = 0
+        reusedConnection: Bool = false, httpVersion: String = "1.1", redirectCount: Int = 0,
+        pretransfer: Duration = .zero, remoteAddress: String? = nil, remotePort: Int = 0
     ) {
+        self.pretransfer = pretransfer
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
         self.nameLookup = nameLookup
         self.connect = connect
         self.tlsHandshake = tlsHandshake

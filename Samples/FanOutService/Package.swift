@@ -1,0 +1,30 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// A Hummingbird service that fans out to an upstream through Curlew, runs in a ServiceGroup with
+// the client's TransportService, drains on SIGTERM and logs with the incoming request id.
+// A package of its own so that Curlew never depends on Hummingbird.
+// Run it with `bash scripts/check-fanout-service.sh` from the repository root.
+let package = Package(
+    name: "FanOutService",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // `name:` because a path dependency is otherwise known by its directory name (main, a worktree…).
+        .package(name: "Curlew", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "FanOutService",
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        )
+    ]
+)

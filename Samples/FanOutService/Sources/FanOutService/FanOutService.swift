@@ -1,0 +1,116 @@
+import Curlew
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// `FanOutService upstream <port>`: a slow upstream (`GET /quote/{symbol}?delay=<ms>`).
+/// `FanOutService serve <port> <upstream base URL>`: the service (`GET /portfolio?delay=<ms>`),
+/// which asks the upstream for three quotes at once through Curlew and answers their sum.
+@main
+struct FanOutService {
+    static func main() async throws {
+        let arguments = CommandLine.arguments.dropFirst()
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = .debug
+            return handler
+        }
+        var logger = Logger(label: "fanout")
+        logger.logLevel = .debug
+        switch (arguments.first, arguments.dropFirst().first.flatMap(Int.init)) {
+        case ("upstream", let port?):
+            try await Upstream.application(port: port, logger: logger).runService()
+        case ("serve", let port?):
+            guard let upstream = arguments.dropFirst(2).first else { fallthrough }
+            try await serve(port: port, upstream: upstream, logger: logger)
+        default:
+            print("usage: FanOutService upstream <port> | serve <port> <upstream base URL>")
+        }
+    }
+
+    /// The service and the transport it owns, in one ServiceGroup that drains on SIGTERM.
+    static func serve(port: Int, upstream: String, logger: Logger) async throws {
+        // The service's own transport (its own engine thread), drained on shutdown.
+        let transport = TransportService(gracePeriod: .seconds(10))
+        let client = APIClient(baseURL: upstream, transport: transport)
+        let app = Application(
+            router: Portfolio.router(client: client),
+            configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            logger: logger)
+        // Reverse order on shutdown: the HTTP server stops accepting and finishes its requests
+        // (and their upstream calls) first, then the transport drains and stops.
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: transport), .init(service: app)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+        logger.info("stopped", metadata: ["upstream.in_flight": "\(transport.inFlight)"])
+    }
+}
+
+/// One upstream quote.
+struct QuoteRequest: Endpoint {
+    typealias Response = Quote
+    var symbol: String
+    var delay: Int
+    var path: String { "quote/\(symbol)" }
+    var query: [URLQueryItem] { [URLQueryItem(name: "delay", value: "\(delay)")] }
+}
+
+/// The upstream's answer.
+struct Quote: Codable, Sendable {
+    var symbol: String
+    var price: Int
+}
+
+/// The service's answer.
+struct PortfolioValue: ResponseCodable {
+    var quotes: [Quote]
+    var total: Int
+}
+
+enum Portfolio {
+    static func router(client: APIClient) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("portfolio") { request, context -> PortfolioValue in
+            let delay = request.uri.queryParameters.get("delay", as: Int.self) ?? 0
+            context.logger.info("fanning out", metadata: ["delay_ms": "\(delay)"])
+            do {
+                // Curlew's log lines for these calls carry this request's `hb.request.id`.
+                let quotes = try await withThrowingTaskGroup(of: Quote.self) { group in
+                    for symbol in ["ACME", "GLOBEX", "INITECH"] {
+                        group.addTask {
+                            try await client.send(QuoteRequest(symbol: symbol, delay: delay)) { $0.logger = context.logger }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }.sorted { $0.symbol < $1.symbol }
+                }
+                context.logger.info("answered", metadata: ["quotes": "\(quotes.count)"])
+                return PortfolioValue(quotes: quotes, total: quotes.reduce(0) { $0 + $1.price })
+            } catch let error as CurlewError {
+                // One line: 502 upstream failure, 504 upstream timeout, 503 shutting down.
+                context.logger.warning("upstream failed: \(error)")
+                throw HTTPError(error.serverResponseStatus, message: error.serverResponseMessage)
+            }
+        }
+        return router
+    }
+}
+
+enum Upstream {
+    static func application(port: Int, logger: Logger) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("quote/:symbol") { request, context -> Response in
+            let symbol = context.parameters.get("symbol") ?? "?"
+            let delay = request.uri.queryParameters.get("delay", as: Int.self) ?? 0
+            try await Task.sleep(for: .milliseconds(delay))
+            let price = symbol.unicodeScalars.reduce(0) { $0 + Int($1.value) }
+            let body = #"{"symbol":"\#(symbol)","price":\#(price)}"#
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+    }
+}

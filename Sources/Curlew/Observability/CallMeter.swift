@@ -1,0 +1,63 @@
+internal import CoreMetrics
+internal import HTTPTypes
+
+/// The swift-metrics instruments of one call (only made when a factory is bootstrapped or passed
+/// in ``CurlewInstrumentation``). Every label starts with `curlew_`; dimensions are low-cardinality:
+/// `method`, `request` (the endpoint type's name) and `status_class` (`2xx`…`5xx`, or `error`
+/// when no response arrived, `cancelled`).
+///
+/// | Label | Kind | Dimensions |
+/// | --- | --- | --- |
+/// | `curlew_requests_total` | counter | method, request, status_class |
+/// | `curlew_request_duration_seconds` | timer | method, request, status_class |
+/// | `curlew_attempts_total` | counter | method, request |
+/// | `curlew_bytes_sent_total`, `curlew_bytes_received_total` | counter | method, request |
+/// | `curlew_retries_total`, `curlew_credential_refreshes_total` | counter | request |
+/// | `curlew_cache_hits_total`, `curlew_cache_misses_total` | counter | request |
+struct CallMeter: Sendable {
+    let factory: any MetricsFactory
+    let method: String
+    let request: String
+
+    /// The status class of an outcome.
+    static func statusClass(_ status: HTTPResponse.Status?, error: (any Error)?) -> String {
+        if let status { return "\(status.code / 100)xx" }
+        if error is CancellationError { return "cancelled" }
+        return "error"
+    }
+
+    /// One finished call: its count and duration.
+    func recordCall(statusClass: String, duration: Duration) {
+        let dimensions = [("method", method), ("request", request), ("status_class", statusClass)]
+        Counter(label: "curlew_requests_total", dimensions: dimensions, factory: factory).increment()
+        Timer(label: "curlew_request_duration_seconds", dimensions: dimensions, factory: factory)
+            .recordNanoseconds(Self.nanoseconds(duration))
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    /// One attempt on the transport: its count and the bytes libcurl moved.
+    func recordAttempt(_ metrics: TransferMetrics?) {
+        let dimensions = [("method", method), ("request", request)]
+        Counter(label: "curlew_attempts_total", dimensions: dimensions, factory: factory).increment()
+        guard let metrics else { return }
+        Counter(label: "curlew_bytes_sent_total", dimensions: dimensions, factory: factory).increment(by: Int(metrics.bytesSent))
+        Counter(label: "curlew_bytes_received_total", dimensions: dimensions, factory: factory).increment(by: Int(metrics.bytesReceived))
+    }
+
+    /// Counts the events that matter for metrics: retries, refreshes, cache hits and misses.
+    func observe(_ kind: ClientEvent.Kind) {
+        let label: String
+        switch kind {
+        case .retryScheduled: label = "curlew_retries_total"
+        case .credentialRefreshed: label = "curlew_credential_refreshes_total"
+        case .cacheHit: label = "curlew_cache_hits_total"
+        case .cacheMiss: label = "curlew_cache_misses_total"
+        default: return
+        }
+        Counter(label: label, dimensions: [("request", request)], factory: factory).increment()
+    }
+}

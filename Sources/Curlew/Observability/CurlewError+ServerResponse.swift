@@ -1,0 +1,41 @@
+public import HTTPTypes
+
+extension CurlewError {
+    /// The status a server should answer its own caller with when an upstream call failed with
+    /// this error — one line in a route handler:
+    ///
+    /// ```swift
+    /// catch let error as CurlewError {
+    ///     throw HTTPError(error.serverResponseStatus, message: error.serverResponseMessage)   // Hummingbird
+    /// }
+    /// ```
+    ///
+    /// | The upstream call… | Status |
+    /// | --- | --- |
+    /// | timed out (connect, total or idle timeout) | `504 Gateway Timeout` |
+    /// | failed because this client's transport is shutting down (``Code/shutdown``) | `503 Service Unavailable` |
+    /// | failed otherwise: unreachable, TLS, reset, refused status, business error, undecodable body, refused credentials | `502 Bad Gateway` |
+    /// | could not even be sent: the request is malformed, a fixture or configuration is missing (``Level/invalidRequest``) | `500 Internal Server Error` |
+    ///
+    /// The upstream's own status (``status``) is deliberately never passed through: a `404` or
+    /// `401` from an upstream is not the service's caller's fault.
+    public var serverResponseStatus: HTTPResponse.Status {
+        switch code {
+        case .connectTimeout, .totalTimeout, .idleTimeout: .gatewayTimeout
+        case .shutdown, .cancelled: .serviceUnavailable
+        default: level == .invalidRequest ? .internalServerError : .badGateway
+        }
+    }
+
+    /// A short message for the service's own error response that names neither the upstream's
+    /// URL nor its body: `"upstream timed out"`, `"shutting down"`, `"upstream request failed"`
+    /// or `"internal error"`. Log ``description`` (redacted) for the details.
+    public var serverResponseMessage: String {
+        switch serverResponseStatus {
+        case .gatewayTimeout: "upstream timed out"
+        case .serviceUnavailable: "shutting down"
+        case .internalServerError: "internal error"
+        default: "upstream request failed"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+public import CoreMetrics
+public import Tracing
+
+/// Where a call's spans and metrics go (``RequestOptions/instrumentation``).
+///
+/// By default a call uses the process-wide systems: the tracer given to
+/// `InstrumentationSystem.bootstrap(_:)` and the factory given to `MetricsSystem.bootstrap(_:)`.
+/// Neither is bootstrapped by default, and then Curlew records nothing and adds no header: no
+/// span, no counter, no `traceparent`. A test or a component can pass its own tracer or factory
+/// instead (an `InMemoryTracer`, swift-metrics' `TestMetrics`).
+public struct CurlewInstrumentation: Sendable {
+    /// The tracer; `nil` means `InstrumentationSystem.tracer`.
+    public var tracer: (any Tracer)?
+    /// The metrics factory; `nil` means `MetricsSystem.factory`.
+    public var metricsFactory: (any MetricsFactory)?
+
+    /// Uses the given tracer and factory (`nil`: the process-wide one).
+    public init(tracer: (any Tracer)? = nil, metricsFactory: (any MetricsFactory)? = nil) {
+        self.tracer = tracer
+        self.metricsFactory = metricsFactory
+    }
+
+    /// The process-wide systems (the default).
+    public static let system = CurlewInstrumentation()
+    /// Records nothing, whatever is bootstrapped.
+    public static let disabled = CurlewInstrumentation(tracer: NoOpTracer(), metricsFactory: NOOPMetricsHandler.instance)
+
+    /// The tracer to use, `nil` when it is a no-op.
+    var activeTracer: (any Tracer)? {
+        let tracer = self.tracer ?? InstrumentationSystem.tracer
+        return tracer is NoOpTracer ? nil : tracer
+    }
+
+    /// The factory to use, `nil` when it is a no-op.
+    var activeMetricsFactory: (any MetricsFactory)? {
+        let factory = metricsFactory ?? MetricsSystem.factory
+        return factory is NOOPMetricsHandler ? nil : factory
+    }
+}
+
+/// The instrumentation option (``RequestOptions/instrumentation``).
+enum InstrumentationOptionKey: RequestOptionKey {
+    static let defaultValue = CurlewInstrumentation.system
+}
+
+extension RequestOptions {
+    /// Where this call's spans and metrics go. Default: ``CurlewInstrumentation/system``, the
+    /// process-wide tracer and metrics factory (no-ops until the application bootstraps them).
+    public var instrumentation: CurlewInstrumentation {
+        get { self[InstrumentationOptionKey.self] }
+        set { self[InstrumentationOptionKey.self] = newValue }
+    }
+}

@@ -1,0 +1,142 @@
+public import ServiceLifecycle
+internal import Synchronization
+
+/// A transport a service owns, run as a swift-service-lifecycle `Service` that shuts down
+/// gracefully: its own ``CurlTransport`` (engine thread `curlew-engine`), not the process-wide
+/// ``CurlTransport/shared``.
+///
+/// ```swift
+/// let upstream = TransportService(gracePeriod: .seconds(10))
+/// let client = APIClient(baseURL: "https://quotes.example.com", transport: upstream)
+/// let group = ServiceGroup(configuration: .init(
+///     services: [upstream, app],              // the transport first: it stops after the server
+///     gracefulShutdownSignals: [.sigterm], logger: logger))
+/// try await group.run()
+/// ```
+///
+/// On graceful shutdown (SIGTERM through a `ServiceGroup`, or ``shutdown()``):
+/// 1. new requests fail at once with ``CurlewError/Code/shutdown`` (nothing is sent);
+/// 2. requests in flight **drain**: they finish normally, for up to ``gracePeriod``;
+/// 3. whatever is still running then fails with ``CurlewError/Code/shutdown`` and the engine
+///    thread stops.
+/// If the service's task is cancelled (the group's own shutdown timeout, another service failed)
+/// step 2 is cut short.
+///
+/// A `ServiceGroup` shuts its services down in reverse order, waiting for each: list the
+/// transport **before** the HTTP server, so the server stops accepting and finishes its requests
+/// (and their upstream calls) before the transport stops. Listed after it, the transport stops
+/// first and upstream calls made by requests the server is still finishing fail with `.shutdown`.
+///
+/// A streamed response (``APIClient/stream(_:highWaterMark:options:)``) counts as in flight
+/// until its head arrives; its body is not waited for.
+public final class TransportService: Transport, Service {
+    /// The transport requests go through.
+    public let transport: CurlTransport
+    /// How long in-flight requests may take to finish once graceful shutdown begins.
+    public let gracePeriod: Duration
+    private let state = Mutex(DrainState())
+
+    /// Creates a service owning a new ``CurlTransport`` with `configuration`.
+    /// - Parameters:
+    ///   - configuration: Connection limits of the new transport.
+    ///   - gracePeriod: How long in-flight requests may take to finish on shutdown. Default: 10 s.
+    public convenience init(configuration: CurlTransport.Configuration = .init(), gracePeriod: Duration = .seconds(10)) {
+        self.init(transport: CurlTransport(configuration: configuration), gracePeriod: gracePeriod)
+    }
+
+    /// Creates a service around `transport`, which it shuts down when the service stops.
+    public init(transport: CurlTransport, gracePeriod: Duration = .seconds(10)) {
+        self.transport = transport
+        self.gracePeriod = gracePeriod
+    }
+
+    /// How many requests are in flight (sent, not yet answered).
+    public var inFlight: Int { state.withLock { $0.inFlight } }
+
+    /// Whether graceful shutdown has begun (new requests are refused).
+    public var isShuttingDown: Bool { state.withLock { !$0.accepting } }
+
+    /// Sends through ``transport``; fails at once with `.shutdown` once shutdown has begun.
+    public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+        guard state.withLock({ $0.begin() }) else {
+            throw CurlewError(code: .shutdown, message: "the transport service is shutting down", request: request.summary)
+        }
+        defer {
+            let waiters = state.withLock { $0.end() }
+            for waiter in waiters { waiter.resume() }
+        }
+        return try await transport.send(request, context: context)
+    }
+
+    /// Runs until graceful shutdown (or cancellation), then drains and stops the transport.
+    public func run() async throws {
+        // Returns on graceful shutdown, throws on cancellation: drain either way (a cancelled
+        // drain ends at once).
+        try? await gracefulShutdown()
+        await shutdown()
+    }
+
+    /// Refuses new requests, lets in-flight ones finish for up to ``gracePeriod``, then fails
+    /// the rest with `.shutdown` and stops the engine thread. Safe to call more than once.
+    public func shutdown() async {
+        state.withLock { $0.accepting = false }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitUntilIdle() }
+            group.addTask { try? await Task.sleep(for: self.gracePeriod) }
+            _ = await group.next()
+            group.cancelAll()
+        }
+        await transport.shutdown()
+    }
+
+    /// Suspends until no request is in flight (or the task is cancelled).
+    private func waitUntilIdle() async {
+        let id = state.withLock { $0.nextWaiterID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled || !state.withLock({ $0.addIdleWaiter(id, continuation) }) { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.removeIdleWaiter(id) }?.resume()
+        }
+    }
+}
+
+/// The in-flight count and the tasks waiting for it to reach zero (guarded by the service's mutex).
+struct DrainState: ~Copyable {
+    var accepting = true
+    var inFlight = 0
+    private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var lastWaiterID: UInt64 = 0
+
+    /// Counts a request in; `false` once shutdown began.
+    mutating func begin() -> Bool {
+        guard accepting else { return false }
+        inFlight += 1
+        return true
+    }
+
+    /// Counts a request out; returns the waiters to resume when none is left.
+    mutating func end() -> [CheckedContinuation<Void, Never>] {
+        inFlight -= 1
+        guard inFlight == 0, !waiters.isEmpty else { return [] }
+        defer { waiters.removeAll() }
+        return Array(waiters.values)
+    }
+
+    mutating func nextWaiterID() -> UInt64 {
+        lastWaiterID += 1
+        return lastWaiterID
+    }
+
+    /// Adds a waiter; `false` (resume it now) when nothing is in flight.
+    mutating func addIdleWaiter(_ id: UInt64, _ continuation: CheckedContinuation<Void, Never>) -> Bool {
+        guard inFlight > 0 else { return false }
+        waiters[id] = continuation
+        return true
+    }
+
+    mutating func removeIdleWaiter(_ id: UInt64) -> CheckedContinuation<Void, Never>? {
+        waiters.removeValue(forKey: id)
+    }
+}
