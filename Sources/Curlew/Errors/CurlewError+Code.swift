@@ -17,6 +17,7 @@ extension CurlewError {
             case fixtureNotFound, fixturePathRejected, fixtureInvalid, mockGenerationFailed
             case cacheMiss
             case destinationExists, unexpectedContentType, rangeMismatch, resourceChanged, downloadIncomplete
+            case cacheNotConfigured
         }
 
         private let base: Base
@@ -125,6 +126,9 @@ extension CurlewError {
         public static let resourceChanged = Code(.resourceChanged)
         /// A download ended with another length than the server announced.
         public static let downloadIncomplete = Code(.downloadIncomplete)
+        /// A call asked for a ``CachePolicy`` other than ``CachePolicy/networkOnly`` on a client
+        /// (or call) without a ``ResponseCache`` in its middleware; nothing was sent.
+        public static let cacheNotConfigured = Code(.cacheNotConfigured)
 
         /// The level this code belongs to.
         public var level: Level {
@@ -144,6 +148,8 @@ extension CurlewError {
                 .destinationExists:
                 .invalidRequest
             case .fixtureNotFound, .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed:
+                .invalidRequest
+            case .cacheNotConfigured:
                 .invalidRequest
             }
         }
