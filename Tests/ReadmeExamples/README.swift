@@ -21,8 +21,8 @@
 //   block 19 (README.md:664): declarations, file scope
 //   block 20 (README.md:694): declarations, file scope
 //   block 21 (README.md:716): declarations, file scope
-//   block 22 (README.md:777): declarations, file scope
-//   block 23 (README.md:839): skipped (no-compile)
+//   block 22 (README.md:786): declarations, file scope
+//   block 23 (README.md:848): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -531,8 +531,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:777
-#sourceLocation(file: "README.md", line: 778)
+// MARK: block 22, README.md:786
+#sourceLocation(file: "README.md", line: 787)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
