@@ -64,7 +64,10 @@ struct BinaryReader {
         guard let length = uint64(), length <= UInt64(bytes.count - offset) else { return nil }
         let start = offset
         offset += Int(length)
-        return String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        // The checksum already vouched for these bytes; decoding repairs rather than rejects, and
+        // is much cheaper than validating through the generic path.
+        let field = UnsafeRawBufferPointer(rebasing: bytes[start..<offset]).assumingMemoryBound(to: UInt8.self)
+        return String(decoding: field, as: UTF8.self)
     }
 
     mutating func date() -> Date? {

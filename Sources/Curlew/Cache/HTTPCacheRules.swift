@@ -33,16 +33,16 @@ enum HTTPCacheRules {
                 case 3 where CacheEntry.sameName(name, "Age"):
                     if age == nil { age = Double(HTTPCacheRules.trimmed(Substring(header.value))).map { max(0, $0) } }
                 case 4 where CacheEntry.sameName(name, "Date"):
-                    if date == nil { date = ServerClock.parseHTTPDate(header.value) }
+                    if date == nil { date = CacheDateParser.parse(header.value) }
                 case 7 where CacheEntry.sameName(name, "Expires"):
                     if !hasExpires {
                         hasExpires = true
-                        expires = ServerClock.parseHTTPDate(header.value)
+                        expires = CacheDateParser.parse(header.value)
                     }
                 case 13 where CacheEntry.sameName(name, "Cache-Control"):
                     cacheControl = cacheControl.map { $0 + "," + header.value } ?? header.value
                 case 13 where CacheEntry.sameName(name, "Last-Modified"):
-                    if lastModified == nil { lastModified = ServerClock.parseHTTPDate(header.value) }
+                    if lastModified == nil { lastModified = CacheDateParser.parse(header.value) }
                 default:
                     break
                 }
