@@ -47,6 +47,7 @@ struct CacheStep: TourStep {
         } catch let error as CurlewError where error.code == .cacheMiss {
             say(".cacheOnly() with nothing stored → .\(error.code), nothing sent")
         }
+        await cache.waitForPendingWrites()  // stores land after the calls; wait before the directory goes
         let counts = await cache.statistics
         say("cache: \(counts.hits) hits, \(counts.misses) misses, \(counts.stores) stored, \(counts.revalidations) revalidated")
     }

@@ -79,6 +79,7 @@ struct CurlewCacheClient: BenchmarkClient {
     }
 
     func shutdown() async {
+        await cache.waitForPendingWrites()  // stores land after the calls
         let statistics = await cache.statistics
         Console.error("  \(label) cache: \(statistics.hits) hits, \(statistics.misses) misses, \(statistics.revalidations) revalidations, \(statistics.stores) stores, \(statistics.writeFailures) write failures")
         await transport.shutdown()

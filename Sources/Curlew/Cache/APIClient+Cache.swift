@@ -20,7 +20,8 @@ extension APIClient {
     ///
     /// When the fresh request fails the sequence ends by throwing that error — after the stored
     /// value, if there was one. A stored answer that no longer decodes is skipped. Without a
-    /// ``ResponseCache`` on the client the sequence holds only the network answer.
+    /// ``ResponseCache`` on the client (or with it skipped for the call) the sequence throws
+    /// ``CurlewError/Code/cacheNotConfigured`` at once and nothing is sent.
     /// - Parameters:
     ///   - request: The request.
     ///   - adjust: Changes a copy of ``Endpoint/options`` for both calls (the cache policy is set

@@ -12,7 +12,6 @@ struct CacheCall: Sendable {
     let context: MiddlewareContext
 
     private var configuration: ResponseCache.Configuration { cache.configuration }
-    private var storage: any CacheStorage { configuration.storage }
 
     func run(_ next: MiddlewareNext) async throws -> RawResponse {
         do {
@@ -33,30 +32,40 @@ struct CacheCall: Sendable {
         case .cacheOnly(let maxAge):
             let now = configuration.now()
             guard let entry = await lookup() else {
-                await miss("absent")
+                miss("absent")
                 throw CurlewError(code: .cacheMiss, message: "no stored answer (cache only)", request: request.summary)
             }
             if let maxAge, now.timeIntervalSince(entry.storedAt) >= maxAge.seconds {
-                await miss("older than \(maxAge)")
+                miss("older than \(maxAge)")
                 throw CurlewError(code: .cacheMiss, message: "the stored answer is older than \(maxAge) (cache only)", request: request.summary)
             }
-            return await hit(entry, reason: "cache only")
+            return hit(entry, reason: "cache only")
         case .networkFirst(let staleFor):
             do {
                 return try await fetch(validating: nil, next)
             } catch let error as CurlewError where FailoverMiddleware.isConnectLevel(error.code) {
                 let now = configuration.now()
                 guard let entry = await lookup(), now.timeIntervalSince(entry.storedAt) <= staleFor.seconds else {
-                    await miss("offline and nothing stored within \(staleFor)")
+                    miss("offline and nothing stored within \(staleFor)")
                     throw error
                 }
-                return await hit(entry, reason: "offline fallback (\(error.code))")
+                // `must-revalidate`: once stale, never served without the server's confirmation,
+                // not even offline (RFC 9111 §5.2.2.2).
+                let facts = HTTPCacheRules.Facts(entry)
+                if HTTPCacheRules.forbidsStale(facts, shared: configuration.isShared) {
+                    let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: configuration.isShared, heuristic: true) ?? 0
+                    guard HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < lifetime else {
+                        miss("offline, and the stored answer is stale and must-revalidate")
+                        throw error
+                    }
+                }
+                return hit(entry, reason: "offline fallback (\(error.code))")
             }
         case .http, .maxAge, .alwaysRevalidate:
             if policy == .http, request.method != .get, request.method != .head { return try await next(request, context) }
             let entry = await lookup()
-            if let entry, isFresh(entry, now: configuration.now()) { return await hit(entry, reason: "fresh") }
-            await miss(entry == nil ? "absent" : "stale")
+            if let entry, isFresh(entry, now: configuration.now()) { return hit(entry, reason: "fresh") }
+            miss(entry == nil ? "absent" : "stale")
             return try await fetch(validating: entry, next)
         }
     }
@@ -65,22 +74,32 @@ struct CacheCall: Sendable {
 
     /// The stored answer for this request's variant, `nil` when there is none.
     private func lookup() async -> CacheEntry? {
-        guard let base = await storage.entry(for: key.full) else { return nil }
+        guard let base = await cache.entry(for: key.full) else { return nil }
         guard !base.varyNames.isEmpty else { return base }
         guard !base.varyNames.contains("*") else { return nil }
         let tag = CacheKey.varyTag(names: base.varyNames, headers: request.headers)
         if base.varyTag == tag { return base }
-        guard let variant = await storage.entry(for: key.variant(tag)), variant.varyTag == tag else { return nil }
+        guard let variant = await cache.entry(for: key.variant(tag)), variant.varyTag == tag else { return nil }
         return variant
     }
 
     private func isFresh(_ entry: CacheEntry, now: Date) -> Bool {
+        let shared = configuration.isShared
         switch policy {
         case .http:
-            return HTTPCacheRules.currentAge(of: entry, now: now) < (HTTPCacheRules.lifetime(of: entry) ?? 0)
+            // The caller's own `Cache-Control: no-cache` or `max-age=0` asks for the server.
+            if request.headers[.cacheControl] != nil {
+                let asked = HTTPCacheRules.directives(HTTPCacheRules.joined(request.headers, .cacheControl))
+                if asked["no-cache"] != nil || asked["max-age"].flatMap(Double.init) == 0 { return false }
+            }
+            let facts = HTTPCacheRules.Facts(entry)
+            let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
+            return HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < lifetime
         case .maxAge(let lifetime, .respect):
-            let limit = min(lifetime.seconds, HTTPCacheRules.lifetime(of: entry) ?? lifetime.seconds)
-            return HTTPCacheRules.currentAge(of: entry, now: now) < limit
+            // The app's lifetime is explicit: no heuristic lifetime may shorten it.
+            let facts = HTTPCacheRules.Facts(entry)
+            let limit = min(lifetime.seconds, HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: false) ?? lifetime.seconds)
+            return HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < limit
         case .maxAge(let lifetime, .override):
             return now.timeIntervalSince(entry.storedAt) < lifetime.seconds
         default:
@@ -88,9 +107,9 @@ struct CacheCall: Sendable {
         }
     }
 
-    private func hit(_ entry: CacheEntry, reason: String) async -> RawResponse {
+    private func hit(_ entry: CacheEntry, reason: String) -> RawResponse {
         let raw = Self.response(from: entry, source: ResponseSource.cache.with(detail: entry.key, storedAt: entry.storedAt))
-        await cache.record { $0.hits += 1 }
+        cache.record { $0.hits += 1 }
         context.events.report(.cacheHit) { event in
             event.source = raw.source
             event.reason = reason
@@ -99,8 +118,8 @@ struct CacheCall: Sendable {
         return raw
     }
 
-    private func miss(_ reason: String) async {
-        await cache.record { $0.misses += 1 }
+    private func miss(_ reason: String) {
+        cache.record { $0.misses += 1 }
         context.events.report(.cacheMiss) { event in
             event.reason = reason
             event.request = request.summary
@@ -148,9 +167,9 @@ struct CacheCall: Sendable {
         if HTTPCacheRules.refusal(response: headers, request: request.headers, shared: configuration.isShared, scoped: account.scope != CacheKey.publicScope) == nil {
             await write(refreshed)
         } else {
-            await storage.removeEntry(for: entry.key)
+            await cache.pending.submit(.remove, key: entry.key, logger: context.logger, summary: request.summary)
         }
-        await cache.record { $0.revalidations += 1 }
+        cache.record { $0.revalidations += 1 }
         let raw = Self.response(from: refreshed, source: ResponseSource.revalidated.with(detail: refreshed.key, storedAt: now))
         context.events.report(.cacheRevalidated) { event in
             event.source = raw.source
@@ -186,30 +205,23 @@ struct CacheCall: Sendable {
             headers: raw.headers.filter { $0.name != .setCookie }.map { CacheEntry.Header(name: $0.name.canonicalName, value: $0.value) },
             body: body, url: raw.url, requestTime: sent, storedAt: now, varyNames: names, varyTag: tag,
             discardAfter: now.addingTimeInterval(configuration.retention.seconds))
-        guard await write(entry) else { return }
+        await write(entry)
         if let tag {
             var variant = entry
             variant.key = key.variant(tag)
             await write(variant)
         }
-        await cache.record { $0.stores += 1 }
+        cache.record { $0.stores += 1 }
         context.events.report(.cacheStored) { event in
             event.source = ResponseSource.cache.with(detail: entry.key, storedAt: now)
             event.request = request.summary
         }
     }
 
-    /// Writes an entry; a failure is logged at debug level and counted, never thrown.
-    @discardableResult
-    private func write(_ entry: CacheEntry) async -> Bool {
-        do {
-            try await storage.store(entry)
-            return true
-        } catch {
-            context.logger.debug("cache: writing \(request.summary) failed: \(error)")
-            await cache.record { $0.writeFailures += 1 }
-            return false
-        }
+    /// Hands an entry to the cache's pending writes: visible to lookups at once, written after
+    /// the call returns; a failure is logged at debug level and counted, never thrown.
+    private func write(_ entry: CacheEntry) async {
+        await cache.pending.submit(.store(entry), key: entry.key, logger: context.logger, summary: request.summary)
     }
 
     static func response(from entry: CacheEntry, source: ResponseSource) -> RawResponse {

@@ -57,13 +57,28 @@ public struct CacheEntry: Sendable, Hashable, Codable {
 
     /// The first value of a header, by case-insensitive name.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Every value of a header joined with `", "`, `nil` when absent.
     func joinedHeader(_ name: String) -> String? {
-        let values = headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
+        var joined: String?
+        for header in headers where Self.sameName(header.name, name) {
+            joined = joined.map { $0 + ", " + header.value } ?? header.value
+        }
+        return joined
+    }
+
+    /// ASCII case-insensitive equality of two field names, without Foundation (a hit compares
+    /// a handful of names against every stored header).
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.utf8
+        let right = rhs.utf8
+        guard left.count == right.count else { return false }
+        for (a, b) in zip(left, right) where a != b {
+            guard a | 0x20 == b | 0x20, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(a | 0x20) else { return false }
+        }
+        return true
     }
 
     /// Bytes the entry occupies, roughly (body, key and headers).

@@ -5,7 +5,9 @@
 /// let feed = try await client.send(FeedRequest()) { $0.cache = .maxAge(.hours(8)) }
 /// ```
 ///
-/// A client without a ``ResponseCache`` ignores the policy and always uses the network.
+/// Any policy but ``networkOnly`` on a client without a ``ResponseCache`` fails with
+/// ``CurlewError/Code/cacheNotConfigured`` (stage ``CurlewError/Stage/configuration``) before
+/// anything is sent.
 public enum CachePolicy: Sendable, Hashable {
     /// The cache is not involved: no lookup, nothing stored. The default.
     case networkOnly
@@ -16,16 +18,22 @@ public enum CachePolicy: Sendable, Hashable {
     /// the server's `Cache-Control`/`Expires` may shorten that lifetime (``HTTPFreshness/respect``,
     /// the default) or are deliberately ignored (``HTTPFreshness/override``).
     case maxAge(CacheLifetime, http: HTTPFreshness = .respect)
-    /// Standard HTTP caching (RFC 9111): serve while fresh by `max-age`/`Expires` minus `Age`,
-    /// revalidate with `If-None-Match`/`If-Modified-Since` when stale, store what is storable.
-    /// Only GET and HEAD take part.
+    /// Standard HTTP caching (RFC 9111) for a private cache: serve while fresh by
+    /// `max-age`/`Expires` minus `Age` — or, without either, by a heuristic lifetime of 10 % of
+    /// the time since `Last-Modified` (at most a day) for heuristically cacheable statuses —
+    /// revalidate with `If-None-Match`/`If-Modified-Since` when stale, store what is storable
+    /// (`private` answers included; `s-maxage` is ignored unless the cache is shared). A
+    /// request's own `Cache-Control: no-cache` or `max-age=0` goes to the server. Only GET and
+    /// HEAD take part.
     case http
     /// Always ask the server, sending the stored validators; a `304` serves the stored bytes
     /// (source ``ResponseSource/revalidated``). The second step of cache-then-network.
     case alwaysRevalidate
     /// Fetch; when the network is unreachable (cannot connect, DNS failure, connect timeout — not
     /// an HTTP error, which is the server's answer), serve a stored answer no older than
-    /// `staleFor` (HttpManager's `getCacheToUrl`).
+    /// `staleFor` (HttpManager's `getCacheToUrl`). `staleFor` is the app's explicit consent to
+    /// stale answers offline, so an answer the server marked `no-cache` is served; one marked
+    /// `must-revalidate` is served only while still fresh (RFC 9111 §5.2.2.2).
     case networkFirst(staleFor: CacheLifetime)
     /// Look in the cache only; never touch the network. Without a stored answer (or one older
     /// than `maxAge` when given) the call fails with ``CurlewError/Code/cacheMiss``

@@ -11,8 +11,8 @@ internal import Darwin
 /// - **Crash-safe:** each entry is written to a temporary file in the directory, fsynced,
 ///   renamed over the old one, and the directory fsynced; a crash leaves the old entry or the new
 ///   one, never a mix. Stray temporary files are removed when the store opens.
-/// - **Checked:** an entry records its key, its lengths and a SHA-256 of its bytes; a truncated,
-///   bit-flipped or half-written file is a miss and is deleted. File names are the full SHA-256
+/// - **Checked:** an entry records its key, its lengths and a 64-bit checksum of its bytes; a
+///   truncated, bit-flipped or half-written file is a miss and is deleted. File names are the full SHA-256
 ///   of the key, and the stored key is compared on read (a collision is a miss), so a key with
 ///   `../` or of any length names a file inside the directory.
 /// - **Private:** the directory is 0700 and files 0600 whatever the umask.
@@ -39,6 +39,8 @@ public actor DiskCacheStorage: CacheStorage {
     private var index: [String: Item] = [:]
     private var useCounter: UInt64 = 0
     private var opened = false
+    /// File names of recently used keys (a SHA-256 per hit saved); cleared when it grows large.
+    private var names: [String: String] = [:]
     /// Bytes of entry files held now.
     public private(set) var totalBytes = 0
 
@@ -63,7 +65,7 @@ public actor DiskCacheStorage: CacheStorage {
     /// The entry for `key`, or `nil` when absent, damaged (deleted) or stored under another key.
     public func entry(for key: String) -> CacheEntry? {
         openIfNeeded()
-        let name = DiskEntryFormat.fileName(for: key)
+        let name = fileName(for: key)
         guard let file = DiskFiles.read(path(name)) else {
             forget(name)
             return nil
@@ -89,7 +91,7 @@ public actor DiskCacheStorage: CacheStorage {
         openIfNeeded()
         let file = try DiskEntryFormat.encode(entry)
         guard file.count <= maximumBytes else { return }
-        let name = DiskEntryFormat.fileName(for: entry.key)
+        let name = fileName(for: entry.key)
         do {
             try DiskFiles.replace(name, in: directory, with: file)
         } catch let error as DiskCacheError where error.code == ENOENT {
@@ -109,7 +111,7 @@ public actor DiskCacheStorage: CacheStorage {
     /// Deletes the entry for `key`.
     public func removeEntry(for key: String) {
         openIfNeeded()
-        let name = DiskEntryFormat.fileName(for: key)
+        let name = fileName(for: key)
         DiskFiles.remove(path(name))
         forget(name)
     }
@@ -184,15 +186,22 @@ public actor DiskCacheStorage: CacheStorage {
         guard let prefix = DiskFiles.read(path, upTo: DiskEntryFormat.prefixLength),
             let (headerLength, bodyLength) = DiskEntryFormat.lengths(prefix),
             length == DiskEntryFormat.prefixLength + headerLength + bodyLength + DiskEntryFormat.checksumLength,
-            let head = DiskFiles.read(path, upTo: DiskEntryFormat.prefixLength + headerLength),
-            let header = try? JSONDecoder().decode(DiskEntryFormat.Header.self, from: head.dropFirst(DiskEntryFormat.prefixLength))
+            let head = DiskFiles.read(path, upTo: DiskEntryFormat.prefixLength + headerLength)
         else { return nil }
-        return DiskEntryFormat.Summary(key: header.key, fileLength: length, discardAfter: header.discardAfter)
+        return DiskEntryFormat.summary(prefixAndHeader: head, fileLength: length)
     }
 
     // MARK: Bookkeeping
 
     private func path(_ name: String) -> String { directory + "/" + name }
+
+    private func fileName(for key: String) -> String {
+        if let known = names[key] { return known }
+        let name = DiskEntryFormat.fileName(for: key)
+        if names.count >= 4_096 { names.removeAll(keepingCapacity: true) }
+        names[key] = name
+        return name
+    }
 
     private func forget(_ name: String) {
         if let old = index.removeValue(forKey: name) { totalBytes -= old.length }

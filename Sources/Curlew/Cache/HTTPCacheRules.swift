@@ -4,18 +4,83 @@ internal import HTTPTypes
 /// RFC 9111 arithmetic: `Cache-Control` directives, storability, freshness lifetime and current
 /// age. A `Date` header is used only to measure how old the answer was when it arrived (never
 /// below zero), so a server clock in the future cannot make an answer fresh for longer.
+///
+/// A ``ResponseCache`` is a private cache unless ``ResponseCache/Configuration/isShared``:
+/// then `s-maxage` and `proxy-revalidate` are ignored (they address shared caches) and
+/// `private` answers are stored.
 enum HTTPCacheRules {
+    /// The freshness facts of one stored answer, read in one pass over its headers (a hit reads
+    /// each header once instead of searching the list per rule).
+    struct Facts {
+        /// `Cache-Control` directives: lower-cased names, unquoted arguments.
+        var control: [String: String] = [:]
+        /// `Date`, when present and valid.
+        var date: Date?
+        /// `Age` in seconds, when present and a number.
+        var age: Double?
+        /// Whether an `Expires` header is present (an invalid one means "already expired").
+        var hasExpires = false
+        /// `Expires`, when valid.
+        var expires: Date?
+        /// `Last-Modified`, when valid.
+        var lastModified: Date?
+
+        init(_ entry: CacheEntry) {
+            var cacheControl: String?
+            for header in entry.headers {
+                let name = header.name
+                switch name.utf8.count {
+                case 3 where CacheEntry.sameName(name, "Age"):
+                    if age == nil { age = Double(HTTPCacheRules.trimmed(Substring(header.value))).map { max(0, $0) } }
+                case 4 where CacheEntry.sameName(name, "Date"):
+                    if date == nil { date = CacheDateParser.parse(header.value) }
+                case 7 where CacheEntry.sameName(name, "Expires"):
+                    if !hasExpires {
+                        hasExpires = true
+                        expires = CacheDateParser.parse(header.value)
+                    }
+                case 13 where CacheEntry.sameName(name, "Cache-Control"):
+                    cacheControl = cacheControl.map { $0 + "," + header.value } ?? header.value
+                case 13 where CacheEntry.sameName(name, "Last-Modified"):
+                    if lastModified == nil { lastModified = CacheDateParser.parse(header.value) }
+                default:
+                    break
+                }
+            }
+            control = HTTPCacheRules.directives(cacheControl)
+        }
+    }
+
+    /// Statuses a cache may give a heuristic lifetime (RFC 9110 §15.1 "heuristically cacheable").
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// The share of the time since `Last-Modified` a heuristic lifetime gets (RFC 9111 §4.2.2).
+    static let heuristicFraction = 0.1
+    /// The longest heuristic lifetime: a day.
+    static let heuristicCap: Double = 86_400
+
     /// Directives of `Cache-Control` values, lower-cased names, unquoted values.
     static func directives(_ value: String?) -> [String: String] {
         guard let value else { return [:] }
         var result: [String: String] = [:]
         for part in value.split(separator: ",") {
             let pair = part.split(separator: "=", maxSplits: 1)
-            guard let name = pair.first?.trimmingCharacters(in: .whitespaces).lowercased(), !name.isEmpty else { continue }
-            let argument = pair.count > 1 ? pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : ""
-            result[name] = argument
+            guard let first = pair.first else { continue }
+            let name = trimmed(first).lowercased()
+            guard !name.isEmpty else { continue }
+            var argument = pair.count > 1 ? trimmed(pair[1]) : ""
+            while argument.first == "\"" { argument = argument.dropFirst() }
+            while argument.last == "\"" { argument = argument.dropLast() }
+            result[name] = String(argument)
         }
         return result
+    }
+
+    /// `text` without leading and trailing spaces and tabs.
+    static func trimmed(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
     }
 
     /// Why a response must not be stored, or `nil` when it may be.
@@ -31,34 +96,46 @@ enum HTTPCacheRules {
     /// The lower-cased header names of `Vary`.
     static func varyNames(_ headers: HTTPFields) -> [String] {
         headers[values: .vary].flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .map { trimmed($0).lowercased() }
             .filter { !$0.isEmpty }
     }
 
-    /// The server's freshness lifetime in seconds: 0 for `no-cache` (always revalidate), then
-    /// `max-age`, then `Expires` minus `Date`; `nil` when the server gave none.
-    static func lifetime(of entry: CacheEntry) -> Double? {
-        let control = directives(entry.joinedHeader("Cache-Control"))
+    /// The freshness lifetime in seconds (RFC 9111 §4.2.1): 0 for `no-cache` (always
+    /// revalidate); then `s-maxage` (shared caches only), `max-age`, `Expires` minus `Date`;
+    /// then, when `heuristic` and the server gave no explicit lifetime, 10 % of the time since
+    /// `Last-Modified` (at most a day) for heuristically cacheable statuses or `public` answers
+    /// (§4.2.2); `nil` when there is none.
+    static func lifetime(of entry: CacheEntry, facts: Facts, shared: Bool, heuristic: Bool) -> Double? {
+        let control = facts.control
         if control["no-cache"] != nil { return 0 }
+        if shared, let sharedMaxAge = control["s-maxage"] { return Double(sharedMaxAge).map { max(0, $0) } ?? 0 }
         if let maxAge = control["max-age"] { return Double(maxAge).map { max(0, $0) } ?? 0 }
-        guard let expires = entry.header("Expires") else { return nil }
-        guard let expiry = ServerClock.parseHTTPDate(expires) else { return 0 }
-        let base = entry.header("Date").flatMap(ServerClock.parseHTTPDate) ?? entry.storedAt
-        return max(0, expiry.timeIntervalSince(base))
+        if facts.hasExpires {
+            guard let expiry = facts.expires else { return 0 }
+            return max(0, expiry.timeIntervalSince(facts.date ?? entry.storedAt))
+        }
+        guard heuristic, heuristicallyCacheable.contains(entry.status) || control["public"] != nil,
+            let modified = facts.lastModified
+        else { return nil }
+        // Measured from the server's `Date`, but never from later than the arrival: a `Date` in
+        // the future cannot lengthen the heuristic lifetime.
+        let reference = min(facts.date ?? entry.storedAt, entry.storedAt)
+        return min(heuristicCap, max(0, reference.timeIntervalSince(modified)) * heuristicFraction)
     }
 
-    /// Whether the server demands revalidation once stale (`must-revalidate`, `no-cache`).
-    static func mustRevalidate(_ entry: CacheEntry) -> Bool {
-        let control = directives(entry.joinedHeader("Cache-Control"))
-        return control["must-revalidate"] != nil || control["no-cache"] != nil
+    /// Whether a stale answer must not be served without the server's confirmation, even by an
+    /// offline fallback: `must-revalidate` (RFC 9111 §5.2.2.2), and `proxy-revalidate` or
+    /// `s-maxage` in a shared cache.
+    static func forbidsStale(_ facts: Facts, shared: Bool) -> Bool {
+        let control = facts.control
+        return control["must-revalidate"] != nil || (shared && (control["proxy-revalidate"] != nil || control["s-maxage"] != nil))
     }
 
     /// The answer's current age in seconds (RFC 9111 §4.2.3).
-    static func currentAge(of entry: CacheEntry, now: Date) -> Double {
-        let apparentAge = entry.header("Date").flatMap(ServerClock.parseHTTPDate).map { max(0, entry.storedAt.timeIntervalSince($0)) } ?? 0
-        let ageValue = entry.header("Age").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) } ?? 0
+    static func currentAge(of entry: CacheEntry, facts: Facts, now: Date) -> Double {
+        let apparentAge = facts.date.map { max(0, entry.storedAt.timeIntervalSince($0)) } ?? 0
         let responseDelay = max(0, entry.storedAt.timeIntervalSince(entry.requestTime))
-        let initialAge = max(apparentAge, ageValue + responseDelay)
+        let initialAge = max(apparentAge, (facts.age ?? 0) + responseDelay)
         return initialAge + max(0, now.timeIntervalSince(entry.storedAt))
     }
 

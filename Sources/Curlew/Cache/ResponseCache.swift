@@ -55,12 +55,19 @@ public actor ResponseCache: APIMiddleware {
 
     /// How the cache was set up.
     public nonisolated let configuration: Configuration
+    /// The counters, updated without a hop to the actor.
+    private nonisolated let counters = CacheCounters()
+    /// Writes accepted but not yet finished by the storage.
+    nonisolated let pending: PendingWrites
+
     /// Counters since the cache was created.
-    public private(set) var statistics = CacheStatistics()
+    public var statistics: CacheStatistics { counters.current }
 
     /// Creates a cache.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        let counters = counters
+        self.pending = PendingWrites(storage: configuration.storage) { counters.record { $0.writeFailures += 1 } }
     }
 
     /// Creates a cache over `storage`. `credentials` is required: say `.anonymous` when the
@@ -98,12 +105,36 @@ public actor ResponseCache: APIMiddleware {
             || request.headers[.ifMatch] != nil || request.headers[.ifUnmodifiedSince] != nil
     }
 
+    // MARK: Pending writes
+
+    /// Returns when every answer accepted for storing so far has reached the storage (or failed
+    /// to, counted in ``CacheStatistics/writeFailures``).
+    ///
+    /// Storing happens after the call that produced the answer has returned: the caller never
+    /// waits for the write, fsync and rename. Until a write finishes, lookups through this cache
+    /// already see the new entry (read-your-writes); another ``ResponseCache`` or process
+    /// reading the same directory sees it only afterwards. Call this before shutting down, or in
+    /// a test before looking at the storage directly.
+    public nonisolated func waitForPendingWrites() async {
+        await pending.waitUntilIdle()
+    }
+
+    /// The stored entry for a full key, pending writes first.
+    nonisolated func entry(for key: String) async -> CacheEntry? {
+        switch pending.operation(for: key) {
+        case .store(let entry): return entry
+        case .remove: return nil
+        case nil: return await configuration.storage.entry(for: key)
+        }
+    }
+
     // MARK: Invalidation
 
-    /// Removes entries; returns how many.
+    /// Removes entries (after the pending writes have landed); returns how many.
     @discardableResult
     public nonisolated func invalidate(_ target: CacheInvalidation) async -> Int {
         let version = configuration.version
+        await pending.waitUntilIdle()
         return await configuration.storage.removeEntries { full in
             guard let key = CacheKey.parse(full) else { return false }
             return target.matches(key, version: version)
@@ -121,11 +152,12 @@ public actor ResponseCache: APIMiddleware {
     /// Deletes entries older than ``Configuration/retention``.
     @discardableResult
     public nonisolated func sweep() async -> Int {
-        await configuration.storage.removeExpired(before: configuration.now())
+        await pending.waitUntilIdle()
+        return await configuration.storage.removeExpired(before: configuration.now())
     }
 
-    func record(_ change: (inout CacheStatistics) -> Void) {
-        change(&statistics)
+    nonisolated func record(_ change: (inout CacheStatistics) -> Void) {
+        counters.record(change)
     }
 }
 
@@ -142,9 +174,11 @@ public struct CacheStatistics: Sendable, Hashable {
     public var misses = 0
     /// `304 Not Modified` answers that refreshed an entry.
     public var revalidations = 0
-    /// Network answers stored.
+    /// Network answers accepted for storing (written after the call returns; see
+    /// ``ResponseCache/waitForPendingWrites()``).
     public var stores = 0
-    /// Writes the storage refused (logged at debug; the requests succeeded).
+    /// Writes the storage refused (logged at debug; the requests succeeded). Counted when the
+    /// write finishes, after the call.
     public var writeFailures = 0
 
     /// All zero.

@@ -59,6 +59,7 @@ extension APIClient {
 
     /// Fails a call that requires login on a client that has no credential source.
     private nonisolated func checkConfiguration(_ options: RequestOptions, request: PreparedRequest, name: String) throws(CurlewError) {
+        try checkCacheConfiguration(options, request: request, name: name)
         guard options.requiresAuthentication else { return }
         let skipped = options.skippedMiddleware.contains(.authorization)
         guard hasCredentialSource || options.middleware.contains(where: { $0 is AuthorizationMiddleware }), !skipped else {

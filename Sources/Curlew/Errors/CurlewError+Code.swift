@@ -21,6 +21,8 @@ extension CurlewError {
             case tlsCertificateUntrusted, tlsCertificateExpired, tlsHostnameMismatch, tlsPinMismatch
             case tlsClientCertificateInvalid, proxyFailure, invalidConnectionSettings
             case protocolError, connectionClosedBeforeResponse, insecureRedirect
+
+            case cacheNotConfigured
         }
 
         private let base: Base
@@ -151,6 +153,9 @@ extension CurlewError {
         /// The connection options cannot be used (a proxy host or port, an excluded host, a
         /// speed limit out of range); nothing was sent.
         public static let invalidConnectionSettings = Code(.invalidConnectionSettings)
+        /// A call asked for a ``CachePolicy`` other than ``CachePolicy/networkOnly`` on a client
+        /// (or call) without a ``ResponseCache`` in its middleware; nothing was sent.
+        public static let cacheNotConfigured = Code(.cacheNotConfigured)
 
         /// The response broke HTTP framing: a head that ends without its blank line, conflicting
         /// `Content-Length` values, a `Transfer-Encoding` whose last coding is not `chunked` (or
@@ -188,7 +193,7 @@ extension CurlewError {
             case .tlsCertificateUntrusted, .tlsCertificateExpired, .tlsHostnameMismatch, .tlsPinMismatch,
                 .tlsClientCertificateInvalid, .proxyFailure:
                 .transport
-            case .invalidConnectionSettings:
+            case .invalidConnectionSettings, .cacheNotConfigured:
                 .invalidRequest
             }
         }

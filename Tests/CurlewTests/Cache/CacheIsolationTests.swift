@@ -78,6 +78,7 @@ struct CacheIsolationTests {
             request.path == "/end" ? ServerResponse(status: 403) : .text("profile")
         }) { _, client in
             _ = try await client.send(CachedText(path: "profile", policy: .writeOnly))
+            await cache.waitForPendingWrites()
             #expect(await storage.count == 1)
             let ended = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "end", policy: .writeOnly)) }
             #expect(ended?.code == .sessionEnded)

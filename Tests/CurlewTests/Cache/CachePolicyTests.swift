@@ -307,8 +307,11 @@ struct CachePolicyTests {
         try await withCachedLoopback(cache: cache, handler: counting(counter)) { server, client in
             let answer = try await client.send(CachedText(path: "w", policy: .writeOnly))
             #expect(answer == "answer 1")
+            await cache.waitForPendingWrites()
             #expect(await cache.statistics.writeFailures == 1)
-            #expect(await cache.statistics.stores == 0)
+            #expect(await cache.statistics.stores == 1, "accepted for storing; the storage refused it afterwards")
+            let error = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "w", policy: .cacheOnly())) }
+            #expect(error?.code == .cacheMiss, "a failed write leaves nothing behind, not even in the pending writes")
         }
     }
 
@@ -318,6 +321,7 @@ struct CachePolicyTests {
         let counter = HitCounter()
         try await withCachedLoopback(cache: cache, handler: counting(counter)) { server, client in
             for path in ["users/1", "users/2", "items/1"] { _ = try await client.send(CachedText(path: path, policy: .writeOnly)) }
+            await cache.waitForPendingWrites()
             #expect(await storage.count == 3)
             #expect(try await client.invalidateCache(for: CachedText(path: "users/1")) == 1)
             #expect(await cache.invalidate(.keyPrefix("GET \(server.baseURL)/users/")) == 1)

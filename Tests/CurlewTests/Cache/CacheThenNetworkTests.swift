@@ -69,12 +69,16 @@ struct CacheThenNetworkTests {
         }
     }
 
-    @Test func withoutACacheOnlyTheNetworkAnswers() async throws {
+    @Test func withoutACacheItFailsAtConfigurationAndSendsNothing() async throws {
         try await withLoopback(handler: { _ in .text("page") }) { server, client, _ in
             var sources: [ResponseSource] = []
-            for try await page in client.cacheThenNetwork(CachedText(path: "feed")) { sources.append(page.source) }
-            #expect(sources == [.network])
-            #expect(server.requestCount == 1)
+            let error = await #expect(throws: CurlewError.self) {
+                for try await page in client.cacheThenNetwork(CachedText(path: "feed")) { sources.append(page.source) }
+            }
+            #expect(error?.code == .cacheNotConfigured)
+            #expect(error?.stage == .configuration)
+            #expect(sources.isEmpty)
+            #expect(server.requestCount == 0)
         }
     }
 }

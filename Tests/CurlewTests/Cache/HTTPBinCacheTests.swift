@@ -97,6 +97,30 @@ struct HTTPBinCacheTests {
         #expect(try await client.response(for: star).source == .network)
     }
 
+    @Test func lastModifiedWithoutExpiryGetsAHeuristicLifetimeCappedAtADay() async throws {
+        let clock = CacheTestClock()
+        let (client, _, _) = try makeClient(clock: clock)
+        let request = CachedText(
+            path: "response-headers", query: [.init(name: "Last-Modified", value: httpDate(Date().addingTimeInterval(-30 * 86_400)))], policy: .http)
+        #expect(try await client.response(for: request).source == .network)
+        clock.advance(23 * 3_600)
+        #expect(try await client.response(for: request).source == .cache, "10 % of 30 days, capped at one day")
+        clock.advance(3_700)
+        #expect(try await client.response(for: request).source == .network)
+    }
+
+    @Test func sMaxageIsIgnoredByAPrivateCacheAndNoCacheAlwaysRevalidates() async throws {
+        let (client, cache, _) = try makeClient()
+        let shared = CachedText(path: "response-headers", query: [.init(name: "Cache-Control", value: "s-maxage=600")], policy: .http)
+        _ = try await client.send(shared)
+        #expect(try await client.response(for: shared).source == .network)
+        let noCache = CachedText(
+            path: "response-headers", query: [.init(name: "Cache-Control", value: "no-cache, max-age=600")], policy: .http)
+        _ = try await client.send(noCache)
+        #expect(try await client.response(for: noCache).source == .network)
+        #expect(await cache.statistics.hits == 0)
+    }
+
     @Test func privateIsStoredByAPrivateCacheOnly() async throws {
         let query: [URLQueryItem] = [.init(name: "Cache-Control", value: "private, max-age=600")]
         let (privateClient, _, _) = try makeClient()
