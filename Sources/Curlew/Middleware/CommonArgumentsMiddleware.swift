@@ -38,10 +38,10 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
             }
             if request.headers[fieldName] == nil { request.headers[fieldName] = value }
         }
-        let present = Set(QueryString.items(of: request.url).map(\.name))
+        let present = QueryString.names(of: request.url)
         let missing = parameters.filter { !present.contains($0.key) }.sorted { $0.key < $1.key }
         if !missing.isEmpty {
-            request.setURL(QueryString.appending(missing.map { URLQueryItem(name: $0.key, value: $0.value) }, to: request.url))
+            request.setURL(QueryString.appending(missing.map { (name: $0.key, value: Optional($0.value)) }, to: request.url))
         }
         return try await next(request, context)
     }
