@@ -4,6 +4,10 @@
 #   bash Benchmarks/run.sh                      # 5000 requests per client and concurrency level
 #   bash Benchmarks/run.sh --requests 20000     # any CurlewBenchmark argument passes through
 #   bash Benchmarks/run.sh --clients curlew-data,curlew-cache-memory,curlew-cache-disk,curlew-revalidate
+#   BENCH_HTTPS=1 bash Benchmarks/run.sh        # the HTTPS rows: Curlew, AsyncHTTPClient and raw
+#                                               # libcurl at c=16 and 64 over TLS, HTTP/1.1 then
+#                                               # HTTP/2 (ALPN), one table each; extra arguments pass
+#                                               # through to both runs
 #   bash Benchmarks/run.sh --pin                # the benchmark and the nginx worker on CPU 0
 #                                               # (`taskset`): the work, without cross-CPU wake-ups
 #   bash Benchmarks/run.sh --instructions       # instructions per request under callgrind, one
@@ -43,6 +47,7 @@ BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(dirname "$BENCH_DIR")"
 NGINX_DIR="$BENCH_DIR/.nginx"
 PORT="${BENCH_PORT:-18089}"
+TLS_PORT="${BENCH_TLS_PORT:-18443}"
 
 # The ~200-byte document served at /small.json. CurlewBenchmark's SmallRecord decodes it,
 # and every response must have exactly its length. No single quotes: nginx quotes it with them.
@@ -70,6 +75,23 @@ printf '%s' "$BODY" >"$NGINX_DIR/static/small.json"
 # 64 MiB of random bytes for the transfer benchmark (`CurlewBenchmark transfer`), made once.
 if [[ "$(stat -c %s "$NGINX_DIR/static/64m.bin" 2>/dev/null || echo 0)" != 67108864 ]]; then
     head -c 67108864 /dev/urandom >"$NGINX_DIR/static/64m.bin"
+fi
+# A CA and a certificate for 127.0.0.1 (two days), made once, for the TLS listener.
+TLS_DIR="$NGINX_DIR/tls"
+if [[ ! -f "$TLS_DIR/server.pem" ]] || ! openssl x509 -checkend 3600 -noout -in "$TLS_DIR/server.pem" >/dev/null 2>&1; then
+    mkdir -p "$TLS_DIR"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -sha256 \
+        -keyout "$TLS_DIR/ca.key" -out "$TLS_DIR/ca.pem" -subj "/CN=Curlew Benchmark CA" \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+    openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+        -keyout "$TLS_DIR/server.key" -out "$TLS_DIR/server.csr" -subj "/CN=127.0.0.1" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$TLS_DIR/server.ext"
+    openssl x509 -req -in "$TLS_DIR/server.csr" -CA "$TLS_DIR/ca.pem" -CAkey "$TLS_DIR/ca.key" -CAcreateserial \
+        -days 2 -sha256 -extfile "$TLS_DIR/server.ext" -out "$TLS_DIR/server.pem" 2>/dev/null
+fi
+if (exec 3<>"/dev/tcp/127.0.0.1/$TLS_PORT") 2>/dev/null; then
+    echo "run.sh: port $TLS_PORT is already in use; set BENCH_TLS_PORT to a free port" >&2
+    exit 1
 fi
 cat >"$NGINX_DIR/nginx.conf" <<CONF
 daemon on;
@@ -122,6 +144,20 @@ http {
         location = /upload {
             client_max_body_size 100m;
             return 204;
+        }
+    }
+
+    # The HTTPS rows: the same document over TLS, HTTP/2 offered by ALPN (up to 128 streams per
+    # connection, nginx's default).
+    server {
+        listen 127.0.0.1:$TLS_PORT ssl http2;
+        server_name localhost;
+        ssl_certificate $TLS_DIR/server.pem;
+        ssl_certificate_key $TLS_DIR/server.key;
+
+        location = /small.json {
+            default_type application/json;
+            return 200 '$BODY';
         }
     }
 }
@@ -182,6 +218,21 @@ if [[ "$MODE" == instructions ]]; then
     exit 0
 fi
 
+if [[ "${BENCH_HTTPS:-}" == 1 ]]; then
+    for version in 1.1 2; do
+        echo "## HTTPS, HTTP/$version"
+        echo ""
+        "$BIN_DIR/CurlewBenchmark" \
+            --url "https://127.0.0.1:$TLS_PORT/small.json" \
+            --status-url "http://127.0.0.1:$PORT/nginx_status" \
+            --expected-bytes "$BODY_BYTES" \
+            --ca-file "$TLS_DIR/ca.pem" --http-version "$version" \
+            --clients curlew-data,async-http-client,libcurl --concurrency 16,64 \
+            "${PASS[@]}"
+        echo ""
+    done
+    exit 0
+fi
 PREFIX=()
 if [[ "$PIN" == 1 ]]; then
     # The benchmark and nginx's worker share CPU 0: every hand-off is a same-CPU wake-up.

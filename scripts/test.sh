@@ -3,8 +3,9 @@
 # tests, the README's examples (extracted from README.md, compiled and run) and, unless
 # CURLEW_SKIP_SERVER_NAMES=1, the README's examples compiled beside Hummingbird.
 # Real servers on 127.0.0.1, started here and stopped by PID on exit: httpbin (HTTP caching
-# tests, CURLEW_HTTPBIN_URL) and nginx (static files and ranges, CURLEW_NGINX_URL). Tests that
-# need them fail, not skip, without them.
+# tests, CURLEW_HTTPBIN_URL), nginx (static files and ranges, CURLEW_NGINX_URL) and the connection
+# servers (nginx with TLS and HTTP/2, tinyproxy, microsocks; CURLEW_NGINX_TLS_URL and friends, see
+# scripts/connection-servers.sh). Tests that need them fail, not skip, without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
@@ -12,14 +13,18 @@ python3 scripts/readme-examples.py README.md Tests/ReadmeExamples/README.swift
 
 CURLEW_HTTPBIN_PID=""
 NGINX_STARTED=0
+CONNECTION_SERVERS_STARTED=0
 stop_servers() {
     [ -n "$CURLEW_HTTPBIN_PID" ] && bash scripts/httpbin.sh stop "$CURLEW_HTTPBIN_PID" || true
     [ "$NGINX_STARTED" = 1 ] && bash scripts/nginx.sh stop || true
+    [ "$CONNECTION_SERVERS_STARTED" = 1 ] && bash scripts/connection-servers.sh stop || true
 }
 trap stop_servers EXIT
 eval "$(bash scripts/httpbin.sh start)"
 eval "$(bash scripts/nginx.sh start)"
 NGINX_STARTED=1
+CONNECTION_SERVERS_STARTED=1
+eval "$(bash scripts/connection-servers.sh start)"
 
 swift build --build-tests "$@"
 swift test --skip-build "$@"

@@ -51,3 +51,19 @@ CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char **va
 CURLMcode curlew_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }
+
+CURLSHcode curlew_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}
+
+CURLSHcode curlew_share_setopt_pointer(CURLSH *share, CURLSHoption option, void *value) {
+    return curl_share_setopt(share, option, value);
+}
+
+CURLSHcode curlew_share_setopt_lock(CURLSH *share, curlew_lock_callback value) {
+    return curl_share_setopt(share, CURLSHOPT_LOCKFUNC, value);
+}
+
+CURLSHcode curlew_share_setopt_unlock(CURLSH *share, curlew_unlock_callback value) {
+    return curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, value);
+}

@@ -22,7 +22,8 @@
 //   block 20 (README.md:703): declarations, file scope
 //   block 21 (README.md:730): declarations, file scope
 //   block 22 (README.md:791): declarations, file scope
-//   block 23 (README.md:869): skipped (no-compile)
+//   block 23 (README.md:870): declarations, file scope
+//   block 24 (README.md:933): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -575,5 +576,35 @@ func filesDownload(_ client: APIClient, into folder: URL) async throws -> Downlo
 
 func filesUpload(_ client: APIClient, photo: String) async throws -> String {
     try await client.send(FilesPhotoUpload(photo: photo, album: "summer"))
+}
+#sourceLocation()
+
+// MARK: block 23, README.md:870
+#sourceLocation(file: "README.md", line: 871)
+func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
+    var options = TransferOptions()
+    options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
+    options.connection.tls.clientCertificate = .pem(certificate: certificate, privateKey: key)
+    options.connection.tls.pinnedPublicKeys = [                   // any one of them (key rotation)
+        "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=",
+        "sha256//Vjs8r4z+80wjNcr1YKepWQboSIRi63WsWXhIMN+eWys=",
+    ].compactMap(PublicKeyPin.init)                                // nil for a malformed pin
+    options.connection.proxy = .http(host: "proxy.internal", port: 3128, username: "svc", password: "…",
+                                     excluding: ["localhost", ".internal"])
+    options.connection.cookies = try CookieJar(persistingTo: "/var/lib/myservice/cookies.txt")
+    return APIClient(configuration: ClientConfiguration(baseURL: "https://api.example.com", transferOptions: options))
+}
+
+struct ConnectionsExport: Endpoint {
+    typealias Response = Data
+    var path: String { "export" }
+}
+
+func connectionsThrottled(_ client: APIClient) async throws -> Data {
+    let canary = HostOverride(host: "api.example.com", address: "10.0.0.7")   // nil if malformed
+    return try await client.send(ConnectionsExport()) {
+        $0.maximumReceiveSpeed = 2 * 1024 * 1024                 // bytes per second, this call only
+        $0.hostOverrides = canary.map { [$0] }
+    }
 }
 #sourceLocation()

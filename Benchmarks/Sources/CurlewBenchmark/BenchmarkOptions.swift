@@ -10,7 +10,11 @@ import Foundation
 ///                 [--clients curlew-data,curlew-decoded,curlew-queue,curlew-middleware,
 ///                            async-http-client,urlsession,libcurl]  (default)
 ///                 [--static-url http://127.0.0.1:18089/static/small.json]
+///                 [--ca-file ca.pem] [--http-version 1.1|2]
 /// ```
+///
+/// `--ca-file` and `--http-version` apply to the HTTPS rows (`curlew-data`, `async-http-client`,
+/// `libcurl` against an https URL): the CA the clients trust, and HTTP/1.1 only or HTTP/2 by ALPN.
 ///
 /// Opt-in clients (only when named in `--clients`): `curlew-cache-memory`, `curlew-cache-disk`,
 /// `curlew-revalidate`.
@@ -34,10 +38,16 @@ struct BenchmarkOptions: Sendable {
     var clients: [ClientKind] = ClientKind.defaultClients
     /// How often the whole matrix runs; each row reports the median of its rounds.
     var rounds: Int = 1
+    /// A PEM file of the CA that signed nginx's certificate (https URLs).
+    var caFile: String?
+    /// Whether `curlew-data`, `async-http-client` and `libcurl` may use HTTP/2 (negotiated by
+    /// ALPN over TLS); `false` forces HTTP/1.1.
+    var http2 = false
 
     static let usage = """
         usage: CurlewBenchmark [--url URL] [--status-url URL] [--expected-bytes N] [--requests N]
                                [--warmup N] [--concurrency 1,16,64] [--rounds N] [--static-url URL]
+                               [--ca-file PEM] [--http-version 1.1|2]
                                [--clients \(ClientKind.allCases.map(\.rawValue).joined(separator: ","))]
         """
 
@@ -61,6 +71,13 @@ struct BenchmarkOptions: Sendable {
             case "--expected-bytes": expectedBytes = try positive(value(for: flag), flag)
             case "--requests", "-n": requests = try positive(value(for: flag), flag)
             case "--rounds": rounds = try positive(value(for: flag), flag)
+            case "--ca-file": caFile = try value(for: flag)
+            case "--http-version":
+                switch try value(for: flag) {
+                case "1.1": http2 = false
+                case "2": http2 = true
+                case let other: throw ParseError("--http-version expects 1.1 or 2, got \"\(other)\"")
+                }
             case "--warmup":
                 let text = try value(for: flag)
                 guard let number = Int(text), number >= 0 else { throw ParseError("--warmup expects a non-negative integer") }

@@ -10,7 +10,8 @@ enum ClientKind: String, CaseIterable, Sendable {
     /// Curlew (Data) with five middleware: common arguments, authorization, server clock, retry,
     /// signing.
     case curlewMiddleware = "curlew-middleware"
-    /// AsyncHTTPClient 1.37.0 over HTTP/1.1, body collected into a `ByteBuffer`.
+    /// AsyncHTTPClient 1.37.0 over HTTP/1.1 (HTTP/2 with `--http-version 2`), body collected into a
+    /// `ByteBuffer`.
     case asyncHTTPClient = "async-http-client"
     /// FoundationNetworking's `URLSession.data(from:)`, ephemeral configuration.
     case urlSession = "urlsession"
@@ -52,7 +53,7 @@ enum ClientKind: String, CaseIterable, Sendable {
         let expected = options.expectedBytes
         switch self {
         case .curlewData:
-            return TaskGroupDriver(client: CurlewDataClient(url: options.url), expectedBytes: expected)
+            return TaskGroupDriver(client: CurlewDataClient(url: options.url, caFile: options.caFile, http2: options.http2), expectedBytes: expected)
         case .curlewDecoded:
             return TaskGroupDriver(client: CurlewDecodingClient(url: options.url), expectedBytes: expected)
         case .curlewQueue:
@@ -60,11 +61,11 @@ enum ClientKind: String, CaseIterable, Sendable {
         case .curlewMiddleware:
             return TaskGroupDriver(client: CurlewMiddlewareClient(url: options.url), expectedBytes: expected)
         case .asyncHTTPClient:
-            return TaskGroupDriver(client: AsyncHTTPClientClient(url: options.url), expectedBytes: expected)
+            return TaskGroupDriver(client: try AsyncHTTPClientClient(url: options.url, caFile: options.caFile, http2: options.http2), expectedBytes: expected)
         case .urlSession:
             return TaskGroupDriver(client: try URLSessionClient(url: options.url), expectedBytes: expected)
         case .libcurl:
-            return try LibcurlMultiDriver(url: options.url, concurrency: concurrency, expectedBytes: expected)
+            return try LibcurlMultiDriver(url: options.url, concurrency: concurrency, expectedBytes: expected, caFile: options.caFile, http2: options.http2)
         case .curlewCacheMemory:
             return TaskGroupDriver(
                 client: try CurlewCacheClient(url: options.url, store: .memory, concurrency: concurrency, label: rawValue), expectedBytes: expected)

@@ -30,14 +30,19 @@ struct SmallRecordRequest: Endpoint {
     let path: String
 }
 
-/// Curlew with `Response == Data`, on a `CurlTransport` of its own with default limits.
+/// Curlew with `Response == Data`, on a `CurlTransport` of its own with default limits. Over
+/// https it trusts `caFile` and uses HTTP/2 when `http2` (the default `.automatic`), HTTP/1.1
+/// otherwise.
 struct CurlewDataClient: BenchmarkClient {
     private let transport = CurlTransport()
     private let client: APIClient
     private let request: SmallDataRequest
 
-    init(url: String) {
-        client = APIClient(configuration: ClientConfiguration(), transport: transport)
+    init(url: String, caFile: String? = nil, http2: Bool = false) {
+        var options = TransferOptions()
+        if let caFile { options.connection.tls.trustRoots = .file(caFile) }
+        options.httpVersion = http2 ? .automatic : .http1Only
+        client = APIClient(configuration: ClientConfiguration(transferOptions: options), transport: transport)
         request = SmallDataRequest(path: url)
     }
 

@@ -18,7 +18,7 @@ final class LibcurlMultiDriver: LoadDriver, @unchecked Sendable {
     private let startTimes: UnsafeMutablePointer<UInt64>
     private let check: ResponseCheck
 
-    init(url: String, concurrency: Int, expectedBytes: Int?) throws {
+    init(url: String, concurrency: Int, expectedBytes: Int?, caFile: String? = nil, http2: Bool = false) throws {
         guard Self.globalInitialized, let multi = curl_multi_init() else {
             throw SetupError(message: "libcurl could not be initialised")
         }
@@ -36,8 +36,15 @@ final class LibcurlMultiDriver: LoadDriver, @unchecked Sendable {
         for slot in 0..<concurrency {
             guard let easy = curl_easy_init() else { break }
             handles.append(easy)
+            // Over https: the test CA, and HTTP/2 by ALPN waiting for a multiplexed connection
+            // (as Curlew does) when asked.
+            let tls = caFile.map { bench_easy_setopt_string(easy, CURLOPT_CAINFO, $0) == CURLE_OK } ?? true
+            let version = http2
+                ? bench_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS) == CURLE_OK
+                    && bench_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) == CURLE_OK
+                : bench_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1) == CURLE_OK
             let configured = bench_easy_setopt_string(easy, CURLOPT_URL, url) == CURLE_OK
-                && bench_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1) == CURLE_OK
+                && tls && version
                 && bench_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1) == CURLE_OK
                 && bench_easy_setopt_pointer(easy, CURLOPT_PRIVATE, UnsafeMutableRawPointer(bitPattern: slot + 1)) == CURLE_OK
                 && bench_easy_count_body(easy, bodyBytes + slot) == CURLE_OK

@@ -32,6 +32,15 @@ CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char *_Nu
 
 CURLMcode curlew_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
+/// The signatures libcurl uses for CURLSHOPT_LOCKFUNC and CURLSHOPT_UNLOCKFUNC.
+typedef void (*curlew_lock_callback)(CURL *_Nullable handle, curl_lock_data data, curl_lock_access access, void *_Nullable user);
+typedef void (*curlew_unlock_callback)(CURL *_Nullable handle, curl_lock_data data, void *_Nullable user);
+
+CURLSHcode curlew_share_setopt_long(CURLSH *share, CURLSHoption option, long value);
+CURLSHcode curlew_share_setopt_pointer(CURLSH *share, CURLSHoption option, void *_Nullable value);
+CURLSHcode curlew_share_setopt_lock(CURLSH *share, curlew_lock_callback _Nullable value);
+CURLSHcode curlew_share_setopt_unlock(CURLSH *share, curlew_unlock_callback _Nullable value);
+
 #pragma clang assume_nonnull end
 
 #endif

@@ -11,8 +11,10 @@ extension APIClient {
     }
 
     /// The general form: `finish` turns the chain's raw response into the caller's value.
+    /// `prepared` is the request already prepared by the caller (a download prepares once to
+    /// plan its files); `nil` prepares it here.
     nonisolated func call<R: Endpoint, Output: Sendable>(
-        _ request: R, options: RequestOptions, responseBody: ResponseBodyDisposition,
+        _ request: R, prepared given: PreparedRequest? = nil, options: RequestOptions, responseBody: ResponseBodyDisposition,
         finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
         let options = generatesMocksPerCall || options.generatesMocksPerCall ? options.carryingMockModel(of: request) : options
@@ -22,11 +24,12 @@ extension APIClient {
         var summary: RequestSummary?
         do {
             try Task.checkCancellation()
-            var prepared = try prepare(request)
+            var prepared = try given ?? prepare(request)
             summary = prepared.summary
             try checkConfiguration(options, request: prepared, name: name)
             if let timeout = options.timeout { prepared.options.totalTimeout = timeout }
             if let limit = options.maximumBodySize { prepared.options.maximumBodySize = limit }
+            options.applyConnectionOverrides(to: &prepared.options)
             reporter.report(.started) { $0.request = prepared.summary }
             let accessories = options.usesAccessories ? configuration.accessories + options.accessories : []
             let ready = prepared

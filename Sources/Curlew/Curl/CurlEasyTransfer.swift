@@ -44,10 +44,17 @@ final class CurlEasyTransfer: @unchecked Sendable {
     private let events: EventReporter?
     /// The counters last reported as progress (events only).
     private var lastProgress = TransferProgress()
+    /// When progress was last reported (``EngineClock``), for the ~60-a-second throttle.
+    private var lastProgressAt: UInt64 = 0
+    /// A download's stall detector: `CURLOPT_LOW_SPEED_LIMIT` (bytes a second) and
+    /// `CURLOPT_LOW_SPEED_TIME` (seconds).
+    private let lowSpeed: (bytesPerSecond: Int, seconds: Int)?
     /// Set when a callback aborted the transfer, so the error reports our reason, not curl's.
     private var abortReason: CurlewError?
     /// Present when the request has an idle timeout; sampled by the engine.
     private var idleTracker: IdleTracker?
+    /// The cookie jar and host overrides the handle points at (Curl/CurlConnectionOptions.swift).
+    private var connection: CurlConnectionAttachment?
 
     /// Takes an easy handle from the pool and applies every option; throws if libcurl refuses
     /// one, if the download file cannot be created or the upload file cannot be opened.
@@ -73,6 +80,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
             self.sink = try FileBodySink.create(path: path, request: request.summary)
         case .download(let target):
             self.sink = try DownloadBodySink.open(target, request: request.summary)
+        }
+        if case .download(let target) = disposition, let seconds = target.stallSeconds {
+            self.lowSpeed = (target.minimumSpeed, seconds)
+        } else {
+            self.lowSpeed = nil
         }
         switch request.content {
         case .file(let path, _)?:
@@ -111,6 +123,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         // A transfer dropped without an outcome (never submitted) still removes a partial file
         // (the file sink's own deinit) and stops a request-body producer.
         source?.close()
+        connection?.detach(from: handle)
         pool.recycle(pooled, keepsOptions: keepsOptions)
         errorBuffer.deallocate()
     }
@@ -128,8 +141,19 @@ final class CurlEasyTransfer: @unchecked Sendable {
         try set(CURLOPT_URL, request.url)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(id)))
+        // TLS, proxy, speed limits, cookies and host overrides depend only on the transfer
+        // options (a change resets the handle in `ensure`); a cookie jar or host overrides are
+        // attached to this transfer, so that handle is reset before reuse.
+        connection = try CurlConnectionOptions.apply(request.options, to: handle, request: request.summary)
+        if let lowSpeed {
+            // libcurl ends it with CURLE_OPERATION_TIMEDOUT, "Operation too slow…" (`.idleTimeout`).
+            try set(CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
+            try set(CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
+        }
         try configureMethodAndBody(this)
         try configureHeaders()
+        // A cookie jar, host overrides or a stall limit are this transfer's: reset after it.
+        if connection != nil || lowSpeed != nil { keepsOptions = false }
         try set(CURLOPT_WRITEDATA, pointer: this)
         try set(CURLOPT_HEADERDATA, pointer: this)
         if events != nil {
@@ -273,15 +297,25 @@ final class CurlEasyTransfer: @unchecked Sendable {
         return Int32(CURL_SEEKFUNC_OK)
     }
 
-    /// `CURLOPT_XFERINFOFUNCTION` (events only): publishes the counters when they changed.
-    fileprivate func progressed(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
+    /// `CURLOPT_XFERINFOFUNCTION` (events only): publishes the counters when they changed, at
+    /// most about 60 times a second (libcurl calls it for every chunk: thousands of times for a
+    /// large file, each event waking every subscriber) unless a total became known or `final`.
+    fileprivate func progressed(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64, final: Bool = false) {
         let progress = TransferProgress(
             bytesSent: uploaded, totalBytesToSend: uploadTotal > 0 ? uploadTotal : source?.length,
             bytesReceived: downloaded, totalBytesToReceive: downloadTotal > 0 ? downloadTotal : nil)
         guard progress != lastProgress, let events else { return }
+        let now = EngineClock.now()
+        let totalsChanged = progress.totalBytesToSend != lastProgress.totalBytesToSend
+            || progress.totalBytesToReceive != lastProgress.totalBytesToReceive
+        guard final || totalsChanged || now &- lastProgressAt >= Self.progressInterval else { return }
         lastProgress = progress
+        lastProgressAt = now
         events.progress(progress)
     }
+
+    /// The shortest time between two progress events of one transfer: 1/60 s, in nanoseconds.
+    static let progressInterval: UInt64 = 16_666_667
 
     // MARK: Engine commands (engine thread)
 
@@ -395,7 +429,12 @@ final class CurlEasyTransfer: @unchecked Sendable {
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
-            return CurlResultMapping.error(for: code, detail: detail, request: request.summary)
+            var error = CurlResultMapping.error(for: code, detail: detail, request: request.summary)
+            if let (refined, message) = CurlConnectionDiagnosis.code(for: code, handle: handle) {
+                error.code = refined
+                if let message { error.message = message }
+            }
+            return error
         }
         return nil
     }
@@ -432,7 +471,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &downloaded)
         _ = curlew_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_UPLOAD_T, &uploadTotal)
         _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded)
-        progressed(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+        progressed(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded), final: true)
     }
 
     /// libcurl's timings and counters for the finished transfer.

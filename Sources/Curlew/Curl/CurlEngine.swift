@@ -17,7 +17,8 @@ internal import Glibc
 /// `Atomic`; `statistics` holds only atomics; `multi` is set once in `init` and used off the
 /// engine thread only for `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers` is touched
 /// only by the engine thread; `thread` and `startFailure` are written in `init` only (before any
-/// other thread can see the engine) and read afterwards.
+/// other thread can see the engine) and read afterwards; `upkeep` is set in `init` and used only
+/// by the engine thread.
 final class CurlEngine: @unchecked Sendable {
     /// A configured transfer travelling from a caller to the engine thread.
     struct Job: Sendable {
@@ -45,17 +46,20 @@ final class CurlEngine: @unchecked Sendable {
     /// The engine thread's `pthread_self()`, set when it starts (0 before): work posted from the
     /// engine thread itself needs no wake-up.
     let engineThreadID = Atomic<UInt>(0)
+    /// Cache sizing and dead-connection sweeps (Connections/ConnectionUpkeep.swift).
+    private let upkeep: ConnectionUpkeep?
 
     init(limits: Limits) {
         guard CurlGlobal.initialized, let multi = curl_multi_init() else {
             self.multi = nil
+            self.upkeep = nil
             self.startFailure = "libcurl could not be initialised"
             _ = inbox.withLock { inbox in inbox.requestShutdown() }
             _ = inbox.withLock { inbox in inbox.markStopped() }
             return
         }
         self.multi = multi
-        _ = curlew_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, limits.maximumCachedConnections)
+        self.upkeep = ConnectionUpkeep(multi: multi, floor: limits.maximumCachedConnections)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maximumConnectionsPerHost ?? 0)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maximumTotalConnections ?? 0)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -214,6 +218,7 @@ final class CurlEngine: @unchecked Sendable {
                     nextIdleCheck = now + Self.idleCheckInterval
                 }
             }
+            upkeep?.tick(multi: multi)
             // While transfers are active, wake at least as often as idle detection needs; with
             // work already waiting (a task resumed above), only look at the sockets.
             let waiting = !inbox.withLock { $0.isEmpty }
@@ -229,6 +234,7 @@ final class CurlEngine: @unchecked Sendable {
         let (late, lateJobs, _) = inbox.withLock { $0.drain() }
         for case .add(let job) in late { job.transfer.fail(Self.shutdownError(job.transfer.request)) }
         forward(lateJobs)
+        upkeep?.stop(multi: multi)
         curl_multi_cleanup(multi)
         let waiters = inbox.withLock { $0.markStopped() }
         for waiter in waiters { waiter.resume() }
@@ -247,6 +253,7 @@ final class CurlEngine: @unchecked Sendable {
             }
             transfers[job.ticket.id] = transfer
             statistics.setActive(transfers.count)
+            upkeep?.transferAdded(multi: multi, inFlight: transfers.count)
         case .cancel(let id):
             guard let transfer = transfers.removeValue(forKey: id) else { return }
             statistics.setActive(transfers.count)
@@ -281,6 +288,7 @@ final class CurlEngine: @unchecked Sendable {
             curl_multi_remove_handle(multi, easy)
             guard let transfer = transfers.removeValue(forKey: id) else { continue }
             statistics.setActive(transfers.count)
+            upkeep?.transferEnded()
             transfer.complete(result)
         }
     }

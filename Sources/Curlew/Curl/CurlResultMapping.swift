@@ -27,12 +27,14 @@ enum CurlResultMapping {
     }
 
     /// libcurl reports every timeout as `CURLE_OPERATION_TIMEDOUT`; its message says which phase:
-    /// "Resolving timed out" / "Connection timed out" (connect), otherwise the total timeout.
-    /// (Idle timeouts are Curlew's own, detected by the engine, never libcurl's.)
+    /// "Resolving timed out" / "Connection timed out" (connect), "Operation too slow" (a
+    /// download's stall detector, `CURLOPT_LOW_SPEED_*`: `.idleTimeout`), otherwise the total
+    /// timeout. (Idle timeouts without a byte moved are Curlew's own, detected by the engine.)
     static func timeoutCode(detail: String) -> CurlewError.Code {
         if detail.hasPrefix("Connection timed out") || detail.hasPrefix("Resolving timed out") {
             return .connectTimeout
         }
+        if detail.hasPrefix("Operation too slow") { return .idleTimeout }
         return .totalTimeout
     }
 }

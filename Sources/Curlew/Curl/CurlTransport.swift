@@ -15,7 +15,10 @@
 public final class CurlTransport: Transport {
     /// Connection limits of one engine.
     public struct Configuration: Sendable, Hashable {
-        /// How many idle connections the cache keeps open (`CURLMOPT_MAXCONNECTS`).
+        /// How many idle connections the cache keeps open at least (`CURLMOPT_MAXCONNECTS`). The
+        /// engine raises the limit to four per transfer in flight when that is more (libcurl's own
+        /// default rule), so a burst of transfers does not close the connections it will reuse,
+        /// and lowers it back after a minute without that load.
         public var maximumCachedConnections: Int
         /// Most simultaneous connections to one host, `nil` for no limit
         /// (`CURLMOPT_MAX_HOST_CONNECTIONS`). Transfers beyond it wait for a free connection.
@@ -73,6 +76,8 @@ public final class CurlTransport: Transport {
     /// sent with chunked encoding over HTTP/1.1. When someone listens to
     /// ``TransportContext/events``, progress and the head are reported.
     public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+        // A persisted cookie jar writes what the exchange changed.
+        defer { request.options.connection.cookies?.exchangeEnded() }
         guard !request.options.originBoundHeaders.isEmpty, request.options.redirectLimit > 0 else {
             return try await engine.execute(request, context: context)
         }

@@ -17,6 +17,9 @@ extension CurlewError {
             case fixtureNotFound, fixturePathRejected, fixtureInvalid, mockGenerationFailed
             case cacheMiss
             case destinationExists, unexpectedContentType, rangeMismatch, resourceChanged, downloadIncomplete
+            case downloadInProgress
+            case tlsCertificateUntrusted, tlsCertificateExpired, tlsHostnameMismatch, tlsPinMismatch
+            case tlsClientCertificateInvalid, proxyFailure, invalidConnectionSettings
         }
 
         private let base: Base
@@ -125,6 +128,28 @@ extension CurlewError {
         public static let resourceChanged = Code(.resourceChanged)
         /// A download ended with another length than the server announced.
         public static let downloadIncomplete = Code(.downloadIncomplete)
+        /// Another resumable download of the same URL to the same destination — in this process
+        /// or another — holds the partial file's lock; nothing was sent and the partial file was
+        /// not touched. Retry once it has finished.
+        public static let downloadInProgress = Code(.downloadInProgress)
+        /// The server's certificate does not chain to a trusted root: self-signed, or issued by an
+        /// authority that is not in ``TLSOptions/trustRoots``.
+        public static let tlsCertificateUntrusted = Code(.tlsCertificateUntrusted)
+        /// The server's certificate (or one in its chain) has expired or is not valid yet.
+        public static let tlsCertificateExpired = Code(.tlsCertificateExpired)
+        /// The server's certificate is valid but for another host name than the URL's.
+        public static let tlsHostnameMismatch = Code(.tlsHostnameMismatch)
+        /// The server's public key is none of ``TLSOptions/pinnedPublicKeys``.
+        public static let tlsPinMismatch = Code(.tlsPinMismatch)
+        /// The client certificate or its key could not be used: unreadable, not PEM, a wrong
+        /// password, or a key that does not match the certificate. Nothing was sent.
+        public static let tlsClientCertificateInvalid = Code(.tlsClientCertificateInvalid)
+        /// The proxy refused the request: a `CONNECT` answered with another status than 2xx
+        /// (authentication required or refused, a port not allowed), or a SOCKS failure.
+        public static let proxyFailure = Code(.proxyFailure)
+        /// The connection options cannot be used (a proxy host or port, an excluded host, a
+        /// speed limit out of range); nothing was sent.
+        public static let invalidConnectionSettings = Code(.invalidConnectionSettings)
 
         /// The level this code belongs to.
         public var level: Level {
@@ -141,9 +166,14 @@ extension CurlewError {
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
                 .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable, .fileNotWritable,
-                .destinationExists:
+                .destinationExists, .downloadInProgress:
                 .invalidRequest
             case .fixtureNotFound, .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed:
+                .invalidRequest
+            case .tlsCertificateUntrusted, .tlsCertificateExpired, .tlsHostnameMismatch, .tlsPinMismatch,
+                .tlsClientCertificateInvalid, .proxyFailure:
+                .transport
+            case .invalidConnectionSettings:
                 .invalidRequest
             }
         }

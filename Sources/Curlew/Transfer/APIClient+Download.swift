@@ -20,7 +20,14 @@ extension APIClient {
     /// the next call continues it with `Range` and `If-Range`: a `206` is appended, a `200` (the
     /// file changed) starts over, a `416` whose `Content-Range` names the partial file's size
     /// completes it, any other `416` starts over; a `206` for other bytes fails with
-    /// `.rangeMismatch` and keeps the partial file; the final length is checked.
+    /// `.rangeMismatch` and keeps the partial file; the final length is checked. A resumable
+    /// download locks its partial file (`flock`): a second one of the same URL to the same
+    /// destination, in this process or another, fails with `.downloadInProgress` at once.
+    ///
+    /// Timeouts: the connect timeout applies; ``TransferOptions/totalTimeout`` does not — a
+    /// download has no total timeout unless the call sets one (`$0.timeout = .seconds(600)`).
+    /// Instead a stall detector fails it with `.idleTimeout` when less than
+    /// ``DownloadOptions/minimumSpeed`` arrives over ``DownloadOptions/stallTimeout``.
     ///
     /// - Parameters:
     ///   - request: The endpoint to download.
@@ -30,8 +37,9 @@ extension APIClient {
     ///   - download: Overwriting, resuming, refused content types, the area (the `options:` label).
     ///   - adjust: Changes a copy of ``Endpoint/options`` for this call (queue, timeout,
     ///     ``RequestOptions/reportProgress(to:)``).
-    /// - Throws: ``CurlewError`` (`.destinationExists`, `.fileNotWritable`, `.unacceptableStatus`,
-    ///   `.unexpectedContentType`, `.rangeMismatch`, `.downloadIncomplete`, transport errors);
+    /// - Throws: ``CurlewError`` (`.destinationExists`, `.downloadInProgress`, `.fileNotWritable`,
+    ///   `.unacceptableStatus`, `.unexpectedContentType`, `.rangeMismatch`, `.downloadIncomplete`,
+    ///   `.idleTimeout` for a stall, `.totalTimeout` when the call set one, transport errors);
     ///   `CancellationError` when cancelled.
     public nonisolated func download<R: Endpoint>(
         _ request: R, to destination: URL? = nil, options download: DownloadOptions = DownloadOptions(),
@@ -39,27 +47,40 @@ extension APIClient {
     ) async throws -> DownloadedFile {
         var options = request.options
         adjust?(&options)
-        if options.timeout == nil, configuration.transferOptions.totalTimeout != nil {
-            // A download takes as long as it takes; idle detection still applies.
-            options.timeout = .seconds(24 * 3600)
-        }
-        let url = try prepare(request).url
-        let plan: DownloadPlan
+        // Prepared once: the plan (the partial file's name) and every exchange use the same URL.
+        var prepared: PreparedRequest
         do {
-            plan = try DownloadPlan(destination: destination, url: url, options: download)
+            prepared = try prepare(request)
         } catch {
             throw Self.surface(error, request: nil)
         }
+        // A download takes as long as it takes: no total timeout unless the call sets one (`call`
+        // applies `options.timeout`); a stall detector instead of the idle timeout.
+        prepared.options.totalTimeout = nil
+        prepared.options.idleTimeout = download.stallTimeout
+        let url = prepared.url
+        let plan: DownloadPlan
+        var lock: PartialFileLock? = nil
+        do {
+            plan = try DownloadPlan(destination: destination, url: url, options: download)
+            // Two resumable downloads into one partial file would interleave: the second fails.
+            if let lockPath = plan.lockPath { lock = try PartialFileLock.acquire(at: lockPath) }
+        } catch {
+            throw Self.surface(error, request: prepared.summary)
+        }
+        defer { lock?.release() }
+        // The area never sweeps this call's partial file, record or lock while it runs.
+        let busy = [plan.partialPath, plan.recordPath, plan.lockPath].compactMap { $0 }
         if let area = plan.area {
-            area.retain(plan.partialPath)
+            for path in busy { area.retain(path) }
             area.sweep()
         }
-        defer { plan.area?.release(plan.partialPath) }
+        defer { for path in busy { plan.area?.release(path) } }
         var restarted = false
         while true {
             let resume = download.resumable ? Self.resumePoint(plan, url: url) : nil
             do {
-                return try await downloadOnce(request, plan: plan, url: url, resume: resume, options: options, download: download)
+                return try await downloadOnce(request, prepared: prepared, plan: plan, resume: resume, options: options, download: download)
             } catch let error as CurlewError {
                 if !download.resumable { plan.discardPartial() }
                 guard let resume, !restarted else { throw error }
@@ -82,16 +103,17 @@ extension APIClient {
 
     /// One exchange into the partial file.
     private nonisolated func downloadOnce<R: Endpoint>(
-        _ request: R, plan: DownloadPlan, url: String, resume: (offset: Int64, record: ResumeRecord)?,
+        _ request: R, prepared: PreparedRequest, plan: DownloadPlan, resume: (offset: Int64, record: ResumeRecord)?,
         options: RequestOptions, download: DownloadOptions
     ) async throws -> DownloadedFile {
         var options = options
         if let resume { options.middleware.append(RangeRequestMiddleware(offset: resume.offset, validator: resume.record.validator)) }
         let target = DownloadTarget(
             path: plan.partialPath, resumeOffset: resume?.offset, resumable: download.resumable, recordPath: plan.recordPath,
-            url: url, storedValidator: resume?.record.validator, refusedContentTypes: download.refusedContentTypes.sorted())
+            url: prepared.url, storedValidator: resume?.record.validator, refusedContentTypes: download.refusedContentTypes.sorted(),
+            stallSeconds: download.stallTimeout.map(Self.wholeSeconds), minimumSpeed: max(1, download.minimumSpeed))
         let resumedBytes = resume?.offset ?? 0
-        return try await call(request, options: options, responseBody: .download(target)) { raw, summary in
+        return try await call(request, prepared: prepared, options: options, responseBody: .download(target)) { raw, summary in
             try Self.finishDownload(raw, summary: summary, plan: plan, download: download, resumedBytes: resumedBytes)
         }
     }
@@ -163,6 +185,12 @@ extension APIClient {
             return nil
         }
         return (size, record)
+    }
+
+    /// A duration in whole seconds, rounded up, at least 1 (`CURLOPT_LOW_SPEED_TIME`).
+    static func wholeSeconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
     }
 
     /// The last path component of a URL, sanitised, or `download`.

@@ -16,6 +16,20 @@ public struct DownloadOptions: Sendable {
     public var refusedContentTypes: Set<String> = ["application/json", "application/problem+json"]
     /// Where a download without a destination goes. Default: ``DownloadArea/shared``.
     public var area: DownloadArea = .shared
+    /// The stall detector's window: the download fails with `.idleTimeout` when fewer than
+    /// ``minimumSpeed`` bytes a second arrived, on average, over this long (libcurl's
+    /// `CURLOPT_LOW_SPEED_TIME`, whole seconds, at least 1), and also when no byte at all moved
+    /// for this long, the head included (it replaces ``TransferOptions/idleTimeout`` for the
+    /// call). `nil` turns both off. Default: 30 seconds.
+    ///
+    /// A download has no total timeout unless the call sets one
+    /// (`client.download(r, to: url) { $0.timeout = .seconds(600) }`):
+    /// ``TransferOptions/totalTimeout`` is meant for ordinary requests and does not apply; the
+    /// connect timeout does.
+    public var stallTimeout: Duration? = .seconds(30)
+    /// Bytes a second below which, sustained over ``stallTimeout``, a download counts as stalled
+    /// (libcurl's `CURLOPT_LOW_SPEED_LIMIT`). Default: 1024 (1 KiB/s).
+    public var minimumSpeed: Int = 1024
 
     /// Creates options with the defaults documented on each property.
     public init(replacesExisting: Bool = false, resumable: Bool = false) {

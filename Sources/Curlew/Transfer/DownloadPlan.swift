@@ -16,6 +16,8 @@ struct DownloadPlan: Sendable {
     var partialPath: String
     /// The resume record (resumable downloads only).
     var recordPath: String?
+    /// The lock file guarding the partial file (resumable downloads only; ``PartialFileLock``).
+    var lockPath: String?
     /// The managed area, when there was no destination.
     var area: DownloadArea?
 
@@ -55,9 +57,11 @@ struct DownloadPlan: Sendable {
             let key = digest.prefix(12).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
             partialPath = directory + "/.curlew-\(key).curlew-partial"
             recordPath = directory + "/.curlew-\(key).curlew-resume"
+            lockPath = directory + "/.curlew-\(key).curlew-lock"
         } else {
             partialPath = directory + "/.curlew-\(UUID().uuidString.lowercased()).curlew-tmp"
             recordPath = nil
+            lockPath = nil
         }
     }
 

@@ -21,6 +21,11 @@ struct DownloadTarget: Sendable, Hashable {
     var refusedContentTypes: [String]
     /// The most bytes of a refused or error answer kept in memory for the error.
     var errorBodyLimit: Int = 1 << 20
+    /// Stall detection (``DownloadOptions/stallTimeout``): fail when fewer than
+    /// ``minimumSpeed`` bytes a second arrived over this many whole seconds; `nil` for none.
+    var stallSeconds: Int?
+    /// ``DownloadOptions/minimumSpeed``.
+    var minimumSpeed: Int = 1024
 }
 
 extension ResponseBodyDisposition {

@@ -32,6 +32,9 @@ public struct TransferOptions: Sendable, Hashable {
     /// host or port) on a redirect — a signature header, an API key. When any is set, Curlew
     /// follows redirects itself instead of letting libcurl do it.
     public var originBoundHeaders: Set<HTTPField.Name> = []
+    /// TLS trust and client certificate, pins, proxy, cookie jar, host overrides and speed limits
+    /// (see ``ConnectionOptions``).
+    public var connection = ConnectionOptions()
 
     /// Creates options with the defaults documented on each property.
     public init() {}

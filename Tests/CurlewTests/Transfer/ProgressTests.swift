@@ -40,6 +40,36 @@ struct ProgressTests {
         }
     }
 
+    /// libcurl calls the progress callback for every chunk (thousands for 32 MiB); the engine
+    /// publishes at most ~60 events a second per transfer, plus the final counters.
+    @Test func theEngineThrottlesProgressEventsAtTheSourceAndEndsWithTheTotal() async throws {
+        let folder = try temporaryDirectory("progress-events")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 32 * 1024 * 1024
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let events = client.events
+            let collector = Task {
+                var received: [TransferProgress] = []
+                for await event in events {
+                    if event.kind == .progress, let progress = event.progress { received.append(progress) }
+                    if event.kind == .finished || event.kind == .failed { break }
+                }
+                return received
+            }
+            let started = ContinuousClock.now
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: folder.appendingPathComponent("e.bin"))
+            let elapsed = ContinuousClock.now - started
+            let received = await collector.value
+            #expect(file.length == Int64(length))
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            // 60 a second, the first one with a total, and the final counters.
+            #expect(Double(received.count) <= seconds * 60 + 3, "\(received.count) events in \(elapsed)")
+            #expect(received.map(\.bytesReceived) == received.map(\.bytesReceived).sorted(), "monotonic")
+            #expect(received.last?.bytesReceived == Int64(length))
+            #expect(received.last?.totalBytesToReceive == Int64(length))
+        }
+    }
+
     @Test func uploadProgressCountsTheRequestBodyAndEndsAtItsLength() async throws {
         let folder = try temporaryDirectory("progress-up")
         defer { try? FileManager.default.removeItem(at: folder) }

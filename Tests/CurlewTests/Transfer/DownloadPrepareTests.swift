@@ -1,0 +1,54 @@
+@testable import Curlew
+import Foundation
+import LoopbackServer
+import Synchronization
+import Testing
+
+/// `download()` prepares its request once: the partial file's name and every exchange — a
+/// restart included — use the same prepared request.
+@Suite("Download prepares once", .serialized, .timeLimit(.minutes(1)))
+struct DownloadPrepareTests {
+    /// Counts how often the client reads the endpoint's headers (once per preparation).
+    final class Reads: Sendable {
+        let count = Mutex(0)
+    }
+
+    struct CountedGet: Endpoint {
+        typealias Response = Data
+        var path: String
+        let reads: Reads
+        var headers: [String: String] {
+            reads.count.withLock { $0 += 1 }
+            return ["X-Prepared": "yes"]
+        }
+    }
+
+    @Test func aDownloadThatRestartsPreparesItsRequestOnce() async throws {
+        let folder = try temporaryDirectory("prepare-once")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 50_000
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            let baseline = Reads()
+            _ = try await client.send(CountedGet(path: "/file?n=10", reads: baseline))
+            let perPreparation = baseline.count.withLock { $0 }
+            #expect(perPreparation >= 1)
+
+            // A partial file longer than the resource: the 416 does not name its size, so the
+            // download restarts from byte 0 — two exchanges.
+            let path = "/file?n=\(length)&etag=%22p1%22"
+            let target = folder.appendingPathComponent("p.bin")
+            let options = DownloadOptions(resumable: true)
+            let plan = try DownloadPlan(destination: target, url: server.baseURL + path, options: options)
+            try Data(PatternBody.bytes(length + 10)).write(to: URL(fileURLWithPath: plan.partialPath))
+            let record = ResumeRecord(url: server.baseURL + path, validator: "\"p1\"", completeLength: Int64(length), contentType: "", contentDisposition: "")
+            #expect(record.write(to: try #require(plan.recordPath)))
+
+            let reads = Reads()
+            let file = try await client.download(CountedGet(path: path, reads: reads), to: target, options: options)
+            #expect(file.status == .ok)
+            #expect(server.requests(path: "/file").count == 3, "the small send, the 416 and the restart")
+            #expect(server.requests.suffix(2).allSatisfy { $0.header("X-Prepared") == "yes" })
+            #expect(reads.count.withLock { $0 } == perPreparation, "prepared once for two exchanges")
+        }
+    }
+}
