@@ -59,7 +59,8 @@ struct EasyHandleOptions: Sendable, Equatable {
         callback(CURLOPT_HEADERFUNCTION, curlewHeaderCallback)
         // From the request's transfer options.
         let options = transfer
-        if let caBundlePath = options.caBundlePath { string(CURLOPT_CAINFO, caBundlePath) }
+        // TLS (peer verification, CA file or roots, client certificates), proxies and speed
+        // limits: `CurlConnectionOptions`, applied per transfer after this block.
         long(CURLOPT_FOLLOWLOCATION, options.redirectLimit > 0 && options.originBoundHeaders.isEmpty ? 1 : 0)
         long(CURLOPT_MAXREDIRS, options.redirectLimit)
         long(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
