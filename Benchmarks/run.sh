@@ -8,6 +8,15 @@
 #                                               # libcurl at c=16 and 64 over TLS, HTTP/1.1 then
 #                                               # HTTP/2 (ALPN), one table each; extra arguments pass
 #                                               # through to both runs
+#   bash Benchmarks/run.sh --pin                # the benchmark and the nginx worker on CPU 0
+#                                               # (`taskset`): the work, without cross-CPU wake-ups
+#   bash Benchmarks/run.sh --instructions       # instructions per request under callgrind, one
+#       [--instructions-requests N]             # row per client and level: (Ir(3N) - Ir(N)) / 2N,
+#       [--clients ...] [--concurrency 1,16,64] # N = 2000 by default; needs valgrind
+#
+# Timings on a shared or small machine swing with thread placement and other load; instruction
+# counts repeat within about 0.3 %. Context switches per request come from
+# /proc/self/task/*/status (every thread of the benchmark process).
 #   BENCH_NGINX_ONLY=1 bash Benchmarks/run.sh   # start nginx and leave it running (no build, no
 #                                               # benchmark); stop it with
 #                                               # kill -QUIT "$(cat Benchmarks/.nginx/nginx.pid)"
@@ -15,6 +24,24 @@
 # nginx runs from Benchmarks/.nginx/ (config, pid, logs, temp dirs) on 127.0.0.1:$BENCH_PORT
 # and is stopped when the script exits.
 set -euo pipefail
+
+MODE=timing
+PIN=0
+IPR_REQUESTS=2000
+IPR_CLIENTS="curlew-data,curlew-decoded,curlew-queue,curlew-middleware,async-http-client,urlsession,libcurl"
+IPR_LEVELS="1,16,64"
+PASS=()
+while (($#)); do
+    case "$1" in
+        --instructions) MODE=instructions ;;
+        --instructions-requests) IPR_REQUESTS="$2"; shift ;;
+        --pin) PIN=1 ;;
+        --clients) IPR_CLIENTS="$2"; PASS+=("$1" "$2"); shift ;;
+        --concurrency|-c) IPR_LEVELS="$2"; PASS+=("$1" "$2"); shift ;;
+        *) PASS+=("$1") ;;
+    esac
+    shift
+done
 
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(dirname "$BENCH_DIR")"
@@ -157,6 +184,40 @@ fi
 cd "$REPO_DIR"
 swift build -c release --package-path Benchmarks >&2
 BIN_DIR="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+COMMON=(--url "http://127.0.0.1:$PORT/small.json" --status-url "http://127.0.0.1:$PORT/nginx_status" --expected-bytes "$BODY_BYTES")
+
+if [[ "$MODE" == instructions ]]; then
+    command -v valgrind >/dev/null || { echo "run.sh: --instructions needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+    work="$(mktemp -d)"
+    trap 'rm -rf "$work"; stop_nginx' EXIT
+    # valgrind 3.19 cannot read Swift's DWARF 5 (profile a copy without debug info) and crashes
+    # on libdispatch's read-only sigsuspend mask (the shim copies it to the stack).
+    cc -shared -fPIC -O2 -o "$work/shim.so" "$BENCH_DIR/tools/sigsuspend_shim.c"
+    objcopy --strip-debug "$BIN_DIR/CurlewBenchmark" "$work/bench"
+    collected() {
+        local requests=$1 client=$2 level=$3
+        LD_PRELOAD="$work/shim.so" valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+            "$work/bench" "${COMMON[@]}" --warmup 200 --rounds 1 --clients "$client" --concurrency "$level" \
+            --requests "$requests" >"$work/log" 2>&1 || { tail -20 "$work/log" >&2; return 1; }
+        grep -oE 'Collected : [0-9]+' "$work/log" | grep -oE '[0-9]+'
+    }
+    echo "## Instructions per request (callgrind: (Ir($((3 * IPR_REQUESTS))) - Ir($IPR_REQUESTS)) / $((2 * IPR_REQUESTS)), 200 warm-up)"
+    echo ""
+    echo "| client | c | instructions/request |"
+    echo "|---|---:|---:|"
+    IFS=, read -ra clients <<<"$IPR_CLIENTS"
+    IFS=, read -ra levels <<<"$IPR_LEVELS"
+    for level in "${levels[@]}"; do
+        for client in "${clients[@]}"; do
+            echo "run.sh: callgrind $client c=$level" >&2
+            small=$(collected "$IPR_REQUESTS" "$client" "$level")
+            large=$(collected $((3 * IPR_REQUESTS)) "$client" "$level")
+            echo "| $client | $level | $(( (large - small) / (2 * IPR_REQUESTS) )) |"
+        done
+    done
+    exit 0
+fi
+
 if [[ "${BENCH_HTTPS:-}" == 1 ]]; then
     for version in 1.1 2; do
         echo "## HTTPS, HTTP/$version"
@@ -167,13 +228,15 @@ if [[ "${BENCH_HTTPS:-}" == 1 ]]; then
             --expected-bytes "$BODY_BYTES" \
             --ca-file "$TLS_DIR/ca.pem" --http-version "$version" \
             --clients curlew-data,async-http-client,libcurl --concurrency 16,64 \
-            "$@"
+            "${PASS[@]}"
         echo ""
     done
     exit 0
 fi
-"$BIN_DIR/CurlewBenchmark" \
-    --url "http://127.0.0.1:$PORT/small.json" \
-    --status-url "http://127.0.0.1:$PORT/nginx_status" \
-    --expected-bytes "$BODY_BYTES" \
-    "$@"
+PREFIX=()
+if [[ "$PIN" == 1 ]]; then
+    # The benchmark and nginx's worker share CPU 0: every hand-off is a same-CPU wake-up.
+    for worker in $(pgrep -P "$(cat "$NGINX_DIR/nginx.pid")"); do taskset -pc 0 "$worker" >/dev/null; done
+    PREFIX=(taskset -c 0)
+fi
+"${PREFIX[@]}" "$BIN_DIR/CurlewBenchmark" "${COMMON[@]}" "${PASS[@]}"

@@ -22,16 +22,16 @@
 //   block 20 (README.md:723): declarations, file scope
 //   block 21 (README.md:750): declarations, file scope
 //   block 22 (README.md:820): declarations, file scope
-//   block 23 (README.md:883): declarations, file scope
-//   block 24 (README.md:946): declarations, file scope
-//   block 25 (README.md:979): skipped (no-compile)
-//   block 26 (README.md:989): declarations, file scope
-//   block 27 (README.md:1005): skipped (no-compile)
-//   block 28 (README.md:1039): skipped (no-compile)
-//   block 29 (README.md:1065): skipped (no-compile)
-//   block 30 (README.md:1136): declarations, file scope
-//   block 31 (README.md:1232): declarations, file scope
-//   block 32 (README.md:1266): declarations, file scope
+//   block 23 (README.md:899): declarations, file scope
+//   block 24 (README.md:962): declarations, file scope
+//   block 25 (README.md:995): skipped (no-compile)
+//   block 26 (README.md:1005): declarations, file scope
+//   block 27 (README.md:1021): skipped (no-compile)
+//   block 28 (README.md:1055): skipped (no-compile)
+//   block 29 (README.md:1081): skipped (no-compile)
+//   block 30 (README.md:1152): declarations, file scope
+//   block 31 (README.md:1248): declarations, file scope
+//   block 32 (README.md:1282): declarations, file scope
 
 import Curlew
 import Foundation
@@ -587,8 +587,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:883
-#sourceLocation(file: "README.md", line: 884)
+// MARK: block 23, README.md:899
+#sourceLocation(file: "README.md", line: 900)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -617,8 +617,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:946
-#sourceLocation(file: "README.md", line: 947)
+// MARK: block 24, README.md:962
+#sourceLocation(file: "README.md", line: 963)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -640,8 +640,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 26, README.md:989
-#sourceLocation(file: "README.md", line: 990)
+// MARK: block 26, README.md:1005
+#sourceLocation(file: "README.md", line: 1006)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -651,8 +651,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1136
-#sourceLocation(file: "README.md", line: 1137)
+// MARK: block 30, README.md:1152
+#sourceLocation(file: "README.md", line: 1153)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -746,8 +746,8 @@ struct PortAttemptHeader: APIMiddleware {
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 31, README.md:1232
-#sourceLocation(file: "README.md", line: 1233)
+// MARK: block 31, README.md:1248
+#sourceLocation(file: "README.md", line: 1249)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -779,8 +779,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1266
-#sourceLocation(file: "README.md", line: 1267)
+// MARK: block 32, README.md:1282
+#sourceLocation(file: "README.md", line: 1283)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

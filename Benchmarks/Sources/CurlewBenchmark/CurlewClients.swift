@@ -54,6 +54,8 @@ struct CurlewDataClient: BenchmarkClient {
     func shutdown() async {
         await transport.shutdown()
     }
+
+    var executor: (any TaskExecutor)? { transport.executor }
 }
 
 /// Curlew decoding the JSON body into a small `Decodable` struct with the default `JSONDecoder`.
@@ -76,6 +78,8 @@ struct CurlewDecodingClient: BenchmarkClient {
     func shutdown() async {
         await transport.shutdown()
     }
+
+    var executor: (any TaskExecutor)? { transport.executor }
 
     /// The body decoded but does not hold the document `run.sh` serves.
     struct UnexpectedContent: Error {
@@ -109,6 +113,8 @@ struct CurlewQueuedClient: BenchmarkClient {
     func shutdown() async {
         await transport.shutdown()
     }
+
+    var executor: (any TaskExecutor)? { transport.executor }
 }
 
 /// Curlew (Data) on a client configured with five middleware, outermost first: common arguments
@@ -144,4 +150,6 @@ struct CurlewMiddlewareClient: BenchmarkClient {
     func shutdown() async {
         await transport.shutdown()
     }
+
+    var executor: (any TaskExecutor)? { transport.executor }
 }

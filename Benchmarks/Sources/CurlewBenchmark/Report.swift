@@ -3,8 +3,8 @@
 enum Report {
     static func table(_ results: [RowSummary]) -> String {
         var lines = [
-            "| client | c | requests/s | p50 ms | p99 ms | CPU µs/req | connections | failures |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| client | c | requests/s | p50 ms | p99 ms | CPU µs/req | context switches/req | connections | failures |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for result in results {
             let cells = [
@@ -14,6 +14,7 @@ enum Report {
                 format(result.p50Milliseconds, decimals: 3),
                 format(result.p99Milliseconds, decimals: 3),
                 format(result.cpuMicrosecondsPerRequest, decimals: 1),
+                format(result.contextSwitchesPerRequest, decimals: 2),
                 result.connections.count == 1 ? "\(result.connections.lowerBound)" : "\(result.connections.lowerBound)–\(result.connections.upperBound)",
                 "\(result.failures)",
             ]

@@ -6,6 +6,8 @@ struct RunResult: Sendable {
     let p50Milliseconds: Double
     let p99Milliseconds: Double
     let cpuMicrosecondsPerRequest: Double
+    /// Voluntary plus involuntary context switches of the process per request.
+    let contextSwitchesPerRequest: Double
     /// Connections nginx accepted from this client during warm-up and measurement.
     let connections: Int
     let failures: Int
@@ -14,7 +16,11 @@ struct RunResult: Sendable {
     /// - Parameters:
     ///   - wallNanoseconds: Wall time of the measured batch.
     ///   - cpuMicroseconds: Process user+system CPU time of the measured batch.
-    init(client: ClientKind, concurrency: Int, sample: BatchSample, wallNanoseconds: UInt64, cpuMicroseconds: UInt64, connections: Int) {
+    ///   - contextSwitches: The process's context switches during the measured batch.
+    init(
+        client: ClientKind, concurrency: Int, sample: BatchSample, wallNanoseconds: UInt64, cpuMicroseconds: UInt64,
+        contextSwitches: UInt64, connections: Int
+    ) {
         let requests = Double(max(sample.latencies.count, 1))
         let sorted = sample.latencies.sorted()
         self.client = client
@@ -23,6 +29,7 @@ struct RunResult: Sendable {
         self.p50Milliseconds = Self.percentile(sorted, 0.50) / 1e6
         self.p99Milliseconds = Self.percentile(sorted, 0.99) / 1e6
         self.cpuMicrosecondsPerRequest = Double(cpuMicroseconds) / requests
+        self.contextSwitchesPerRequest = Double(contextSwitches) / requests
         self.connections = connections
         self.failures = sample.failures
     }
@@ -45,6 +52,8 @@ struct RowSummary: Sendable {
     let p50Milliseconds: Double
     let p99Milliseconds: Double
     let cpuMicrosecondsPerRequest: Double
+    /// Context switches per request (median over the rounds).
+    let contextSwitchesPerRequest: Double
     /// Fewest and most connections seen in one round.
     let connections: ClosedRange<Int>
     /// Failures of all rounds together.
@@ -77,6 +86,7 @@ struct RowSummary: Sendable {
         p50Milliseconds = median(\.p50Milliseconds)
         p99Milliseconds = median(\.p99Milliseconds)
         cpuMicrosecondsPerRequest = median(\.cpuMicrosecondsPerRequest)
+        contextSwitchesPerRequest = median(\.contextSwitchesPerRequest)
         self.connections = (connections.min() ?? 0)...(connections.max() ?? 0)
         failures = results.reduce(0) { $0 + $1.failures }
     }

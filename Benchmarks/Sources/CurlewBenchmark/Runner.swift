@@ -1,5 +1,5 @@
 /// Runs one client at one concurrency level: a fresh client, a warm-up, then the measured batch
-/// bracketed by `getrusage` and two `stub_status` readings, then shutdown.
+/// bracketed by `getrusage`, the process's context switches and two `stub_status` readings, then shutdown.
 struct Runner {
     let options: BenchmarkOptions
     let status: NginxStatus
@@ -15,11 +15,13 @@ struct Runner {
             }
         }
 
+        let switchesStart = ContextSwitches.count()
         let cpuStart = ProcessCPUTime.microseconds()
         let wallStart = MonotonicClock.nanoseconds()
         let sample = await driver.drive(requests: options.requests, concurrency: concurrency)
         let wallEnd = MonotonicClock.nanoseconds()
         let cpuEnd = ProcessCPUTime.microseconds()
+        let switchesEnd = ContextSwitches.count()
 
         let acceptsAfter = try status.accepts()
         await driver.shutdown()
@@ -32,6 +34,7 @@ struct Runner {
             sample: sample,
             wallNanoseconds: wallEnd - wallStart,
             cpuMicroseconds: cpuEnd - cpuStart,
+            contextSwitches: switchesEnd &- switchesStart,
             connections: acceptsAfter - acceptsBefore - 1
         )
     }

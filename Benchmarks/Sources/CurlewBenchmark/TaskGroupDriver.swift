@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// One async HTTP client under test: sends one GET to the benchmark URL.
@@ -7,7 +10,19 @@ protocol BenchmarkClient: Sendable {
     func fetch() async throws -> (status: Int, bodyBytes: Int)
     /// Closes connections and frees the client.
     func shutdown() async
+    /// The executor the request loops prefer, `nil` for the default (Curlew: its transport's
+    /// engine thread, which is how its documentation says to run a loop of requests).
+    var executor: (any TaskExecutor)? { get }
 }
+
+extension BenchmarkClient {
+    /// The default executor.
+    var executor: (any TaskExecutor)? { nil }
+}
+
+/// `CURLEW_BENCH_NO_EXECUTOR=1` runs Curlew's loops on the default executor too (the cost of a
+/// thread hand-off per request, as before the engine was an executor).
+let benchmarkUsesEngineExecutor = getenv("CURLEW_BENCH_NO_EXECUTOR").map { String(cString: $0) != "1" } ?? true
 
 /// Drives a ``BenchmarkClient`` with `concurrency` child tasks of one `TaskGroup`, each looping
 /// over a shared atomic counter until the batch is used up.
@@ -25,8 +40,9 @@ struct TaskGroupDriver<APIClient: BenchmarkClient>: LoadDriver {
         let client = self.client
         let check = self.check
         return await withTaskGroup(of: BatchSample.self) { group in
+            let executor = benchmarkUsesEngineExecutor ? client.executor : nil
             for _ in 0..<concurrency {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var sample = BatchSample(reservingCapacity: requests / concurrency + 1)
                     while counter.claim() {
                         let start = MonotonicClock.nanoseconds()

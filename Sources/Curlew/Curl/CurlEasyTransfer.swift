@@ -27,7 +27,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
     let request: PreparedRequest
     let handle: UnsafeMutableRawPointer
     private let pool: EasyHandlePool
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The handle with the options and header list it carries; goes back to the pool on deinit.
+    private var pooled: PooledEasyHandle
+    /// Whether this transfer set only options the next one overwrites or shares (see
+    /// ``configureMethodAndBody(_:)``), so the handle can go back without `curl_easy_reset`.
+    private var keepsOptions = false
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var continuation: Continuation?
     private var head = ResponseHeadParser()
@@ -95,14 +99,15 @@ final class CurlEasyTransfer: @unchecked Sendable {
         case .data?, nil:
             self.source = nil
         }
-        guard let handle = pool.take() else {
+        guard let pooled = pool.take() else {
             sink.fail(CurlewError(code: .transportFailure, message: "curl_easy_init failed", request: request.summary))
             source?.close()
             throw CurlewError(code: .transportFailure, message: "curl_easy_init failed", request: request.summary)
         }
         self.id = id
         self.request = request
-        self.handle = handle
+        self.handle = pooled.handle
+        self.pooled = pooled
         self.pool = pool
         self.continuation = continuation
         self.machine = TransferStateMachine(resumesAtHead: { if case .stream = disposition { true } else { false } }())
@@ -124,63 +129,51 @@ final class CurlEasyTransfer: @unchecked Sendable {
         // (the file sink's own deinit) and stops a request-body producer.
         source?.close()
         connection?.detach(from: handle)
-        pool.recycle(handle)
-        if let headerList { curl_slist_free_all(headerList) }
+        pool.recycle(pooled, keepsOptions: keepsOptions)
         errorBuffer.deallocate()
     }
 
     // MARK: Options
 
-    /// Applies every option. Everything set here is undone by `curl_easy_reset` when the handle
-    /// goes back to the pool (read, seek and progress callbacks, upload mode, sizes included).
+    /// Applies the options: the block that depends only on the transfer options when the pooled
+    /// handle does not carry it already (``EasyHandleOptions``), then what is this transfer's own
+    /// (URL, buffers, method and body, headers, callbacks' user data).
     private func configure(limitsBody: Bool) throws(CurlewError) {
-        let options = request.options
         let this = Unmanaged.passUnretained(self).toOpaque()
-        try set(CURLOPT_NOSIGNAL, 1)
-        try set(CURLOPT_PROTOCOLS_STR, "http,https")
-        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        if let (option, code) = pooled.ensure(EasyHandleOptions(request, limitsBody: limitsBody)) {
+            try check(code, option)
+        }
         try set(CURLOPT_URL, request.url)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(id)))
-        try set(CURLOPT_SSL_VERIFYPEER, 1)
-        try set(CURLOPT_SSL_VERIFYHOST, 2)
-        connection = try CurlConnectionOptions.apply(options, to: handle, request: request.summary)
-        // Redirects are followed by ``RedirectFollower`` (one policy); libcurl's default is not to.
-        try set(CURLOPT_UNRESTRICTED_AUTH, 0)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
-        if let total = options.totalTimeout { try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
+        // TLS, proxy, speed limits, cookies and host overrides depend only on the transfer
+        // options (a change resets the handle in `ensure`); a cookie jar or host overrides are
+        // attached to this transfer, so that handle is reset before reuse.
+        connection = try CurlConnectionOptions.apply(request.options, to: handle, request: request.summary)
         if let lowSpeed {
             // libcurl ends it with CURLE_OPERATION_TIMEDOUT, "Operation too slow…" (`.idleTimeout`).
             try set(CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
             try set(CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
         }
-        // The maximum body size protects memory: streams and files are not held in memory.
-        if limitsBody { try set(CURLOPT_MAXFILESIZE_LARGE, offset: curl_off_t(options.maximumBodySize)) }
-        switch options.httpVersion {
-        case .automatic:
-            try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-            // Over TLS, wait for a connection that may multiplex instead of opening another.
-            if request.url.utf8.starts(with: "https:".utf8) { try set(CURLOPT_PIPEWAIT, 1) }
-        case .http1Only:
-            try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
-        }
-        if options.acceptsCompressedResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
         try configureMethodAndBody(this)
         try configureHeaders()
+        // A cookie jar, host overrides or a stall limit are this transfer's: reset after it.
+        if connection != nil || lowSpeed != nil { keepsOptions = false }
         if ReplayGuard.isNeeded(method: request.method, content: request.content) {
             replayGuard = ReplayGuard()
             try check(curlew_easy_setopt_prereq_callback(handle, curlewPrereqCallback), CURLOPT_PREREQFUNCTION)
             try set(CURLOPT_PREREQDATA, pointer: this)
+            // The callback points at this transfer: the handle is reset before it is reused.
+            keepsOptions = false
         }
-        try check(curlew_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlewWriteCallback), CURLOPT_WRITEFUNCTION)
         try set(CURLOPT_WRITEDATA, pointer: this)
-        try check(curlew_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlewHeaderCallback), CURLOPT_HEADERFUNCTION)
         try set(CURLOPT_HEADERDATA, pointer: this)
         if events != nil {
             // Progress costs a callback per libcurl loop; only when someone listens.
             try check(curlew_easy_setopt_xferinfo_callback(handle, curlewProgressCallback), CURLOPT_XFERINFOFUNCTION)
             try set(CURLOPT_XFERINFODATA, pointer: this)
             try set(CURLOPT_NOPROGRESS, 0)
+            keepsOptions = false
         }
     }
 
@@ -218,31 +211,41 @@ final class CurlEasyTransfer: @unchecked Sendable {
             }
             try check(code, CURLOPT_COPYPOSTFIELDS)
             if method != .post { try set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            // A POST of bytes leaves nothing the next transfer's method options do not replace;
+            // a custom method string would stay, so that handle is reset.
+            keepsOptions = method == .post
             return
         }
         switch method {
-        case .get: try set(CURLOPT_HTTPGET, 1)
+        case .get:
+            // Also clears a previous transfer's POST (`CURLOPT_HTTPGET` resets the method).
+            try set(CURLOPT_HTTPGET, 1)
+            keepsOptions = true
         case .head: try set(CURLOPT_NOBODY, 1)
         case .post:
             try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
             try set(CURLOPT_COPYPOSTFIELDS, "")
+            keepsOptions = true
         default: try set(CURLOPT_CUSTOMREQUEST, method.rawValue)
         }
     }
 
     /// The request's headers, without `Expect: 100-continue` and without a content type libcurl
     /// would invent.
+    /// The list is built only when the pooled handle does not carry one for the same header set.
     private func configureHeaders() throws(CurlewError) {
-        var list: UnsafeMutablePointer<curl_slist>? = nil
-        func append(_ line: String) {
-            if let next = curl_slist_append(list, line) { list = next }
+        let headers = request.headers
+        let code = pooled.ensureHeaders(headers) {
+            var lines: [String] = []
+            lines.reserveCapacity(headers.count + 2)
+            // Empty values as `Name;`, cookie fields joined into one line (``HeaderLines``).
+            let hasContentType = HeaderLines.forEach(in: headers) { lines.append($0) }
+            // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
+            lines.append("Expect:")
+            if !hasContentType { lines.append("Content-Type:") }
+            return lines
         }
-        let hasContentType = HeaderLines.forEach(in: request.headers) { append($0) }
-        // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
-        append("Expect:")
-        if !hasContentType { append("Content-Type:") }
-        headerList = list
-        try set(CURLOPT_HTTPHEADER, list: list)
+        try check(code, CURLOPT_HTTPHEADER)
     }
 
     // MARK: Callbacks (engine thread)
@@ -377,7 +380,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         let expired = tracker.observe(bytesMoved: Int64(received) &+ Int64(sent) &+ Int64(head.bytesSeen), now: now)
         idleTracker = tracker
         guard expired else { return nil }
-        let limit = Self.milliseconds(request.options.idleTimeout ?? .zero)
+        let limit = EasyHandleOptions.milliseconds(request.options.idleTimeout ?? .zero)
         var error = CurlewError(code: .idleTimeout, message: "no data moved for \(limit) ms", request: request.summary)
         attachMetrics(to: &error, curlCode: nil)
         return error
@@ -606,10 +609,6 @@ final class CurlEasyTransfer: @unchecked Sendable {
         try check(curlew_easy_setopt_pointer(handle, option, value), option)
     }
 
-    private func set(_ option: CURLoption, list value: UnsafeMutablePointer<curl_slist>?) throws(CurlewError) {
-        try check(curlew_easy_setopt_slist(handle, option, value), option)
-    }
-
     private func check(_ code: CURLcode, _ option: CURLoption) throws(CurlewError) {
         guard code == CURLE_OK else {
             throw CurlewError(
@@ -625,21 +624,17 @@ final class CurlEasyTransfer: @unchecked Sendable {
         return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
-    }
 }
 
 /// `CURLOPT_WRITEFUNCTION`: forwards body bytes to the transfer named by the user pointer.
-private let curlewWriteCallback: curlew_data_callback = { bytes, size, count, user in
+let curlewWriteCallback: curlew_data_callback = { bytes, size, count, user in
     guard let user else { return 0 }
     let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
     return transfer.receiveBody(UnsafeRawBufferPointer(start: bytes, count: size * count))
 }
 
 /// `CURLOPT_HEADERFUNCTION`: forwards one header line to the transfer named by the user pointer.
-private let curlewHeaderCallback: curlew_data_callback = { bytes, size, count, user in
+let curlewHeaderCallback: curlew_data_callback = { bytes, size, count, user in
     guard let user else { return 0 }
     let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
     return transfer.receiveHeader(UnsafeRawBufferPointer(start: bytes, count: size * count))

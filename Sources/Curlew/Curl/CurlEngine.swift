@@ -33,7 +33,7 @@ final class CurlEngine: @unchecked Sendable {
         var maximumTotalConnections: Int?
     }
 
-    private let inbox = Mutex(CurlEngineInbox())
+    let inbox = Mutex(CurlEngineInbox())
     private let nextID = Atomic<UInt64>(1)
     private let handles = EasyHandlePool(capacity: 256)
     /// Counters for tests and diagnostics (active and paused transfers).
@@ -43,6 +43,9 @@ final class CurlEngine: @unchecked Sendable {
     private var startFailure: String?
     /// Engine thread only.
     private var transfers: [UInt64: CurlEasyTransfer] = [:]
+    /// The engine thread's `pthread_self()`, set when it starts (0 before): work posted from the
+    /// engine thread itself needs no wake-up.
+    let engineThreadID = Atomic<UInt>(0)
     /// Cache sizing and dead-connection sweeps (Connections/ConnectionUpkeep.swift).
     private let upkeep: ConnectionUpkeep?
 
@@ -130,7 +133,7 @@ final class CurlEngine: @unchecked Sendable {
         }
         return RawResponse(
             status: HTTPResponse.Status(code: completed.status),
-            headers: ResponseHeadParser.fields(of: completed.headerBlock),
+            headerFields: LazyHeaderFields(block: completed.headerBlock),
             content: completed.content,
             url: completed.url,
             metrics: completed.metrics)
@@ -174,8 +177,15 @@ final class CurlEngine: @unchecked Sendable {
         if inbox.withLock({ $0.post(command) }) { wake() }
     }
 
-    private func wake() {
-        if let multi { _ = curl_multi_wakeup(multi) }
+    func wake() {
+        // The engine thread checks its inbox before it sleeps: no wake-up from itself.
+        guard !isEngineThread, let multi else { return }
+        _ = curl_multi_wakeup(multi)
+    }
+
+    /// Whether the caller runs on the engine thread.
+    var isEngineThread: Bool {
+        engineThreadID.load(ordering: .relaxed) == UInt(pthread_self())
     }
 
     // MARK: Engine thread
@@ -183,12 +193,23 @@ final class CurlEngine: @unchecked Sendable {
     private func run() {
         guard let multi else { return }
         EngineThreadName.apply()
+        engineThreadID.store(UInt(pthread_self()), ordering: .relaxed)
         var running: Int32 = 0
         var nextIdleCheck: UInt64 = 0
         while true {
-            let (commands, shutdown) = inbox.withLock { $0.drain() }
+            let (commands, jobs, shutdown) = inbox.withLock { $0.drain() }
             for command in commands { apply(command, multi: multi) }
-            if shutdown { break }
+            if shutdown {
+                forward(jobs)
+                break
+            }
+            if !jobs.isEmpty {
+                // Tasks that prefer the engine (see `CurlEngine+Executor`); what they submit is
+                // attached before libcurl runs, saving a loop.
+                runJobs(jobs)
+                let more = inbox.withLock { $0.drainCommands() }
+                for command in more { apply(command, multi: multi) }
+            }
             _ = curl_multi_perform(multi, &running)
             collectFinished(multi: multi)
             if !transfers.isEmpty {
@@ -199,8 +220,10 @@ final class CurlEngine: @unchecked Sendable {
                 }
             }
             upkeep?.tick(multi: multi)
-            // While transfers are active, wake at least as often as idle detection needs.
-            _ = curl_multi_poll(multi, nil, 0, transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000), nil)
+            // While transfers are active, wake at least as often as idle detection needs; with
+            // work already waiting (a task resumed above), only look at the sockets.
+            let waiting = !inbox.withLock { $0.isEmpty }
+            _ = curl_multi_poll(multi, nil, 0, waiting ? 0 : transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000), nil)
         }
         // Fail everything still in flight, then also any job posted in the same instant.
         for (_, transfer) in transfers {
@@ -209,8 +232,9 @@ final class CurlEngine: @unchecked Sendable {
         }
         transfers.removeAll()
         statistics.setActive(0)
-        let (late, _) = inbox.withLock { $0.drain() }
+        let (late, lateJobs, _) = inbox.withLock { $0.drain() }
         for case .add(let job) in late { job.transfer.fail(Self.shutdownError(job.transfer.request)) }
+        forward(lateJobs)
         upkeep?.stop(multi: multi)
         curl_multi_cleanup(multi)
         let waiters = inbox.withLock { $0.markStopped() }

@@ -23,6 +23,11 @@ struct CurlEngineInbox {
 
     private(set) var phase: Phase = .running
     private var commands: [Command] = []
+    /// Tasks that prefer the engine as their executor, ready to run (see `CurlEngine+Executor`).
+    private var jobs: [UnownedJob] = []
+
+    /// Whether nothing waits for the engine thread.
+    var isEmpty: Bool { commands.isEmpty && jobs.isEmpty }
 
     /// What the caller of ``submit(_:)`` must do after unlocking.
     enum SubmitAction {
@@ -41,14 +46,22 @@ struct CurlEngineInbox {
     mutating func submit(_ job: CurlEngine.Job) -> SubmitAction {
         guard case .running = phase else { return .rejectShutdown(job) }
         commands.append(.add(job))
-        return commands.count == 1 ? .wake : .none
+        return commands.count == 1 && jobs.isEmpty ? .wake : .none
     }
 
     /// Queues a command that only matters while running. Returns whether to wake the engine.
     mutating func post(_ command: Command) -> Bool {
         guard case .running = phase else { return false }
         commands.append(command)
-        return commands.count == 1
+        return commands.count == 1 && jobs.isEmpty
+    }
+
+    /// Queues a task job while running (returns whether to wake the engine, as ``post(_:)``);
+    /// `nil` once shutdown started: the caller runs the job elsewhere.
+    mutating func enqueue(_ job: UnownedJob) -> Bool? {
+        guard case .running = phase else { return nil }
+        jobs.append(job)
+        return jobs.count == 1 && commands.isEmpty
     }
 
     /// What the caller of ``requestShutdown()`` must do after unlocking.
@@ -88,12 +101,21 @@ struct CurlEngineInbox {
     }
 
     /// The engine thread takes everything posted since its last look.
-    /// Returns the commands and whether the engine must shut down.
-    mutating func drain() -> (commands: [Command], shutdown: Bool) {
+    /// Returns the commands, the task jobs, and whether the engine must shut down.
+    mutating func drain() -> (commands: [Command], jobs: [UnownedJob], shutdown: Bool) {
         let taken = commands
         commands.removeAll(keepingCapacity: true)
-        if case .shuttingDown = phase { return (taken, true) }
-        return (taken, false)
+        let takenJobs = jobs
+        jobs.removeAll(keepingCapacity: true)
+        if case .shuttingDown = phase { return (taken, takenJobs, true) }
+        return (taken, takenJobs, false)
+    }
+
+    /// The engine thread takes the commands posted since its last look (the jobs stay).
+    mutating func drainCommands() -> [Command] {
+        let taken = commands
+        commands.removeAll(keepingCapacity: true)
+        return taken
     }
 
     /// The engine thread finished shutting down; returns the waiters to resume.

@@ -1,12 +1,14 @@
 internal import CCurlShim
 internal import Synchronization
 
-/// Easy handles kept for reuse, so a request does not pay for `curl_easy_init` and libcurl's
-/// per-handle allocations. A handle comes back reset (`curl_easy_reset`, which keeps the DNS and
-/// TLS session caches) and can be taken by any thread; only one thread uses it at a time.
+/// Easy handles kept for reuse, so a request does not pay for `curl_easy_init`, libcurl's
+/// per-handle allocations, or setting the same options again. A handle comes back with its
+/// options (see ``PooledEasyHandle`` and ``EasyHandleOptions``), or reset (`curl_easy_reset`,
+/// which keeps the DNS and TLS session caches) when its transfer set options the next one would
+/// not overwrite. Any thread may take one; only one thread uses it at a time.
 final class EasyHandlePool: Sendable {
-    /// Idle handles as bit patterns (raw pointers are not `Sendable`), guarded by the mutex.
-    private let idle = Mutex<[UInt]>([])
+    /// Idle handles, guarded by the mutex.
+    private let idle = Mutex<[PooledEasyHandle]>([])
     private let capacity: Int
 
     init(capacity: Int) {
@@ -14,28 +16,25 @@ final class EasyHandlePool: Sendable {
     }
 
     deinit {
-        for bits in idle.withLock({ $0 }) {
-            if let handle = UnsafeMutableRawPointer(bitPattern: bits) { curl_easy_cleanup(handle) }
-        }
+        for var pooled in idle.withLock({ $0 }) { pooled.cleanup() }
     }
 
-    /// A reset handle from the pool, or a new one; `nil` if libcurl cannot allocate one.
-    func take() -> UnsafeMutableRawPointer? {
-        if let bits = idle.withLock({ $0.popLast() }), let handle = UnsafeMutableRawPointer(bitPattern: bits) {
-            return handle
-        }
-        return curl_easy_init()
+    /// A handle from the pool, or a new one; `nil` if libcurl cannot allocate one.
+    func take() -> PooledEasyHandle? {
+        if let pooled = idle.withLock({ $0.popLast() }) { return pooled }
+        return PooledEasyHandle.make()
     }
 
-    /// Resets a handle that is no longer attached to a multi handle and keeps it, or frees it when
-    /// the pool is full.
-    func recycle(_ handle: UnsafeMutableRawPointer) {
-        curl_easy_reset(handle)
+    /// Keeps a handle that is no longer attached to a multi handle (reset first unless
+    /// `keepsOptions`), or frees it when the pool is full.
+    func recycle(_ pooled: PooledEasyHandle, keepsOptions: Bool) {
+        var pooled = pooled
+        if !keepsOptions { pooled.reset() }
         let kept = idle.withLock { idle -> Bool in
             guard idle.count < capacity else { return false }
-            idle.append(UInt(bitPattern: handle))
+            idle.append(pooled)
             return true
         }
-        if !kept { curl_easy_cleanup(handle) }
+        if !kept { pooled.cleanup() }
     }
 }

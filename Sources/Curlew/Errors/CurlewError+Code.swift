@@ -21,7 +21,6 @@ extension CurlewError {
             case tlsCertificateUntrusted, tlsCertificateExpired, tlsHostnameMismatch, tlsPinMismatch
             case tlsClientCertificateInvalid, proxyFailure, invalidConnectionSettings
             case protocolError, connectionClosedBeforeResponse, insecureRedirect
-
             case cacheNotConfigured
         }
 

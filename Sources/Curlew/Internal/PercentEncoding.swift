@@ -36,6 +36,23 @@ enum PercentEncoding {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Appends the encoded query name or value to `bytes` (``queryComponent(_:)`` without the
+    /// intermediate `String`).
+    static func appendQueryComponent(_ text: String, to bytes: inout [UInt8]) {
+        let hex: StaticString = "0123456789ABCDEF"
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                hex.withUTF8Buffer { digits in
+                    bytes.append(digits[Int(byte >> 4)])
+                    bytes.append(digits[Int(byte & 0x0F)])
+                }
+            }
+        }
+    }
+
     /// `A–Z a–z 0–9 - . _ ~`.
     static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {

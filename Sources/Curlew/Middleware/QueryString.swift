@@ -2,34 +2,151 @@ internal import Foundation
 
 /// Reading and extending the query of an already-encoded URL (for middleware that add or sign
 /// parameters after the request was prepared).
+///
+/// Works on UTF-8 bytes: no `Character` iteration, no `NSString` bridging, no
+/// `removingPercentEncoding` (a middleware chain calls these on every request, and the
+/// Foundation-based versions cost more than the whole transfer).
 enum QueryString {
     /// The decoded query items of a URL, in order (`+` is a literal plus, as Curlew encodes spaces
     /// in queries as `%20`).
     static func items(of url: String) -> [(name: String, value: String)] {
-        guard let start = url.firstIndex(of: "?") else { return [] }
-        let end = url[start...].firstIndex(of: "#") ?? url.endIndex
-        return pairs(String(url[url.index(after: start)..<end]), plusIsSpace: false)
+        var url = url
+        return url.withUTF8 { bytes in
+            guard let range = queryRange(in: bytes) else { return [] }
+            return pairs(UnsafeBufferPointer(rebasing: bytes[range]), plusIsSpace: false)
+        }
+    }
+
+    /// The decoded names of a URL's query items, in order.
+    static func names(of url: String) -> [String] {
+        var url = url
+        return url.withUTF8 { bytes in
+            guard let range = queryRange(in: bytes) else { return [] }
+            var names: [String] = []
+            forEachPair(in: UnsafeBufferPointer(rebasing: bytes[range])) { name, _ in
+                names.append(decode(name, plusIsSpace: false))
+            }
+            return names
+        }
     }
 
     /// Decoded `name=value` pairs of a query or form body.
     static func pairs(_ text: String, plusIsSpace: Bool) -> [(name: String, value: String)] {
-        text.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String {
-                let text = plusIsSpace ? part.replacingOccurrences(of: "+", with: " ") : String(part)
-                return text.removingPercentEncoding ?? text
-            }
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
-        }
+        var text = text
+        return text.withUTF8 { pairs($0, plusIsSpace: plusIsSpace) }
     }
 
     /// The URL with items appended to its query, RFC 3986 encoded.
     static func appending(_ items: [URLQueryItem], to url: String) -> String {
+        appending(items.map { ($0.name, $0.value) }, to: url)
+    }
+
+    /// The URL with `name=value` items appended to its query, RFC 3986 encoded; a `nil` value
+    /// gives the bare name.
+    static func appending(_ items: [(name: String, value: String?)], to url: String) -> String {
         guard !items.isEmpty else { return url }
-        let fragmentStart = url.firstIndex(of: "#") ?? url.endIndex
-        let base = url[..<fragmentStart]
-        let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
-        return base + separator + PercentEncoding.query(items) + url[fragmentStart...]
+        var url = url
+        return url.withUTF8 { bytes in
+            let fragmentStart = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+            let base = UnsafeBufferPointer(rebasing: bytes[..<fragmentStart])
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + items.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) + 2 } + 1)
+            out.append(contentsOf: base)
+            if base.contains(UInt8(ascii: "?")) {
+                if let last = base.last, last != UInt8(ascii: "?"), last != UInt8(ascii: "&") { out.append(UInt8(ascii: "&")) }
+            } else {
+                out.append(UInt8(ascii: "?"))
+            }
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: "&")) }
+                PercentEncoding.appendQueryComponent(item.name, to: &out)
+                if let value = item.value {
+                    out.append(UInt8(ascii: "="))
+                    PercentEncoding.appendQueryComponent(value, to: &out)
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[fragmentStart...]))
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    /// The bytes between the first `?` and the first `#` after it.
+    private static func queryRange(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        var end = question + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
+        return (question + 1)..<end
+    }
+
+    private static func pairs(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> [(name: String, value: String)] {
+        var result: [(name: String, value: String)] = []
+        forEachPair(in: bytes) { name, value in
+            result.append((decode(name, plusIsSpace: plusIsSpace), value.map { decode($0, plusIsSpace: plusIsSpace) } ?? ""))
+        }
+        return result
+    }
+
+    /// Calls `body` with each non-empty `&`-separated part, split at its first `=` (the value is
+    /// `nil` when there is none).
+    private static func forEachPair(
+        in bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?) -> Void
+    ) {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            var equals: Int?
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") {
+                if equals == nil, bytes[end] == UInt8(ascii: "=") { equals = end }
+                end += 1
+            }
+            if end > start {
+                if let equals {
+                    body(UnsafeBufferPointer(rebasing: bytes[start..<equals]), UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end]))
+                } else {
+                    body(UnsafeBufferPointer(rebasing: bytes[start..<end]), nil)
+                }
+            }
+            start = end + 1
+        }
+    }
+
+    /// Percent-decodes (and, for forms, turns `+` into a space). Like Foundation's
+    /// `removingPercentEncoding`, a malformed escape or bytes that are not UTF-8 leave the text
+    /// as it was (after the `+` replacement).
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> String {
+        let needsWork = bytes.contains { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }
+        guard needsWork else { return String(decoding: bytes, as: UTF8.self) }
+        var spaced = Array(bytes)
+        if plusIsSpace {
+            for index in spaced.indices where spaced[index] == UInt8(ascii: "+") { spaced[index] = UInt8(ascii: " ") }
+        }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(spaced.count)
+        var index = 0
+        while index < spaced.count {
+            let byte = spaced[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < spaced.count, let high = hexValue(spaced[index + 1]), let low = hexValue(spaced[index + 2]) else {
+                    return String(decoding: spaced, as: UTF8.self)
+                }
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(byte)
+                index += 1
+            }
+        }
+        return String(validating: decoded, as: UTF8.self) ?? String(decoding: spaced, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
 

@@ -45,11 +45,11 @@ public final class ServerClock: APIMiddleware {
     public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         if let timestampParameter {
-            request.setURL(QueryString.appending([URLQueryItem(name: timestampParameter, value: String(Int(now().timeIntervalSince1970)))], to: request.url))
+            request.setURL(QueryString.appending([(name: timestampParameter, value: Optional(String(Int(now().timeIntervalSince1970))))], to: request.url))
         }
         do {
             let response = try await next(request, context)
-            learn(from: response.headers[.date], body: response)
+            learn(from: response.headerFields[.date], body: response)
             return response
         } catch let error as CurlewError {
             learn(from: error.headers?[.date], body: nil)

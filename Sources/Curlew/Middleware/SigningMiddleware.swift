@@ -83,14 +83,14 @@ public struct SigningMiddleware: APIMiddleware {
     public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else { return try await next(request, context) }
         var request = request
-        var added: [URLQueryItem] = []
-        if let timestampParameter { added.append(URLQueryItem(name: timestampParameter, value: String(Int(now().timeIntervalSince1970)))) }
-        if let nonceParameter { added.append(URLQueryItem(name: nonceParameter, value: UUID().uuidString.lowercased())) }
-        request.setURL(QueryString.appending(added, to: request.url))
+        var added: [(name: String, value: String?)] = []
+        if let timestampParameter { added.append((timestampParameter, String(Int(now().timeIntervalSince1970)))) }
+        if let nonceParameter { added.append((nonceParameter, UUID().uuidString.lowercased())) }
+        if !added.isEmpty { request.setURL(QueryString.appending(added, to: request.url)) }
         let signature = Self.signature(of: Self.canonicalString(for: request), secret: secret, algorithm: algorithm)
         switch output {
         case .parameter(let name):
-            request.setURL(QueryString.appending([URLQueryItem(name: name, value: signature)], to: request.url))
+            request.setURL(QueryString.appending([(name: name, value: Optional(signature))], to: request.url))
         case .header(let name):
             request.headers[name] = signature
             request.options.originBoundHeaders.insert(name)
@@ -109,7 +109,16 @@ public struct SigningMiddleware: APIMiddleware {
             case nil: break
             }
         }
-        return pairs.sorted { ($0.name, $0.value) < ($1.name, $1.value) }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        pairs.sort { ($0.name, $0.value) < ($1.name, $1.value) }
+        var canonical = ""
+        canonical.reserveCapacity(pairs.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+        for (index, pair) in pairs.enumerated() {
+            if index > 0 { canonical += "&" }
+            canonical += pair.name
+            canonical += "="
+            canonical += pair.value
+        }
+        return canonical
     }
 
     /// The pairs a JSON body contributes (see the canonical form above).
@@ -129,7 +138,10 @@ public struct SigningMiddleware: APIMiddleware {
     public static func signature(of canonical: String, secret: String, algorithm: Algorithm) -> String {
         switch algorithm {
         case .md5:
-            return hex(Insecure.MD5.hash(data: Data((canonical + secret).utf8)))
+            var hasher = Insecure.MD5()
+            hasher.update(data: Data(canonical.utf8))
+            hasher.update(data: Data(secret.utf8))
+            return hex(hasher.finalize())
         case .hmacSHA256:
             let key = SymmetricKey(data: Data(secret.utf8))
             return hex(HMAC<SHA256>.authenticationCode(for: Data(canonical.utf8), using: key))
@@ -137,11 +149,14 @@ public struct SigningMiddleware: APIMiddleware {
     }
 
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits: StaticString = "0123456789abcdef"
         var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        text.reserveCapacity(64)
+        digits.withUTF8Buffer { digits in
+            for byte in bytes {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0x0F)])
+            }
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -8,7 +8,12 @@ public struct APIResponse<Value: Sendable>: Sendable {
     /// The response status.
     public var status: HTTPResponse.Status
     /// The response headers.
-    public var headers: HTTPFields
+    public var headers: HTTPFields {
+        get { headerFields.fields }
+        set { headerFields.fields = newValue }
+    }
+    /// The headers, possibly still the transport's raw block (parsed on first read).
+    var headerFields: LazyHeaderFields
     /// The raw body bytes, kept beside the decoded value.
     public var body: Data
     /// The URL that produced the response (after redirects).
@@ -26,7 +31,7 @@ public struct APIResponse<Value: Sendable>: Sendable {
     public init(value: Value, raw: RawResponse) {
         self.value = value
         self.status = raw.status
-        self.headers = raw.headers
+        self.headerFields = raw.headerFields
         self.body = raw.body
         self.url = raw.url
         self.source = raw.source
@@ -38,7 +43,7 @@ public struct APIResponse<Value: Sendable>: Sendable {
     /// The response without the decoded value, e.g. to read another part of the body with
     /// ``RawResponse/json(at:)`` (LCNetwork's `rawJSONObject`).
     public var raw: RawResponse {
-        var raw = RawResponse(status: status, headers: headers, content: .data(body), url: url, source: source, metrics: metrics)
+        var raw = RawResponse(status: status, headerFields: headerFields, content: .data(body), url: url, source: source, metrics: metrics)
         raw.businessCode = businessCode
         raw.businessMessage = businessMessage
         return raw

@@ -6,7 +6,12 @@ public struct RawResponse: Sendable {
     /// The final status (after redirects).
     public var status: HTTPResponse.Status
     /// The final response's headers.
-    public var headers: HTTPFields
+    public var headers: HTTPFields {
+        get { headerFields.fields }
+        set { headerFields.fields = newValue }
+    }
+    /// The headers, possibly still the transport's raw block (parsed on first read).
+    var headerFields: LazyHeaderFields
     /// The body: collected bytes (the default), a file or a stream.
     public var content: ResponseContent
     /// The body bytes, decoded if they were compressed; empty when the body is a file or a
@@ -43,8 +48,13 @@ public struct RawResponse: Sendable {
 
     /// Creates a raw response with a body of any kind.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], content: ResponseContent, url: String, source: ResponseSource = .network, metrics: TransferMetrics? = nil) {
+        self.init(status: status, headerFields: LazyHeaderFields(headers), content: content, url: url, source: source, metrics: metrics)
+    }
+
+    /// Creates a raw response whose headers may still be a raw block.
+    init(status: HTTPResponse.Status, headerFields: LazyHeaderFields, content: ResponseContent, url: String, source: ResponseSource = .network, metrics: TransferMetrics? = nil) {
         self.status = status
-        self.headers = headers
+        self.headerFields = headerFields
         self.content = content
         self.metricsBox = metrics.map(MetricsBox.init)
         self.url = url

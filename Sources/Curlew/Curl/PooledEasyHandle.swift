@@ -1,0 +1,85 @@
+internal import CCurlShim
+internal import HTTPTypes
+
+/// An easy handle lent by the ``EasyHandlePool``, with what it still carries from its last
+/// transfer: the options block (``EasyHandleOptions``) and the header list it points at.
+///
+/// Only one thread uses a lent handle at a time (the transfer that took it), which is all libcurl
+/// asks; the pool keeps the pointers as bit patterns (raw pointers are not `Sendable`).
+struct PooledEasyHandle: Sendable {
+    /// The `CURL *`.
+    private let handleBits: UInt
+    /// The options block set on the handle, `nil` for a new or reset handle (nothing set).
+    var applied: EasyHandleOptions?
+    /// The header set `headerListBits` was built from, `nil` when there is no list.
+    private(set) var headers: HTTPFields?
+    /// The `curl_slist` the handle's `CURLOPT_HTTPHEADER` points at (0 for none). Owned by
+    /// this value: freed when replaced or when the handle is cleaned up.
+    private var headerListBits: UInt = 0
+
+    /// A new handle from `curl_easy_init`, `nil` if libcurl cannot allocate one.
+    static func make() -> PooledEasyHandle? {
+        guard let handle = curl_easy_init() else { return nil }
+        return PooledEasyHandle(handleBits: UInt(bitPattern: handle))
+    }
+
+    private init(handleBits: UInt) {
+        self.handleBits = handleBits
+    }
+
+    /// The `CURL *`.
+    var handle: UnsafeMutableRawPointer {
+        // The bits came from a non-nil pointer.
+        UnsafeMutableRawPointer(bitPattern: handleBits).unsafelyUnwrapped
+    }
+
+    /// Makes the handle carry `options`: nothing to do when it already does; otherwise a reset
+    /// (unless the handle is new) and every option again. Returns the option libcurl refused.
+    mutating func ensure(_ options: EasyHandleOptions) -> (option: CURLoption, code: CURLcode)? {
+        if applied == options { return nil }
+        if applied != nil { reset() }
+        if let failure = options.apply(to: handle) { return failure }
+        applied = options
+        return nil
+    }
+
+    /// Points `CURLOPT_HTTPHEADER` at a list for `headers`, built by `lines` only when the handle
+    /// does not carry a list for the same header set already.
+    mutating func ensureHeaders(_ headers: HTTPFields, lines: () -> [String]) -> CURLcode {
+        if let current = self.headers, headerListBits != 0, current.elementsEqual(headers, by: Self.same) { return CURLE_OK }
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for line in lines() {
+            if let next = curl_slist_append(list, line) { list = next }
+        }
+        let code = curlew_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+        freeHeaderList()
+        headerListBits = UInt(bitPattern: list)
+        self.headers = code == CURLE_OK ? headers : nil
+        return code
+    }
+
+    /// `curl_easy_reset`: every option back to libcurl's default (the DNS and TLS session caches
+    /// stay); the header list is dropped.
+    mutating func reset() {
+        curl_easy_reset(handle)
+        applied = nil
+        freeHeaderList()
+    }
+
+    /// Frees the handle and its header list.
+    mutating func cleanup() {
+        curl_easy_cleanup(handle)
+        freeHeaderList()
+    }
+
+    private mutating func freeHeaderList() {
+        if let list = UnsafeMutablePointer<curl_slist>(bitPattern: headerListBits) { curl_slist_free_all(list) }
+        headerListBits = 0
+        headers = nil
+    }
+
+    /// Same name (as sent) and value.
+    private static func same(_ lhs: HTTPField, _ rhs: HTTPField) -> Bool {
+        lhs.name.rawName == rhs.name.rawName && lhs.value == rhs.value
+    }
+}

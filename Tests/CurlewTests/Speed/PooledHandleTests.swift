@@ -1,0 +1,75 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Testing
+
+/// Pooled easy handles keep their options between transfers (no `curl_easy_reset`) and their
+/// header list per header set; nothing one request sets may reach the next one.
+@Suite("Pooled easy handles")
+struct PooledHandleTests {
+    /// Sends one request straight to the transport.
+    private func send(
+        _ transport: CurlTransport, _ server: LoopbackServer, _ method: HTTPRequest.Method = .get, path: String = "/echo",
+        headers: HTTPFields = [:], body: Data? = nil, configure: (inout TransferOptions) -> Void = { _ in }
+    ) async throws -> RawResponse {
+        var options = TransferOptions()
+        configure(&options)
+        let request = PreparedRequest(method: method, url: server.baseURL + path, headers: headers, body: body, options: options)
+        return try await transport.send(request, context: transferContext(for: request))
+    }
+
+    @Test func compressionMethodAndHeadersDoNotCarryOver() async throws {
+        try await withLoopback(handler: { request in
+            .text(request.method == "HEAD" ? "" : "ok")
+        }) { server, _, transport in
+            var custom = HTTPFields()
+            custom[HTTPField.Name("X-Step")!] = "1"
+            _ = try await send(transport, server, headers: custom)
+            _ = try await send(transport, server, headers: custom) { $0.acceptsCompressedResponses = false }
+            custom[HTTPField.Name("X-Step")!] = "2"
+            _ = try await send(transport, server, headers: custom)
+            _ = try await send(transport, server, headers: custom)
+            _ = try await send(transport, server, .head)
+            _ = try await send(transport, server, .post, body: Data("form".utf8))
+            _ = try await send(transport, server, .put, body: Data("put".utf8))
+            _ = try await send(transport, server)
+            _ = try await send(transport, server, .post)
+            _ = try await send(transport, server)
+
+            let requests = server.requests
+            #expect(requests.map(\.method) == ["GET", "GET", "GET", "GET", "HEAD", "POST", "PUT", "GET", "POST", "GET"])
+            #expect(requests.map { $0.header("X-Step") } == ["1", "1", "2", "2", nil, nil, nil, nil, nil, nil])
+            #expect(requests.map { $0.header("Accept-Encoding") != nil } == [true, false, true, true, true, true, true, true, true, true])
+            #expect(requests.map(\.bodyText) == ["", "", "", "", "", "form", "put", "", "", ""])
+            #expect(requests.map { $0.header("Expect") } == Array(repeating: nil, count: 10))
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
+    @Test func aTotalTimeoutDoesNotCarryOverToARequestWithout() async throws {
+        try await withLoopback(handler: { request in
+            try? await Task.sleep(for: .milliseconds(request.path == "/slow" ? 2_500 : 0))
+            return .text("ok")
+        }) { server, _, transport in
+            // The handle of a timed-out GET goes back to the pool with its options kept…
+            await #expect(throws: CurlewError.self) {
+                _ = try await send(transport, server, path: "/slow") { $0.totalTimeout = .milliseconds(200) }
+            }
+            // …and the next request, without a total timeout, must not inherit the 200 ms.
+            let slow = try await send(transport, server, path: "/slow") { $0.totalTimeout = nil }
+            #expect(slow.status == .ok)
+            #expect(slow.body == Data("ok".utf8))
+        }
+    }
+
+    @Test func aBodyLimitAppliesOnlyWhileSet() async throws {
+        try await withLoopback(handler: { _ in .text(String(repeating: "x", count: 4096)) }) { server, _, transport in
+            await #expect(throws: CurlewError.self) {
+                _ = try await send(transport, server) { $0.maximumBodySize = 1024 }
+            }
+            let full = try await send(transport, server)
+            #expect(full.body.count == 4096)
+        }
+    }
+}
