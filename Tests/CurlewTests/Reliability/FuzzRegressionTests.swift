@@ -1,0 +1,28 @@
+import Curlew
+import Foundation
+import Testing
+
+/// Inputs the fuzz targets under Fuzz/ found, kept as exact regression tests.
+@Suite struct FuzzRegressionTests {
+    /// FuzzFixtureName: the name `Search.meta` (no scenario) read `Search.meta.json`, which is the
+    /// metadata file of fixture `Search`, as a body; a scenario ending in `.meta` did the same for
+    /// another scenario's metadata. Both are rejected before any path is built.
+    @Test func aFixtureNameOrScenarioEndingInMetaIsRejected() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-fuzz-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data(#"{"total": 1}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.json"))
+        try Data(#"{"status": 404}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.meta.json"))
+        try Data(#"{"delayMilliseconds": 5}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.slow.meta.json"))
+        let store = try FixtureStore(directory: root)
+
+        let name = #expect(throws: CurlewError.self) { try store.answer(for: "Search.meta") }
+        #expect(name?.code == .fixturePathRejected)
+        #expect(name?.message == #"the fixture name "Search.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
+        let scenario = #expect(throws: CurlewError.self) { try store.answer(for: "Search", scenario: "slow.meta") }
+        #expect(scenario?.code == .fixturePathRejected)
+        #expect(scenario?.message == #"the fixture scenario "slow.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
+        // The fixture itself still answers, with its metadata.
+        #expect(try store.answer(for: "Search").status.code == 404)
+    }
+}
