@@ -50,5 +50,18 @@ struct GeneratedMockStep: TourStep {
         say("MediaSearchRequest (a polymorphic family) → \(mixed.elements.map { String(describing: type(of: $0)) })")
         let text = try MockGenerator(seed: 7, arrayCount: 1).bodyText(for: search)
         say("as a fixture to edit: \(text.split(separator: "\n").count) lines of SearchRequest.json, the same every run")
+
+        // HAccess's automatic mock for a whole client: each call from its own endpoint's type.
+        let mocked = APIClient(configuration: ClientConfiguration(
+            baseURL: "https://api.invalid", middleware: [MockMiddleware(.generated(by: MockGenerator(seed: 7, arrayCount: 1)))]))
+        var decoded: [String] = []
+        decoded.append(String(describing: type(of: try await mocked.send(SearchRequest(key: "x")))))
+        decoded.append(String(describing: type(of: try await mocked.send(PictureRequest(id: 1)))))
+        decoded.append(String(describing: type(of: try await mocked.send(LoginRequest(user: "u", password: "p")))))
+        decoded.append(String(describing: type(of: try await mocked.send(ProfileRequest(token: "t")))))
+        decoded.append(String(describing: type(of: try await mocked.send(OrderRequest(item: "i", quantity: 1)))))
+        decoded.append(String(describing: type(of: try await mocked.send(GalleryPictureRequest(id: 1)))))
+        decoded.append(String(describing: type(of: try await mocked.send(AccountRequest()) { $0.requiresAuthentication = false })))
+        say("one client-wide generated mode, \(decoded.count) endpoints, nothing sent: \(decoded.joined(separator: ", "))")
     }
 }

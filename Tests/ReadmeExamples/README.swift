@@ -19,10 +19,10 @@
 //   block 17 (README.md:592): declarations, file scope
 //   block 18 (README.md:625): declarations, file scope
 //   block 19 (README.md:664): declarations, file scope
-//   block 20 (README.md:694): declarations, file scope
-//   block 21 (README.md:716): declarations, file scope
-//   block 22 (README.md:777): declarations, file scope
-//   block 23 (README.md:839): skipped (no-compile)
+//   block 20 (README.md:703): declarations, file scope
+//   block 21 (README.md:730): declarations, file scope
+//   block 22 (README.md:791): declarations, file scope
+//   block 23 (README.md:853): skipped (no-compile)
 
 import Curlew
 import Foundation
@@ -476,10 +476,17 @@ func generatedProfile(_ client: APIClient) async throws -> String {
     print(profile.name, profile.avatarURL)                       // Ada Lovelace https://images.example.com/…
     return try generator.bodyText(for: request)                  // {"code": 0, "data": {…}, "msg": "ok"}, to save as a fixture
 }
+
+/// HAccess's automatic mock for a whole client: every call is answered with data generated from
+/// its own endpoint's `Response` type (a member of a polymorphic family uses its own hints).
+func mockDemoGeneratedClient() -> APIClient {
+    APIClient(configuration: ClientConfiguration(
+        baseURL: "https://api.example.com", middleware: [MockMiddleware(.generated(by: MockGenerator(seed: 7)))]))
+}
 #sourceLocation()
 
-// MARK: block 20, README.md:694
-#sourceLocation(file: "README.md", line: 695)
+// MARK: block 20, README.md:703
+#sourceLocation(file: "README.md", line: 704)
 
 
 
@@ -492,10 +499,15 @@ func mockDemoShowsNothingFound() async throws {
     #expect(try await client.send(SearchRequest(key: "sunset")).total == 0)
     expectRequest(recorder.requests.first, method: .get, path: "/pictures/search", query: ["key": "sunset"])
 }
+
+func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
+    await expectMultipart(transport.requests.first, fields: ["title": "Dunes"],
+                          files: ["photo": ExpectedFilePart(filename: "dunes.png", contentType: "image/png")])
+}
 #sourceLocation()
 
-// MARK: block 21, README.md:716
-#sourceLocation(file: "README.md", line: 717)
+// MARK: block 21, README.md:730
+#sourceLocation(file: "README.md", line: 731)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -531,8 +543,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:777
-#sourceLocation(file: "README.md", line: 778)
+// MARK: block 22, README.md:791
+#sourceLocation(file: "README.md", line: 792)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }

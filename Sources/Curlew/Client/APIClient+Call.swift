@@ -15,6 +15,7 @@ extension APIClient {
         _ request: R, options: RequestOptions, responseBody: ResponseBodyDisposition,
         finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
+        let options = generatesMocksPerCall || options.generatesMocksPerCall ? options.carryingMockModel(of: request) : options
         let name = String(describing: R.self)
         let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
         defer { options.ticket?.finish() }

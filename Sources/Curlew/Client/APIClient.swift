@@ -36,6 +36,9 @@ public actor APIClient {
     nonisolated let trustedOrigins: TrustedOrigins
     /// Whether an ``AuthorizationMiddleware`` is configured (a credential source).
     nonisolated let hasCredentialSource: Bool
+    /// Whether a client-wide ``MockMiddleware`` generates data from each call's endpoint type
+    /// (``MockMode/generated(by:)``): such calls carry their endpoint's response model.
+    nonisolated let generatesMocksPerCall: Bool
 
     /// A new subscription to every event of every call of this client: started, queued, attempt,
     /// redirected, retry scheduled, credential refreshed, session ended, head received, progress,
@@ -67,6 +70,7 @@ public actor APIClient {
         for case let failover as FailoverMiddleware in configuration.middleware { origins.formUnion(failover.baseURLs) }
         self.trustedOrigins = TrustedOrigins(origins)
         self.hasCredentialSource = configuration.middleware.contains { $0 is AuthorizationMiddleware }
+        self.generatesMocksPerCall = configuration.middleware.contains { ($0 as? MockMiddleware)?.defaultMode?.generatesPerCall == true }
     }
 
     /// Creates a client with a base URL and default configuration otherwise.

@@ -21,6 +21,7 @@ public struct MockMode: Sendable {
         case fixtures(FixtureStore, name: String?)
         case stub(MockStub)
         case generated(GeneratedMock)
+        case generatedPerCall(MockGenerator)
     }
 
     let source: Source
@@ -56,6 +57,28 @@ public struct MockMode: Sendable {
         MockMode(source: .generated(GeneratedMock(request: request, generator: generator)))
     }
 
+    /// Answers every call with a body generated from *that call's* endpoint ``Endpoint/Response``
+    /// type, wrapped in its ``Endpoint/envelope`` and placed at its ``Endpoint/keyPath`` — the
+    /// client-wide form of HAccess's automatic mock:
+    ///
+    /// ```swift
+    /// let client = APIClient(configuration: ClientConfiguration(
+    ///     baseURL: "https://api.example.com",
+    ///     middleware: [MockMiddleware(.generated(by: MockGenerator(seed: 7)))]))
+    /// let results = try await client.send(SearchRequest(key: "sunset"))   // invented, decodes
+    /// ```
+    ///
+    /// A call whose response type is not `Decodable` fails with `.mockGenerationFailed`.
+    public static func generated(by generator: MockGenerator = MockGenerator()) -> MockMode {
+        MockMode(source: .generatedPerCall(generator))
+    }
+
+    /// Whether this mode generates from the call's own endpoint type.
+    var generatesPerCall: Bool {
+        if case .generatedPerCall = source { return true }
+        return false
+    }
+
     /// The same mode waiting out delays with `clock`.
     public func clock(_ clock: MockClock) -> MockMode {
         var copy = self
@@ -83,6 +106,13 @@ public struct MockMode: Sendable {
             return answer
         case .generated(let generated):
             return try generated.answer()
+        case .generatedPerCall(let generator):
+            guard let model = context.options[MockResponseModelKey.self] else {
+                throw CurlewError(
+                    code: .mockGenerationFailed,
+                    message: "no endpoint type reached the generated mock for \(context.requestName) (a transport used outside APIClient)")
+            }
+            return try model.answer(by: generator, requestName: context.requestName)
         }
     }
 }

@@ -28,6 +28,19 @@ struct GeneratedMockTests {
         _ = try generator.value(of: MockSearchResults.self)
         _ = try generator.value(of: MockAlbum.self)
         _ = try generator.value(of: JSONValue.self)
+        _ = try generator.value(of: GenRankedFeed.self)
+        // The models the other suites decode from real servers.
+        _ = try generator.value(of: LenientItem.self)
+        _ = try generator.value(of: Ranged.self)
+        _ = try generator.value(of: Owner.self)
+        _ = try generator.value(of: Album.self)
+        _ = try generator.value(of: Kind.self)
+        _ = try generator.value(of: Level.self)
+        _ = try generator.value(of: EnvelopedPicture.self)
+        _ = try generator.value(of: ValidatedPicture.self)
+        _ = try generator.value(of: Picture.self)
+        _ = try generator.value(of: PictureList.self)
+        _ = try generator.value(of: PictureDetails.self)
     }
 
     @Test func namesGuideTheValues() throws {
@@ -135,6 +148,69 @@ struct GeneratedMockTests {
             #expect(response.source.detail == "generated Array<GenOwner> seed 6")
             #expect(response.businessCode == "0")
             #expect(response.value == (try MockGenerator(seed: 6, arrayCount: 2).value(of: [GenOwner].self)))
+            #expect(server.requestCount == 0)
+        }
+    }
+
+    @Test func aPolymorphicMemberGetsItsOwnHints() throws {
+        for seed in UInt64(1)...12 {
+            let json = try MockGenerator(seed: seed, arrayCount: 4).json(for: GenRankedFeed.self)
+            let ranked = json.items?.arrayValue?.filter { $0.type?.stringValue == "ranked" } ?? []
+            #expect(ranked.count == 2)
+            #expect(ranked.allSatisfy { $0.rank == .int(7) && $0.caption == nil })
+            if json.cover?.type?.stringValue == "ranked" {
+                #expect(json.cover?.rank == .int(7))
+                #expect(json.cover?.caption == nil)
+            }
+        }
+        let covers = try (UInt64(1)...12).compactMap { try MockGenerator(seed: $0).value(of: GenRankedFeed.self).cover as? GenRankedPic }
+        #expect(!covers.isEmpty)
+        #expect(covers.allSatisfy { $0.rank == 7 && $0.caption == nil })
+    }
+
+    @Test func aClientWideGeneratedModeAnswersEveryEndpointFromItsOwnType() async throws {
+        let server = try await LoopbackServer.start(handler: { _ in .json("[]") })
+        let transport = CurlTransport()
+        let generator = MockGenerator(seed: 6, arrayCount: 2)
+        let client = APIClient(
+            configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [MockMiddleware(.generated(by: generator))]),
+            transport: transport)
+        do {
+            let owners = try await client.response(for: GenEnveloped())
+            #expect(owners.value == (try generator.value(of: [GenOwner].self)))
+            #expect(owners.source == .mock)
+            #expect(owners.source.detail == "generated Array<GenOwner> seed 6")
+            #expect(owners.businessCode == "0")
+            let feed = try await client.response(for: GenFeedRequest())
+            #expect(feed.value.items.count == 2)
+            #expect(feed.source.detail == "generated GenRankedFeed seed 6")
+            let expected = try generator.body(for: GenFeedRequest())
+            #expect(feed.body == expected)
+            // Off for one call: the network answers.
+            let real = try await client.send(GenPlainOwners()) { $0.mock = .off }
+            #expect(real.isEmpty)
+            #expect(server.requestCount == 1)
+            // A response type that is not Decodable: a typed error, nothing sent.
+            let error = await #expect(throws: CurlewError.self) { try await client.send(GenOpaqueRequest()) }
+            #expect(error?.code == .mockGenerationFailed)
+            #expect(error?.message.contains("GenOpaqueRequest.Response (GenOpaque) is not Decodable") == true)
+            #expect(server.requestCount == 1)
+        } catch {
+            await transport.shutdown()
+            await server.shutdown()
+            throw error
+        }
+        await transport.shutdown()
+        await server.shutdown()
+    }
+
+    @Test func aPerCallGeneratedModeWorksOnAnyClient() async throws {
+        try await withLoopback(handler: { _ in .json("{}") }) { server, client, _ in
+            let generator = MockGenerator(seed: 3, arrayCount: 3)
+            let feed = try await client.response(for: GenFeedRequest()) { $0.mock = .generated(by: generator) }
+            #expect(feed.value.items.count == 3)
+            #expect(feed.source == .mock)
+            #expect(feed.body == (try generator.body(for: GenFeedRequest())))
             #expect(server.requestCount == 0)
         }
     }

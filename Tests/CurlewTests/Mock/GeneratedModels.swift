@@ -97,3 +97,42 @@ struct GenEnveloped: Endpoint {
     var envelope: ResponseEnvelope? { .codeMsgData }
     var keyPath: String? { "owners" }
 }
+
+/// A polymorphic member with its own hints: they apply when it is generated as a member.
+struct GenRankedPic: GenMedia, MockHinted {
+    var picUrl: String
+    var rank: Int
+    var caption: String?
+    static let mockHints: [String: MockHint] = ["rank": .int(7...7), "caption": .absent]
+}
+
+enum GenRankedFamily: PolymorphicFamily {
+    typealias Member = any GenMedia
+    static var members: [String: any Decodable.Type] { ["ranked": GenRankedPic.self, "video": GenVideo.self] }
+}
+
+struct GenRankedFeed: Decodable, Sendable {
+    @PolymorphicArray<GenRankedFamily> var items: [any GenMedia]
+    @Polymorphic<GenRankedFamily> var cover: any GenMedia
+}
+
+/// An endpoint whose response is the feed, plain (no envelope).
+struct GenFeedRequest: Endpoint {
+    typealias Response = GenRankedFeed
+    var path: String { "feed" }
+}
+
+/// A response type that is not `Decodable`: a generated mock cannot invent it.
+struct GenOpaque: Sendable { var bytes: Int }
+
+struct GenOpaqueRequest: Endpoint {
+    typealias Response = GenOpaque
+    var path: String { "opaque" }
+    func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> GenOpaque { GenOpaque(bytes: response.body.count) }
+}
+
+/// Owners without an envelope, for the network path beside a generated mode.
+struct GenPlainOwners: Endpoint {
+    typealias Response = [GenOwner]
+    var path: String { "owners" }
+}

@@ -38,14 +38,28 @@ extension MockGenerator {
     }
 
     private func bodyJSON<R: Endpoint>(for request: R) throws(CurlewError) -> JSONValue where R.Response: Decodable {
-        var body = try json(for: R.Response.self)
-        if let keyPath = request.keyPath {
+        try wrap(try json(for: R.Response.self), keyPath: request.keyPath, envelope: request.envelope)
+    }
+
+    /// The body for a response type known only at run time (a client-wide generated mode).
+    func body(generating type: any Decodable.Type, keyPath: String?, envelope: ResponseEnvelope?) throws(CurlewError) -> Data {
+        Self.data(try wrap(try json(forOpened: type), keyPath: keyPath, envelope: envelope))
+    }
+
+    private func json<T: Decodable>(forOpened type: T.Type) throws(CurlewError) -> JSONValue {
+        try json(for: type)
+    }
+
+    /// `body` placed at `keyPath` and wrapped in `envelope` with a success code and `"ok"`.
+    private func wrap(_ generated: JSONValue, keyPath: String?, envelope: ResponseEnvelope?) throws(CurlewError) -> JSONValue {
+        var body = generated
+        if let keyPath {
             guard let path = JSONKeyPath(keyPath) else {
                 throw CurlewError(code: .mockGenerationFailed, message: "the key path \"\(keyPath)\" is malformed")
             }
             body = JSONValue.object([:]).setting(body, at: path.components)
         }
-        guard let envelope = request.envelope else { return body }
+        guard let envelope else { return body }
         var wrapped: JSONValue = .object([:])
         if let payloadPath = envelope.payloadPath {
             guard let path = JSONKeyPath(payloadPath) else {

@@ -18,7 +18,7 @@ struct GeneratingDecoder: Decoder {
     /// Members whose value is fixed (a polymorphic member's discriminator).
     var forced: [String: JSONValue] = [:]
     /// For a polymorphic array: the discriminator and the members to cycle through.
-    var family: (discriminator: String, members: [String])?
+    var family: FamilyCycle?
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -47,7 +47,9 @@ struct GeneratingDecoder: Decoder {
             randomPath: randomPath + "[\(index)]")
         if let hint, case .count = hint.kind {} else { child.hint = hint }
         if let family, !family.members.isEmpty {
-            child.forced[family.discriminator] = .string(family.members[index % family.members.count])
+            let member = index % family.members.count
+            child.forced[family.discriminator] = .string(family.members[member])
+            child.hints = family.hints[member]
         }
         return child
     }
