@@ -11,25 +11,26 @@ internal import CTSanHooks
 /// the critical section announces the acquire and the release on a byte of its own (not on the
 /// value's address: taking that is itself a Swift access TSan checks before the acquire).
 public struct TSanMutex<Value: ~Copyable>: ~Copyable {
-    private let base: Mutex<Value>
-    /// The address ThreadSanitizer synchronises on; owned, freed in `deinit`.
-    private let token: UnsafeMutableRawPointer
+    private let base: Synchronization.Mutex<Value>
+    /// The address ThreadSanitizer synchronises on (a byte owned by this mutex, freed in
+    /// `deinit`, never read or written: only its address matters, so it is kept as a number).
+    private let token: UInt
 
     /// A mutex holding `initialValue`.
     public init(_ initialValue: consuming sending Value) {
-        base = Mutex(initialValue)
-        token = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+        base = Synchronization.Mutex(initialValue)
+        token = UInt(bitPattern: UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))
     }
 
     deinit {
-        token.deallocate()
+        UnsafeMutableRawPointer(bitPattern: token)?.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value, as `Mutex.withLock` does.
     public borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        let token = self.token
+        let token = UnsafeMutableRawPointer(bitPattern: self.token)
         return try base.withLock { (value: inout sending Value) throws(E) -> sending Result in
             curlew_tsan_acquire(token)
             defer { curlew_tsan_release(token) }
