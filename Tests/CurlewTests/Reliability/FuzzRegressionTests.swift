@@ -1,6 +1,7 @@
-import Curlew
 import Foundation
 import Testing
+
+@testable import Curlew
 
 /// Inputs the fuzz targets under Fuzz/ found, kept as exact regression tests.
 @Suite struct FuzzRegressionTests {
@@ -24,5 +25,18 @@ import Testing
         #expect(scenario?.message == #"the fixture scenario "slow.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
         // The fixture itself still answers, with its metadata.
         #expect(try store.answer(for: "Search").status.code == 404)
+    }
+
+    /// FuzzContentDisposition: a name over the length limit made of one enormous character (a
+    /// letter with 300 combining marks) was cut to the bare extension `.txt`, a hidden file;
+    /// without an extension it came back empty. It is now cut by scalars.
+    @Test func anOverlongSingleCharacterNameKeepsAStemAndNoLeadingDot() throws {
+        let stem = "a" + String(repeating: "\u{301}", count: 300)
+        let withExtension = try #require(ContentDisposition.suggestedFileName("attachment; filename=\"\(stem).txt\""))
+        #expect(withExtension == "a" + String(repeating: "\u{301}", count: 97) + ".txt")
+        #expect(withExtension.utf8.count == 199)
+        let bare = try #require(ContentDisposition.suggestedFileName("attachment; filename=\"\(stem)\""))
+        #expect(bare == "a" + String(repeating: "\u{301}", count: 99))
+        #expect(bare.utf8.count == 199)
     }
 }
