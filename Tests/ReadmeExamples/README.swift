@@ -22,7 +22,7 @@
 //   block 20 (README.md:703): declarations, file scope
 //   block 21 (README.md:730): declarations, file scope
 //   block 22 (README.md:791): declarations, file scope
-//   block 23 (README.md:853): skipped (no-compile)
+//   block 23 (README.md:877): skipped (no-compile)
 
 import Curlew
 import Foundation
