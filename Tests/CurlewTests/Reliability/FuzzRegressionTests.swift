@@ -1,3 +1,4 @@
+import CurlewTesting
 import Foundation
 import Testing
 
@@ -38,5 +39,18 @@ import Testing
         let bare = try #require(ContentDisposition.suggestedFileName("attachment; filename=\"\(stem)\""))
         #expect(bare == "a" + String(repeating: "\u{301}", count: 99))
         #expect(bare.utf8.count == 199)
+    }
+
+    /// FuzzMultipart: a part name starting with a combining mark (U+0618) joins the opening quote
+    /// into one Character, so CurlewTesting's reader did not see the quoted value and read the
+    /// name with its quotes. It reads parameters by Unicode scalars now.
+    @Test func aMultipartNameStartingWithACombiningMarkReadsBack() throws {
+        let name = "\u{0618}:x"
+        let body = Data("--b\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\u{301}.txt\"\r\n\r\nv\r\n--b--\r\n".utf8)
+        let parts = try RecordedMultipartPart.parts(of: body, contentType: "multipart/form-data; boundary=b")
+        #expect(parts.count == 1)
+        #expect(parts.first?.name == name)
+        #expect(parts.first?.filename == "\u{301}.txt")
+        #expect(parts.first?.body == Data("v".utf8))
     }
 }
