@@ -5,7 +5,7 @@
 #   bash scripts/sanitize.sh thread     ThreadSanitizer                   (.build-tsan)
 #
 # Fails when a test fails or when the sanitizer reports anything that is not in
-# scripts/sanitizers/{lsan,tsan}.supp (each entry there says why it is not Curlew's).
+# scripts/sanitizers/{asan,lsan,tsan}.supp (each entry there says why it is not Curlew's).
 # ThreadSanitizer builds define CURLEW_TSAN, which routes every `Mutex` of Curlew, CurlewTesting,
 # the loopback server and the tests through TSanMutex (Sources/SanitizerSupport), so TSan sees the
 # lock hand-over it cannot see in Synchronization.Mutex on Linux
@@ -20,7 +20,7 @@ case "$mode" in
 address)
     scratch="${CURLEW_SANITIZE_SCRATCH:-$root/.build-asan}"
     build_flags=(--sanitize=address)
-    export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export ASAN_OPTIONS="suppressions=$root/scripts/sanitizers/asan.supp:detect_leaks=1:halt_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
     export LSAN_OPTIONS="suppressions=$root/scripts/sanitizers/lsan.supp:print_suppressions=1${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
     ;;
 thread)
