@@ -38,10 +38,14 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // ThreadSanitizer builds only (`scripts/sanitize.sh thread`, -DCURLEW_TSAN): a `Mutex` whose
+        // lock hand-over TSan can see. Compiled always, used by nothing otherwise.
+        .target(name: "CTSanHooks"),
+        .target(name: "SanitizerSupport", dependencies: ["CTSanHooks"], swiftSettings: swiftSettings),
         .target(
             name: "Curlew",
             dependencies: [
-                "CCurlShim",
+                "CCurlShim", "SanitizerSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -53,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "CurlewTesting",
-            dependencies: ["Curlew", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["Curlew", "SanitizerSupport", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
         // A small HTTP/1.1 server on 127.0.0.1 used by the tests, by the demo's embedded API and,
@@ -61,6 +65,7 @@ let package = Package(
         .target(
             name: "LoopbackServer",
             dependencies: [
+                "SanitizerSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -76,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "CurlewTests",
             dependencies: [
-                "Curlew", "CurlewTesting", "LoopbackServer", "CCurlShim",
+                "Curlew", "CurlewTesting", "LoopbackServer", "CCurlShim", "SanitizerSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

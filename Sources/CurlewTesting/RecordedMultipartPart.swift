@@ -84,13 +84,15 @@ public struct RecordedMultipartPart: Sendable, Equatable {
     /// `form-data; name="a"; filename="b.jpg"` → `["name": "a", "filename": "b.jpg"]`, escapes undone.
     private static func parameters(_ value: String) -> [String: String] {
         var result: [String: String] = [:]
-        var rest = Substring(value)
+        // Unicode scalars, not Characters: a quote followed by a combining mark (a name starting
+        // with U+0618) is one Character, and the quoted value would not be found.
+        var rest = Substring(value).unicodeScalars
         while let semicolon = rest.firstIndex(of: ";") {
             rest = rest[rest.index(after: semicolon)...].drop(while: { $0 == " " })
             guard let equals = rest.firstIndex(of: "=") else { break }
-            let key = rest[..<equals].lowercased()
+            let key = String(rest[..<equals]).lowercased()
             rest = rest[rest.index(after: equals)...]
-            var raw: Substring
+            var raw: Substring.UnicodeScalarView
             if rest.first == "\"" {
                 let body = rest.dropFirst()
                 let close = body.firstIndex(of: "\"") ?? body.endIndex
@@ -101,7 +103,7 @@ public struct RecordedMultipartPart: Sendable, Equatable {
                 raw = rest[..<end]
                 rest = rest[end...]
             }
-            result[key] = raw.replacingOccurrences(of: "%22", with: "\"").replacingOccurrences(of: "%0D", with: "\r")
+            result[key] = String(raw).replacingOccurrences(of: "%22", with: "\"").replacingOccurrences(of: "%0D", with: "\r")
                 .replacingOccurrences(of: "%0A", with: "\n")
         }
         return result

@@ -123,6 +123,14 @@ enum ContentDisposition {
             if kept.utf8.count + character.utf8.count + suffix.utf8.count > maximumLength { break }
             kept.append(character)
         }
+        if kept.isEmpty {
+            // One character longer than the limit (a letter with hundreds of combining marks):
+            // cut it by scalars, or the result would be the bare extension, a hidden file.
+            for scalar in stem.unicodeScalars {
+                if kept.utf8.count + String(scalar).utf8.count + suffix.utf8.count > maximumLength { break }
+                kept.unicodeScalars.append(scalar)
+            }
+        }
         return kept + suffix
     }
 

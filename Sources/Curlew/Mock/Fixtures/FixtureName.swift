@@ -3,7 +3,8 @@
 enum FixtureName {
     /// Rejects empty text, NUL and other control characters, `/`, `\`, `%` (so percent-encoded
     /// traversal such as `%2e%2e%2f` never reaches the file system), a leading `.` and `..`
-    /// anywhere, and over-long names; scenarios also may not be `meta` (the metadata suffix).
+    /// anywhere, and over-long names; scenarios also may not be `meta` and no part may end in `.meta`
+    /// (the metadata suffix: the body file would be another fixture's metadata file).
     static func check(_ text: String, what: String) throws(CurlewError) {
         func reject(_ why: String) -> CurlewError {
             CurlewError(code: .fixturePathRejected, message: "the fixture \(what) \(printable(text)) is rejected: \(why)")
@@ -22,6 +23,8 @@ enum FixtureName {
         guard !text.hasPrefix(".") else { throw reject("it starts with '.'") }
         guard !text.contains("..") else { throw reject("it contains '..'") }
         if what == "scenario", text == "meta" { throw reject("\"meta\" names metadata files") }
+        // `Name.meta` + `.json`, or scenario `s.meta`, would be another fixture's metadata file.
+        if text.hasSuffix(".meta") { throw reject("it ends with \".meta\" (that names metadata files)") }
     }
 
     /// The checked body file name, `Name.json` or `Name.scenario.json`.

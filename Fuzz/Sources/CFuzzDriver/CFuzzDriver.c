@@ -1,0 +1,2 @@
+// Declarations only (include/CFuzzDriver.h); libFuzzer provides the symbol.
+#include "CFuzzDriver.h"

@@ -1,0 +1,56 @@
+import CurlewTesting
+import Foundation
+import Testing
+
+@testable import Curlew
+
+/// Inputs the fuzz targets under Fuzz/ found, kept as exact regression tests.
+@Suite struct FuzzRegressionTests {
+    /// FuzzFixtureName: the name `Search.meta` (no scenario) read `Search.meta.json`, which is the
+    /// metadata file of fixture `Search`, as a body; a scenario ending in `.meta` did the same for
+    /// another scenario's metadata. Both are rejected before any path is built.
+    @Test func aFixtureNameOrScenarioEndingInMetaIsRejected() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-fuzz-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data(#"{"total": 1}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.json"))
+        try Data(#"{"status": 404}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.meta.json"))
+        try Data(#"{"delayMilliseconds": 5}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.slow.meta.json"))
+        let store = try FixtureStore(directory: root)
+
+        let name = #expect(throws: CurlewError.self) { try store.answer(for: "Search.meta") }
+        #expect(name?.code == .fixturePathRejected)
+        #expect(name?.message == #"the fixture name "Search.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
+        let scenario = #expect(throws: CurlewError.self) { try store.answer(for: "Search", scenario: "slow.meta") }
+        #expect(scenario?.code == .fixturePathRejected)
+        #expect(scenario?.message == #"the fixture scenario "slow.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
+        // The fixture itself still answers, with its metadata.
+        #expect(try store.answer(for: "Search").status.code == 404)
+    }
+
+    /// FuzzContentDisposition: a name over the length limit made of one enormous character (a
+    /// letter with 300 combining marks) was cut to the bare extension `.txt`, a hidden file;
+    /// without an extension it came back empty. It is now cut by scalars.
+    @Test func anOverlongSingleCharacterNameKeepsAStemAndNoLeadingDot() throws {
+        let stem = "a" + String(repeating: "\u{301}", count: 300)
+        let withExtension = try #require(ContentDisposition.suggestedFileName("attachment; filename=\"\(stem).txt\""))
+        #expect(withExtension == "a" + String(repeating: "\u{301}", count: 97) + ".txt")
+        #expect(withExtension.utf8.count == 199)
+        let bare = try #require(ContentDisposition.suggestedFileName("attachment; filename=\"\(stem)\""))
+        #expect(bare == "a" + String(repeating: "\u{301}", count: 99))
+        #expect(bare.utf8.count == 199)
+    }
+
+    /// FuzzMultipart: a part name starting with a combining mark (U+0618) joins the opening quote
+    /// into one Character, so CurlewTesting's reader did not see the quoted value and read the
+    /// name with its quotes. It reads parameters by Unicode scalars now.
+    @Test func aMultipartNameStartingWithACombiningMarkReadsBack() throws {
+        let name = "\u{0618}:x"
+        let body = Data("--b\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\u{301}.txt\"\r\n\r\nv\r\n--b--\r\n".utf8)
+        let parts = try RecordedMultipartPart.parts(of: body, contentType: "multipart/form-data; boundary=b")
+        #expect(parts.count == 1)
+        #expect(parts.first?.name == name)
+        #expect(parts.first?.filename == "\u{301}.txt")
+        #expect(parts.first?.body == Data("v".utf8))
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds and runs one libFuzzer target of Fuzz/ (or all of them, one after another) for SECONDS.
+#
+#   bash scripts/fuzz.sh TARGET SECONDS [libFuzzer flags…]     e.g. scripts/fuzz.sh FuzzResponseHead 30
+#   bash scripts/fuzz.sh all 30                                 every target, 30 s each
+#   bash scripts/fuzz.sh FuzzEnvelope 0 -runs=10000000          a fixed number of executions
+#   bash scripts/fuzz.sh list                                   the targets
+#
+# Seeds are read from Fuzz/Corpus/TARGET (in the repository); what the fuzzer learns goes to
+# .build-fuzz/corpus/TARGET, crashes to .build-fuzz/artifacts/TARGET/ (the script then fails; a
+# crash is reproduced with `.build-fuzz/debug/TARGET <crash file>`). Build:
+# `swift build -c debug -Xswiftc -sanitize=fuzzer,address` in Fuzz/ (its own package).
+# Scratch path: CURLEW_FUZZ_SCRATCH (default .build-fuzz at the repository root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+targets=(FuzzJSONScanner FuzzResponseHead FuzzPercentDecoding FuzzEnvelope FuzzLenientDecoding
+    FuzzContentDisposition FuzzMultipart FuzzCacheEntry FuzzFixtureName)
+target="${1:-}"
+if [ "$target" = list ]; then printf '%s\n' "${targets[@]}"; exit 0; fi
+if [ -z "$target" ] || [ -z "${2:-}" ]; then
+    echo "usage: scripts/fuzz.sh TARGET|all|list SECONDS [libFuzzer flags…]" >&2
+    exit 2
+fi
+seconds="$2"
+shift 2
+scratch="${CURLEW_FUZZ_SCRATCH:-$root/.build-fuzz}"
+bash scripts/ensure-deps.sh
+
+if [ "$target" = all ]; then
+    run=("${targets[@]}")
+else
+    if ! printf '%s\n' "${targets[@]}" | grep -qx "$target"; then
+        echo "unknown fuzz target $target (scripts/fuzz.sh list)" >&2
+        exit 2
+    fi
+    run=("$target")
+fi
+
+(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch" \
+    $(printf -- '--product %s ' "${run[@]}"))
+
+status=0
+for name in "${run[@]}"; do
+    corpus="$scratch/corpus/$name"
+    artifacts="$scratch/artifacts/$name"
+    mkdir -p "$corpus" "$artifacts"
+    echo "== $name: ${seconds}s $*" >&2
+    start=$(date +%s)
+    if ! "$scratch/debug/$name" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$artifacts/" \
+        -timeout=10 -rss_limit_mb=2048 "$@" "$corpus" "Fuzz/Corpus/$name"; then
+        echo "!! $name found a crash: $(ls "$artifacts")" >&2
+        status=1
+    fi
+    echo "== $name: $(( $(date +%s) - start ))s" >&2
+done
+exit $status
