@@ -13,10 +13,12 @@ struct TransferFactsTests {
         router.on("GET", "/start") { _, _ in .redirect(to: "/final") }
         router.on("GET", "/final") { _, _ in .text("twelve bytes") }
         try await withLoopback(router: router) { server, client, _ in
-            let first = try await client.response(for: Send(path: "start"))
+            // A fresh connection: every milestone in order.
+            let first = try await client.response(for: Send(path: "final"))
             let metrics = try #require(first.metrics)
             #expect(first.value == "twelve bytes")
-            #expect(metrics.redirectCount == 1)
+            #expect(metrics.redirectCount == 0)
+            #expect(!metrics.reusedConnection)
             #expect(metrics.httpVersion == "1.1")
             #expect(metrics.nameLookup <= metrics.connect)
             #expect(metrics.connect <= metrics.pretransfer)
@@ -29,10 +31,15 @@ struct TransferFactsTests {
             #expect(metrics.remoteAddress == "127.0.0.1")
             #expect(metrics.remotePort == server.port)
 
-            let second = try await client.response(for: Send(path: "final"))
+            // Redirected (followed by Curlew, one transfer per hop): the last hop's facts, on the
+            // reused connection, with the hops counted.
+            let second = try await client.response(for: Send(path: "start"))
             let reused = try #require(second.metrics)
+            #expect(second.value == "twelve bytes")
             #expect(reused.reusedConnection)
-            #expect(reused.redirectCount == 0)
+            #expect(reused.redirectCount == 1)
+            #expect(reused.firstByte <= reused.total)
+            #expect(server.requests.map(\.uri) == ["/final", "/start", "/final"])
         }
     }
 
