@@ -70,7 +70,7 @@ enum TransferBenchmark {
         // does not raise the peak resident memory much).
         let source = work.appendingPathComponent("upload.bin")
         if kind == .curlewUploadMultipart || kind == .libcurlUploadMultipart {
-            FileManager.default.createFile(atPath: source.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: source.path, contents: nil)
             let handle = try FileHandle(forWritingTo: source)
             var generator = SystemRandomNumberGenerator()
             var written = 0
