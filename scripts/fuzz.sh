@@ -37,8 +37,9 @@ else
     run=("$target")
 fi
 
-(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch" \
-    $(printf -- '--product %s ' "${run[@]}"))
+# SwiftPM honours only the last `--product`, so `all` builds the whole package.
+if [ "$target" = all ]; then products=(); else products=(--product "$target"); fi
+(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch" "${products[@]}")
 
 status=0
 for name in "${run[@]}"; do
@@ -47,6 +48,11 @@ for name in "${run[@]}"; do
     mkdir -p "$corpus" "$artifacts"
     echo "== $name: ${seconds}s $*" >&2
     start=$(date +%s)
+    if [ ! -x "$scratch/debug/$name" ]; then
+        echo "!! $name was not built ($scratch/debug/$name)" >&2
+        status=1
+        continue
+    fi
     if ! "$scratch/debug/$name" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$artifacts/" \
         -timeout=10 -rss_limit_mb=2048 "$@" "$corpus" "Fuzz/Corpus/$name"; then
         echo "!! $name found a crash: $(ls "$artifacts")" >&2

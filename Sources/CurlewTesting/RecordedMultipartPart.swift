@@ -103,10 +103,38 @@ public struct RecordedMultipartPart: Sendable, Equatable {
                 raw = rest[..<end]
                 rest = rest[end...]
             }
-            result[key] = String(raw).replacingOccurrences(of: "%22", with: "\"").replacingOccurrences(of: "%0D", with: "\r")
-                .replacingOccurrences(of: "%0A", with: "\n")
+            result[key] = Self.unescaped(raw)
         }
         return result
+    }
+
+    /// Undoes RFC 7578's `%22`, `%0D`, `%0A` scalar by scalar (a Character-level replace misses
+    /// `%22` when a combining mark follows and attaches to the `2`).
+    private static func unescaped(_ raw: Substring.UnicodeScalarView) -> String {
+        var result = String.UnicodeScalarView()
+        var index = raw.startIndex
+        while index < raw.endIndex {
+            let scalar = raw[index]
+            if scalar == "%", let first = raw.index(index, offsetBy: 1, limitedBy: raw.endIndex), first < raw.endIndex,
+                let second = raw.index(first, offsetBy: 1, limitedBy: raw.endIndex), second < raw.endIndex
+            {
+                let code = (raw[first], raw[second])
+                let decoded: Unicode.Scalar? = switch code {
+                case ("2", "2"): "\""
+                case ("0", "D"), ("0", "d"): "\r"
+                case ("0", "A"), ("0", "a"): "\n"
+                default: nil
+                }
+                if let decoded {
+                    result.append(decoded)
+                    index = raw.index(after: second)
+                    continue
+                }
+            }
+            result.append(scalar)
+            index = raw.index(after: index)
+        }
+        return String(result)
     }
 
     private static func boundary(in contentType: String) -> String? {

@@ -1,11 +1,11 @@
-import Crypto
 import Foundation
 import FuzzSupport
 @testable import Curlew
 
-/// Input: `header JSON` NUL `body`, or raw bytes. Reads a disk cache entry both as the raw file
-/// (framing, lengths, checksum) and framed with a valid checksum around the fuzzed header, so the
-/// header decoder and the RFC 9111 arithmetic on its headers are reached; a decoded entry must
+/// Input: `binary header` NUL `body`, or raw bytes. Reads a disk cache entry (format `CURLEWC2`)
+/// both as the raw file (framing, lengths, checksum) and framed with a valid ``CacheChecksum``
+/// around the fuzzed header, so the binary header decoder and the RFC 9111 arithmetic on its
+/// headers (private and shared, with and without heuristics) are reached; a decoded entry must
 /// encode and decode to itself. Also parses the text of a download's resume record.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCacheEntry(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
@@ -16,17 +16,23 @@ public func fuzzCacheEntry(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 
     let header = input.data(0)
     let body = input.data(1)
-    var file = Data(DiskEntryFormat.magic)
-    for value in [UInt64(header.count), UInt64(body.count)] {
-        for shift in stride(from: 0, to: 64, by: 8) { file.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-    }
-    file.append(header)
-    file.append(body)
-    file.append(contentsOf: SHA256.hash(data: file))
+    var bytes = DiskEntryFormat.magic
+    BinaryWriter.append(UInt64(header.count), to: &bytes)
+    BinaryWriter.append(UInt64(body.count), to: &bytes)
+    bytes.append(contentsOf: header)
+    bytes.append(contentsOf: body)
+    let checksum = bytes.withUnsafeBytes { CacheChecksum.hash($0) }
+    BinaryWriter.append(checksum, to: &bytes)
+    let file = Data(bytes)
+    _ = DiskEntryFormat.summary(prefixAndHeader: file.prefix(DiskEntryFormat.prefixLength + header.count), fileLength: file.count)
     if let entry = DiskEntryFormat.decode(file) {
-        _ = HTTPCacheRules.lifetime(of: entry)
-        _ = HTTPCacheRules.mustRevalidate(entry)
-        _ = HTTPCacheRules.currentAge(of: entry, now: Date(timeIntervalSince1970: 1_800_000_000))
+        let facts = HTTPCacheRules.Facts(entry)
+        for shared in [false, true] {
+            for heuristic in [false, true] { _ = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: heuristic) }
+            _ = HTTPCacheRules.forbidsStale(facts, shared: shared)
+        }
+        let age = HTTPCacheRules.currentAge(of: entry, facts: facts, now: Date(timeIntervalSince1970: 1_800_000_000))
+        fuzzCheck(age >= 0 || age.isNaN, "a negative current age")
         _ = HTTPCacheRules.directives(entry.joinedHeader("Cache-Control"))
         _ = entry.size
         if let encoded = try? DiskEntryFormat.encode(entry) {

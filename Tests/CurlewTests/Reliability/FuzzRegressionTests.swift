@@ -1,5 +1,6 @@
 import CurlewTesting
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import Curlew
@@ -53,4 +54,28 @@ import Testing
         #expect(parts.first?.filename == "\u{301}.txt")
         #expect(parts.first?.body == Data("v".utf8))
     }
+
+    /// FuzzMultipart (after the merge): `%22` followed by a combining mark (U+0652) attaches the
+    /// mark to the `2`, so a Character-level replace left the escape in the name read back. The
+    /// escapes are undone scalar by scalar now; every name the encoder writes reads back.
+    @Test func anEscapedQuoteFollowedByACombiningMarkReadsBack() async throws {
+        for name in ["\u{06}\"\"\u{0652}\"", "a\"\u{0301}b", "x\r\u{0652}\n", "%2\u{0652}"] {
+            var form = MultipartForm()
+            form.append(field: name, value: "v")
+            let transport = MockTransport { .text("ok", for: $0) }
+            let client = APIClient(baseURL: "https://api.test", transport: transport)
+            _ = try await client.send(MultipartProbe(form: form))
+            let parts = try await transport.requests[0].multipartParts()
+            #expect(parts.map(\.name) == [name])
+        }
+    }
+}
+
+/// A multipart POST whose form is the whole body.
+private struct MultipartProbe: Endpoint {
+    typealias Response = String
+    var form: MultipartForm
+    var method: HTTPRequest.Method { .post }
+    var path: String { "/m" }
+    var body: RequestPayload? { .multipart(form) }
 }
