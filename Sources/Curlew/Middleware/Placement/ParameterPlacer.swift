@@ -53,6 +53,14 @@ enum ParameterPlacer {
         }
         let end = url[start...].firstIndex(of: "#") ?? url.endIndex
         let query = String(url[url.index(after: start)..<end])
+        if existing == .keep, !hasEmptyPair(query) {
+            // The common case (common arguments on every call): append what is missing, byte-level,
+            // without splitting and re-joining the query — the same bytes `merge` would give.
+            let present = Set(QueryString.names(of: url))
+            let missing = items.filter { !present.contains($0.key) }
+            if !missing.isEmpty { request.setURL(QueryString.appending(missing.map { (name: $0.key, value: Optional($0.value)) }, to: url)) }
+            return
+        }
         let merged = merge(items, into: query, plusIsSpace: false, existing: existing) { PercentEncoding.query($0) }
         request.setURL(String(url[..<start]) + (merged.isEmpty ? "" : "?" + merged) + url[end...])
     }
@@ -80,6 +88,17 @@ enum ParameterPlacer {
             writer.write(.object(members))
             request.body = writer.data
         }
+    }
+
+    /// Whether a query has an empty pair (`a=1&&b=2`, a leading or trailing `&`), which
+    /// ``merge(_:into:plusIsSpace:existing:encode:)`` drops.
+    private static func hasEmptyPair(_ query: String) -> Bool {
+        var previous = UInt8(ascii: "&")
+        for byte in query.utf8 {
+            if byte == UInt8(ascii: "&"), previous == UInt8(ascii: "&") { return true }
+            previous = byte
+        }
+        return previous == UInt8(ascii: "&") && !query.isEmpty
     }
 
     /// `text` (a query or form body) with `items` added, or replacing pairs of the same name.
