@@ -165,13 +165,14 @@ struct CacheHTTPFreshnessTests {
         let server = try await LoopbackServer.start { _ in ServerResponse(status: 200, headers: [("Cache-Control", cacheControl)], body: Array("stored".utf8)) }
         let transport = CurlTransport()
         let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [cache]), transport: transport)
-        let request = CachedText(path: "o", policy: .networkFirst(staleFor: .hours(1)))
+        let request = CachedText(path: "o", policy: .networkFirst(staleFor: .hours(1)), key: "o")
+        let offlineClient = APIClient(configuration: ClientConfiguration(baseURL: refusingBaseURL, middleware: [cache]), transport: transport)
         var source: ResponseSource?
         do {
             _ = try await client.send(request)
             await server.shutdown()
             clock.advance(seconds)
-            source = try await client.response(for: request).source
+            source = try await offlineClient.response(for: request).source
         } catch let error as CurlewError where error.code == .cannotConnect {
             source = nil
         } catch {

@@ -159,18 +159,21 @@ struct CachePolicyTests {
         let transport = CurlTransport()
         let base = server.baseURL
         let client = APIClient(configuration: ClientConfiguration(baseURL: base, middleware: [cache]), transport: transport)
-        let request = CachedText(path: "nf", policy: .networkFirst(staleFor: .hours(1)))
+        let request = CachedText(path: "nf", policy: .networkFirst(staleFor: .hours(1)), key: "nf")
         #expect(try await client.send(request) == "answer 1")
         #expect(try await client.send(request) == "answer 2", "network first asks the server while it answers")
         failing.set()
         let serverError = await #expect(throws: CurlewError.self) { try await client.send(request) }
         #expect(serverError?.code == .unacceptableStatus, "a 500 is the server's answer, not a reason to serve stale")
         await server.shutdown()
-        let offline = try await client.response(for: request)
+        // The server is gone: the same entry (same custom key) read through an address that
+        // refuses every connection.
+        let offlineClient = APIClient(configuration: ClientConfiguration(baseURL: refusingBaseURL, middleware: [cache]), transport: transport)
+        let offline = try await offlineClient.response(for: request)
         #expect(offline.value == "answer 2")
         #expect(offline.source == .cache)
         clock.advance(3_601)
-        let tooOld = await #expect(throws: CurlewError.self) { try await client.send(request) }
+        let tooOld = await #expect(throws: CurlewError.self) { try await offlineClient.send(request) }
         #expect(tooOld?.code == .cannotConnect)
         await transport.shutdown()
     }

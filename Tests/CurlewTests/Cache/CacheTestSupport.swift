@@ -37,10 +37,13 @@ struct CachedText: Endpoint {
     var policy: CachePolicy = .networkOnly
     var requiresLogin = false
     var volatile: Set<String> = []
+    /// A custom cache key, so one entry can be read through a client at another address.
+    var key: String? = nil
 
     var options: RequestOptions {
         var options = RequestOptions(requiresAuthentication: requiresLogin, volatileParameters: volatile)
         options.cache = policy
+        options.cacheKey = key
         return options
     }
 }

@@ -133,7 +133,7 @@ struct RequestPathTests {
             #expect(status?.stage == .status)
             let decoding = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "bad")) }
             #expect(decoding?.stage == .decoding)
-            let refused = APIClient(baseURL: "http://127.0.0.1:1", transport: CurlTransport.shared)
+            let refused = APIClient(baseURL: refusingBaseURL, transport: CurlTransport.shared)
             let transport = await #expect(throws: CurlewError.self) { try await refused.send(Send(path: "x")) }
             #expect(transport?.stage == .transport)
             #expect(transport?.code == .cannotConnect)

@@ -85,11 +85,8 @@ struct ConnectionTests {
     }
 
     @Test func connectionRefused() async throws {
-        let server = try await LoopbackServer.start { _ in .text("") }
-        let closedPortURL = server.baseURL
-        await server.shutdown()
         let transport = CurlTransport()
-        let client = APIClient(baseURL: closedPortURL, transport: transport)
+        let client = APIClient(baseURL: refusingBaseURL, transport: transport)
         let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
         #expect(error?.code == .cannotConnect)
         #expect(error?.level == .transport)

@@ -15,6 +15,8 @@ final class AuthServerState: Sendable {
         var refreshCalls = 0
         var refreshFailure: Int? = nil
         var refreshDelay: Duration = .zero
+        /// While true, the refresh endpoint waits (a gate the test opens, instead of a timing).
+        var holdsRefresh = false
         var rejectEverything = false
         var tokensSeen: [String] = []
     }
@@ -28,6 +30,9 @@ final class AuthServerState: Sendable {
         if request.path == "/auth/refresh" {
             let delay = state.withLock { $0.refreshDelay }
             if delay > .zero { try? await Task.sleep(for: delay) }
+            while state.withLock({ $0.holdsRefresh }), !request.connection.isClosed {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
             return state.withLock { state -> ServerResponse in
                 state.refreshCalls += 1
                 if let failure = state.refreshFailure { return .text("refresh refused", status: failure) }

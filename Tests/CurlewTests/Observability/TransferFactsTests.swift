@@ -44,12 +44,9 @@ struct TransferFactsTests {
     }
 
     @Test func aRefusedConnectionNamesTheConnectPhaseAndCarriesItsTimings() async throws {
-        let server = try await LoopbackServer.start { _ in .text("never") }
-        let url = server.url("/gone")
-        await server.shutdown()
         let transport = CurlTransport()
         defer { Task { await transport.shutdown() } }
-        let client = APIClient(baseURL: url, transport: transport)
+        let client = APIClient(baseURL: refusingBaseURL + "/gone", transport: transport)
         let error = try await #require(throws: CurlewError.self) { try await client.send(Send(path: "")) }
         #expect(error.code == .cannotConnect)
         #expect(error.transportPhase == .connect)
