@@ -18,7 +18,7 @@ extension APIClient {
         finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
         let options = generatesMocksPerCall || options.generatesMocksPerCall ? options.carryingMockModel(of: request) : options
-        let name = String(describing: R.self)
+        let name = RequestTypeName.of(R.self)
         let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
         defer { options.ticket?.finish() }
         var summary: RequestSummary?
@@ -153,9 +153,15 @@ extension APIClient {
             let raw: RawResponse
             let output: Output
             do {
-                (raw, output) = try await CallObservation.run(observation, prepared) {
-                    let raw = try await chain(prepared, callContext)
-                    return (raw, try finish(raw, prepared.summary))
+                if observation == nil {
+                    // Nothing to record: no span scope, one async frame less.
+                    raw = try await chain(prepared, callContext)
+                    output = try finish(raw, prepared.summary)
+                } else {
+                    (raw, output) = try await CallObservation.run(observation, prepared) {
+                        let raw = try await chain(prepared, callContext)
+                        return (raw, try finish(raw, prepared.summary))
+                    }
                 }
             } catch {
                 EnvelopeEvents.reportFailure(error, envelope: request.envelope, reporter: reporter)

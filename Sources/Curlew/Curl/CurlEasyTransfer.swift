@@ -140,16 +140,18 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// (URL, buffers, method and body, headers, callbacks' user data).
     private func configure(limitsBody: Bool) throws(CurlewError) {
         let this = Unmanaged.passUnretained(self).toOpaque()
-        if let (option, code) = pooled.ensure(EasyHandleOptions(request, limitsBody: limitsBody)) {
-            try check(code, option)
-        }
+        let outcome = pooled.ensure(EasyHandleOptions(request, limitsBody: limitsBody))
+        if case .refused(let option, let code) = outcome { try check(code, option) }
         try set(CURLOPT_URL, request.url)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(id)))
         // TLS, proxy, speed limits, cookies and host overrides depend only on the transfer
-        // options (a change resets the handle in `ensure`); a cookie jar or host overrides are
-        // attached to this transfer, so that handle is reset before reuse.
-        connection = try CurlConnectionOptions.apply(request.options, to: handle, request: request.summary)
+        // options (a change resets the handle in `ensure`): a handle that carries the same
+        // options carries these too. A cookie jar or host overrides are attached to this
+        // transfer, so that handle is reset before reuse and never carries them.
+        if case .applied = outcome {
+            connection = try CurlConnectionOptions.apply(request.options, to: handle, request: request.summary)
+        }
         if let lowSpeed {
             // libcurl ends it with CURLE_OPERATION_TIMEDOUT, "Operation too slow…" (`.idleTimeout`).
             try set(CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)

@@ -33,14 +33,25 @@ struct PooledEasyHandle: Sendable {
         UnsafeMutableRawPointer(bitPattern: handleBits).unsafelyUnwrapped
     }
 
-    /// Makes the handle carry `options`: nothing to do when it already does; otherwise a reset
-    /// (unless the handle is new) and every option again. Returns the option libcurl refused.
-    mutating func ensure(_ options: EasyHandleOptions) -> (option: CURLoption, code: CURLcode)? {
-        if applied == options { return nil }
+    /// Makes the handle carry `options`: nothing to do when it already does (`.carried`);
+    /// otherwise a reset (unless the handle is new) and every option again (`.applied`).
+    mutating func ensure(_ options: EasyHandleOptions) -> EnsureOutcome {
+        if applied == options { return .carried }
         if applied != nil { reset() }
-        if let failure = options.apply(to: handle) { return failure }
+        if let failure = options.apply(to: handle) { return .refused(failure.option, failure.code) }
         applied = options
-        return nil
+        return .applied
+    }
+
+    /// What ``ensure(_:)`` did.
+    enum EnsureOutcome {
+        /// The handle already carried the options (and whatever was set after them for the
+        /// same options, such as ``CurlConnectionOptions``); nothing was set.
+        case carried
+        /// The options were set on a new or reset handle.
+        case applied
+        /// libcurl refused `option` with `code`.
+        case refused(CURLoption, CURLcode)
     }
 
     /// Points `CURLOPT_HTTPHEADER` at a list for `headers`, built by `lines` only when the handle

@@ -27,7 +27,11 @@ public struct CurlewInstrumentation: Sendable {
 
     /// The tracer to use, `nil` when it is a no-op.
     var activeTracer: (any Tracer)? {
-        let tracer = self.tracer ?? InstrumentationSystem.tracer
+        if let tracer { return tracer is NoOpTracer ? nil : tracer }
+        // Nothing bootstrapped or bound with `withTracer` (the usual case): one look-up and a
+        // concrete type check, without `InstrumentationSystem.tracer`'s protocol casts.
+        if InstrumentationSystem.instrument is NoOpInstrument { return nil }
+        let tracer = InstrumentationSystem.tracer
         return tracer is NoOpTracer ? nil : tracer
     }
 

@@ -128,7 +128,12 @@ public struct RequestOptions: Sendable {
     /// }
     /// ```
     public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
-        get { box.fields.extensions[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        get {
+            // Most calls set no option of this kind: no hashing and no dynamic cast then.
+            let extensions = box.fields.extensions
+            if extensions.isEmpty { return Key.defaultValue }
+            return extensions[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue
+        }
         set { update { $0.extensions[ObjectIdentifier(key)] = newValue } }
     }
 
