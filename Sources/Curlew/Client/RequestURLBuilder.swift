@@ -9,6 +9,13 @@ struct RequestURLBuilder {
     let method: HTTPRequest.Method
 
     func build() throws(CurlewError) -> String {
+        if query.isEmpty, let url = fastURL() { return url }
+        return try buildRuleByRule()
+    }
+
+    /// Every rule in turn, with a precise error for the first one broken; ``build()`` gives the
+    /// same URL by a faster path for the common shapes.
+    func buildRuleByRule() throws(CurlewError) -> String {
         func fail(_ code: CurlewError.Code, _ message: String) -> CurlewError {
             CurlewError(code: code, message: message, request: RequestSummary(method: method, url: Self.visible((baseURL ?? "") + path)))
         }
@@ -40,6 +47,86 @@ struct RequestURLBuilder {
         }
         try Self.validateAbsolute(url, method: method)
         return url
+    }
+
+    /// The URL of the common shapes in one pass over contiguous UTF-8 bytes, without a
+    /// `String.UTF8View` walk per rule: an absolute `http://`/`https://` path, or a relative
+    /// path without `:` under such a base URL, where every byte of the path may stay as it is
+    /// (``PercentEncoding/path(_:)`` would not change it) and the authority has a host and a
+    /// numeric port. `nil` for anything else, which ``build()`` then checks rule by rule and
+    /// reports precisely; the URL is the same either way.
+    private func fastURL() -> String? {
+        var path = self.path
+        let shape = path.withUTF8 { bytes -> FastPath? in
+            if let authority = Self.httpAuthorityStart(bytes) {
+                guard bytes.allSatisfy(PercentEncoding.isPathAllowed), Self.hasValidAuthority(bytes, from: authority) else { return nil }
+                return .absolute
+            }
+            guard bytes.allSatisfy({ PercentEncoding.isPathAllowed($0) && $0 != UInt8(ascii: ":") }) else { return nil }
+            var start = 0
+            while start < bytes.count, bytes[start] == UInt8(ascii: "/") { start += 1 }
+            return .relative(start == bytes.count ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+        }
+        switch shape {
+        case nil:
+            return nil
+        case .absolute:
+            return path
+        case .relative(let relative):
+            guard let original = baseURL else { return nil }
+            var base = original
+            let checked = base.withUTF8 { bytes -> String? in
+                var end = bytes.count
+                while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+                let trimmed = UnsafeBufferPointer(rebasing: bytes[..<end])
+                guard let authority = Self.httpAuthorityStart(trimmed),
+                    trimmed.allSatisfy({ $0 > 0x20 && $0 != 0x7F }), Self.hasValidAuthority(trimmed, from: authority)
+                else { return nil }
+                return end == bytes.count ? original : String(decoding: trimmed, as: UTF8.self)
+            }
+            guard let checked else { return nil }
+            return relative.isEmpty ? checked : checked + "/" + relative
+        }
+    }
+
+    /// What ``fastURL()`` found in the path.
+    private enum FastPath {
+        case absolute
+        /// The path without its leading slashes.
+        case relative(String)
+    }
+
+    /// The index after `http://` or `https://` (lower case) at the start, `nil` otherwise.
+    private static func httpAuthorityStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        if bytes.starts(with: "http://".utf8) { return 7 }
+        if bytes.starts(with: "https://".utf8) { return 8 }
+        return nil
+    }
+
+    /// ``validateAbsolute(_:method:)``'s authority rules on bytes: a host, and a port (if any)
+    /// of at most five digits.
+    private static func hasValidAuthority(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+        var hostStart = start
+        var index = end
+        while index > start {
+            index -= 1
+            if bytes[index] == UInt8(ascii: "@") { hostStart = index + 1; break }
+        }
+        var hostEnd = hostStart
+        if hostStart < end, bytes[hostStart] == UInt8(ascii: "[") {
+            while hostEnd < end, bytes[hostEnd] != UInt8(ascii: "]") { hostEnd += 1 }
+            guard hostEnd < end else { return false }
+            hostEnd += 1
+        } else {
+            while hostEnd < end, bytes[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
+        }
+        guard hostStart < hostEnd else { return false }
+        let portStart = hostEnd < end ? hostEnd + 1 : end
+        guard end - portStart <= 5 else { return false }
+        for position in portStart..<end where bytes[position] < UInt8(ascii: "0") || bytes[position] > UInt8(ascii: "9") { return false }
+        return true
     }
 
     /// Checks that a URL is absolute http(s) with a host and no spaces or control characters.

@@ -20,7 +20,7 @@ struct ResponseFraming {
     /// Records one header line (status line, field line or the blank line). Returns the
     /// violation, if this line completes one.
     mutating func consume(line bytes: UnsafeRawBufferPointer) -> String? {
-        if bytes.starts(with: "HTTP/".utf8) {
+        if ResponseHeadParser.isStatusLine(bytes) {
             self = ResponseFraming()
             sawStatusLine = true
             return nil

@@ -39,6 +39,13 @@ enum PercentEncoding {
     /// Appends the encoded query name or value to `bytes` (``queryComponent(_:)`` without the
     /// intermediate `String`).
     static func appendQueryComponent(_ text: String, to bytes: inout [UInt8]) {
+        // Names and values are usually unreserved already: one check and one copy.
+        let copied = text.utf8.withContiguousStorageIfAvailable { source -> Bool in
+            guard source.allSatisfy(isUnreserved) else { return false }
+            bytes.append(contentsOf: source)
+            return true
+        }
+        if copied == true { return }
         let hex: StaticString = "0123456789ABCDEF"
         for byte in text.utf8 {
             if isUnreserved(byte) {
@@ -93,7 +100,14 @@ enum PercentEncoding {
     }
 
     /// The ASCII test behind ``pathAllowed``, for the fast path that needs no encoding.
-    private static func isPathAllowed(_ byte: UInt8) -> Bool {
-        isUnreserved(byte) || "!$&'()*+,;=:@/%?".utf8.contains(byte)
+    static func isPathAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"),
+            UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "%"), UInt8(ascii: "?"):
+            true
+        default:
+            isUnreserved(byte)
+        }
     }
 }

@@ -110,15 +110,16 @@ public struct SigningMiddleware: APIMiddleware {
             }
         }
         pairs.sort { ($0.name, $0.value) < ($1.name, $1.value) }
-        var canonical = ""
+        // Built as bytes: one buffer, no `String.append` per piece.
+        var canonical: [UInt8] = []
         canonical.reserveCapacity(pairs.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
         for (index, pair) in pairs.enumerated() {
-            if index > 0 { canonical += "&" }
-            canonical += pair.name
-            canonical += "="
-            canonical += pair.value
+            if index > 0 { canonical.append(UInt8(ascii: "&")) }
+            canonical.append(contentsOf: pair.name.utf8)
+            canonical.append(UInt8(ascii: "="))
+            canonical.append(contentsOf: pair.value.utf8)
         }
-        return canonical
+        return String(decoding: canonical, as: UTF8.self)
     }
 
     /// The pairs a JSON body contributes (see the canonical form above).
@@ -138,9 +139,11 @@ public struct SigningMiddleware: APIMiddleware {
     public static func signature(of canonical: String, secret: String, algorithm: Algorithm) -> String {
         switch algorithm {
         case .md5:
+            // Straight from the strings' bytes: no `Data` copies.
             var hasher = Insecure.MD5()
-            hasher.update(data: Data(canonical.utf8))
-            hasher.update(data: Data(secret.utf8))
+            var canonical = canonical, secret = secret
+            canonical.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            secret.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
             return hex(hasher.finalize())
         case .hmacSHA256:
             let key = SymmetricKey(data: Data(secret.utf8))

@@ -27,11 +27,23 @@ public struct TrustedOrigins: Sendable, Hashable {
     /// Whether the URL's origin is in the set.
     public func contains(_ url: String) -> Bool {
         guard !origins.isEmpty else { return false }
-        for prefix in prefixes where url.utf8.starts(with: prefix.utf8) {
-            let rest = url.utf8.dropFirst(prefix.utf8.count)
-            guard let next = rest.first else { return true }
-            if next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#") { return true }
+        // Compared as contiguous bytes: the generic `String.UTF8View.starts(with:)` costs about
+        // fifty instructions a byte, and every URL-dependent middleware asks on every call.
+        var bytes = url
+        let prefixed = bytes.withUTF8 { url in
+            prefixes.contains { prefix in
+                var prefix = prefix
+                return prefix.withUTF8 { expected in
+                    guard url.count >= expected.count, UnsafeBufferPointer(rebasing: url[..<expected.count]).elementsEqual(expected) else {
+                        return false
+                    }
+                    guard expected.count < url.count else { return true }
+                    let next = url[expected.count]
+                    return next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#")
+                }
+            }
         }
+        if prefixed { return true }
         guard let origin = Self.origin(of: url) else { return false }
         return origins.contains(origin)
     }

@@ -47,12 +47,14 @@ enum ParameterPlacer {
 
     private static func placeInQuery(_ items: [(key: String, value: String)], _ request: inout PreparedRequest, existing: ExistingParameterPolicy) {
         let url = request.url
-        guard let start = url.firstIndex(of: "?") else {
-            request.setURL(QueryString.appending(items.map { URLQueryItem(name: $0.key, value: $0.value) }, to: url))
+        // Byte searches: `String.firstIndex(of: Character)` walks grapheme clusters (about 12k
+        // instructions for a short URL); a `String.UTF8View` index is a valid `String` index.
+        guard let start = url.utf8.firstIndex(of: UInt8(ascii: "?")) else {
+            request.setURL(QueryString.appending(items.map { (name: $0.key, value: Optional($0.value)) }, to: url))
             return
         }
-        let end = url[start...].firstIndex(of: "#") ?? url.endIndex
-        let query = String(url[url.index(after: start)..<end])
+        let end = url.utf8[start...].firstIndex(of: UInt8(ascii: "#")) ?? url.endIndex
+        let query = String(url[url.utf8.index(after: start)..<end])
         if existing == .keep, !hasEmptyPair(query) {
             // The common case (common arguments on every call): append what is missing, byte-level,
             // without splitting and re-joining the query — the same bytes `merge` would give.
