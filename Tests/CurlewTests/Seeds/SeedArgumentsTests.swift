@@ -63,6 +63,31 @@ struct SeedArgumentsTests {
         }
     }
 
+    @Test func existingArgumentsAreRewrittenInAJSONBodyAndExistingHeadersReplaced() async throws {
+        struct NoteWithPlatform: Endpoint {
+            typealias Response = String
+            var method: HTTPRequest.Method { .post }
+            var path: String { "notes" }
+            var headers: [String: String] { ["X-Platform": "own"] }
+            var parameters: [String: ParameterValue] { ["q": "fog", "v": "own"] }
+            var parameterEncoding: ParameterEncoding { .json }
+        }
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            let replacing = CommonArgumentsMiddleware(
+                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, existing: .replace)
+            _ = try await client(server, transport, [replacing]).send(NoteWithPlatform())
+            let keeping = CommonArgumentsMiddleware(
+                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters)
+            _ = try await client(server, transport, [keeping]).send(NoteWithPlatform())
+            let seen = server.requests
+            #expect(seen.count == 2)
+            #expect(seen[0].bodyText == #"{"q":"fog","v":"2.1"}"#)
+            #expect(seen[0].headerValues("X-Platform") == ["linux"])
+            #expect(seen[1].bodyText == #"{"q":"fog","v":"own"}"#)
+            #expect(seen[1].headerValues("X-Platform") == ["own"])
+        }
+    }
+
     @Test func bodyPlacementGivesABodylessPostAFormBody() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             struct Ping: Endpoint {
@@ -84,6 +109,10 @@ struct SeedArgumentsTests {
             _ = try await client.send(SeedNoteJSON())
             let canonical = #"f={"a":[true],"b":1}&page=2&q=fog&ts=9"#
             let expected = SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .md5)
+            // Known answers, computed outside Curlew (Python's hashlib/hmac over the same bytes).
+            #expect(expected == "d115d3904183ab536f0acabfd211ced5")
+            #expect(SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .hmacSHA256)
+                == "041f1113e879fa787c64e7b5e76a91a3ada0318182d4ab6770f43e5a40b330a7")
             let seen = try #require(server.requests.first)
             #expect(seen.uri == "/notes?ts=9&sign=\(expected)")
             // The JSON body as sent, recomputed independently.
