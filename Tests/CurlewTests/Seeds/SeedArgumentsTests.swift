@@ -88,6 +88,37 @@ struct SeedArgumentsTests {
         }
     }
 
+    @Test func bodyPlacementRefusesARawBodyAndSendsNothing() async throws {
+        struct RawNote: Endpoint {
+            typealias Response = String
+            var method: HTTPRequest.Method { .post }
+            var path: String { "raw" }
+            var body: RequestPayload? { .data(Data("plain words".utf8), contentType: "text/plain") }
+        }
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            let client = client(server, transport, [CommonArgumentsMiddleware(parameters: ["v": "2.1"], placement: .body)])
+            let error = await #expect(throws: CurlewError.self) { try await client.send(RawNote()) }
+            #expect(error?.code == .encodingFailed)
+            #expect(error?.message.contains("text/plain") == true, "\(error?.message ?? "")")
+            #expect(server.requestCount == 0)
+        }
+    }
+
+    @Test func aRequiredRenamedHeaderGoesOutUnderItsWireName() async throws {
+        struct NotedSearch: Endpoint {
+            typealias Response = String
+            @Header var note: String
+            static let parameterNames = ["note": "X-Note"]
+            var path: String { "search" }
+        }
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            _ = try await client(server, transport, []).send(NotedSearch(note: "fog and sun"))
+            let seen = try #require(server.requests.first)
+            #expect(seen.headerValues("X-Note") == ["fog and sun"])
+            #expect(seen.headerValues("note").isEmpty)
+        }
+    }
+
     @Test func bodyPlacementGivesABodylessPostAFormBody() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             struct Ping: Endpoint {
