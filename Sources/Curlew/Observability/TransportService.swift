@@ -30,8 +30,8 @@ internal import Synchronization
 /// A streamed response (``APIClient/stream(_:highWaterMark:options:)``) counts as in flight
 /// until its body ends — read to the end, failed, or cancelled or dropped by its reader — so a
 /// reader still consuming a body keeps the drain waiting (for up to ``gracePeriod``, after which
-/// the body fails with `.shutdown`); a download (``APIClient/download(_:to:options:adjust:)``) until its
-/// file is complete.
+/// the body fails with `.shutdown`); a download
+/// (``APIClient/download(_:to:options:adjust:)``) until its file is complete.
 public final class TransportService: Transport, Service {
     /// The transport requests go through.
     public let transport: CurlTransport
