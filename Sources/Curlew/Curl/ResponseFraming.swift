@@ -16,6 +16,9 @@ struct ResponseFraming {
     private var contentLength: UInt64?
     /// The current head's transfer codings, in order, lower-cased.
     private var transferCodings: [Substring] = []
+    /// The current head's content codings, in order, lower-cased, without `identity`
+    /// (``ResponseContentDecoder`` decodes them; empty for almost every response).
+    private(set) var contentCodings: [Substring] = []
 
     /// Records one header line (status line, field line or the blank line). Returns the
     /// violation, if this line completes one.
@@ -51,11 +54,9 @@ struct ResponseFraming {
             }
             contentLength = value
         } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
-            let value = Self.trimmed(bytes[(colon + 1)..<end]).lowercased()
-            for coding in value.split(separator: ",") {
-                let token = coding.split(separator: ";").first.map { $0.trimmingSpaces() } ?? ""
-                if !token.isEmpty { transferCodings.append(token) }
-            }
+            transferCodings.append(contentsOf: Self.codings(bytes[(colon + 1)..<end]))
+        } else if Self.equalsIgnoringCase(name, "content-encoding") {
+            contentCodings.append(contentsOf: Self.codings(bytes[(colon + 1)..<end]).filter { $0 != "identity" })
         }
         return nil
     }
@@ -92,6 +93,16 @@ struct ResponseFraming {
         }
         guard finish() else { return nil }
         return result
+    }
+
+    /// The codings of a `Transfer-Encoding` or `Content-Encoding` value, lower-cased, without
+    /// parameters and empty list elements.
+    private static func codings(_ bytes: Slice<UnsafeRawBufferPointer>) -> [Substring] {
+        let value = trimmed(bytes).lowercased()
+        return value.split(separator: ",").compactMap { coding in
+            let token = coding.split(separator: ";").first.map { $0.trimmingSpaces() } ?? ""
+            return token.isEmpty ? nil : token
+        }
     }
 
     private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ name: StaticString) -> Bool {
