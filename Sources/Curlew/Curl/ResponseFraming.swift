@@ -44,7 +44,9 @@ struct ResponseFraming {
         }
         guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let name = bytes[0..<colon]
-        if Self.equalsIgnoringCase(name, "content-length") {
+        // The name's length picks the one field it can be (most lines are none of them).
+        switch colon {
+        case 14 where Self.equalsIgnoringCase(name, "content-length"):
             // A list of identical values is one value (RFC 9110 §8.6); anything else is not.
             guard let value = Self.contentLength(bytes[(colon + 1)..<end]) else {
                 return "the response's Content-Length is not one number"
@@ -53,10 +55,12 @@ struct ResponseFraming {
                 return "the response has two different Content-Length values"
             }
             contentLength = value
-        } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
+        case 17 where Self.equalsIgnoringCase(name, "transfer-encoding"):
             transferCodings.append(contentsOf: Self.codings(bytes[(colon + 1)..<end]))
-        } else if Self.equalsIgnoringCase(name, "content-encoding") {
+        case 16 where Self.equalsIgnoringCase(name, "content-encoding"):
             contentCodings.append(contentsOf: Self.codings(bytes[(colon + 1)..<end]).filter { $0 != "identity" })
+        default:
+            break
         }
         return nil
     }
