@@ -63,49 +63,63 @@ final class GeneratedBodyLog: Sendable {
     }
 }
 
-/// The issue's "1 GiB generated on the fly": the in-process server generates and hashes the body
-/// while the download runs in a child process (the test binary again), whose resident memory
-/// is the one measured — the server's buffers are not the client's.
+/// The issue's "1 GiB generated on the fly": a loopback server generates and hashes the body
+/// while the download runs, each in its own child process (the test binary again, at nice 10 so
+/// the rest of a parallel suite goes first). The client's resident memory is the one measured —
+/// the server's buffers are not the client's.
 @Suite("A generated gibibyte to disk", .serialized, .timeLimit(.minutes(3)))
 struct GeneratedDownloadTests {
-    static let childVariable = "CURLEW_GENERATED_URL"
+    static let clientVariable = "CURLEW_GENERATED_URL"
+    static let serverVariable = "CURLEW_GENERATED_SERVER"
+    static let filter = "GeneratedDownloadTests/aGibibyteGeneratedOnTheFlyLandsOnDiskInBoundedMemoryWithTheServersDigest"
 
     @Test func aGibibyteGeneratedOnTheFlyLandsOnDiskInBoundedMemoryWithTheServersDigest() async throws {
         let length = 1 << 30
-        if let url = ProcessInfo.processInfo.environment[Self.childVariable] {
-            // Writing and re-reading a gibibyte is heavy: the rest of the suite goes first.
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-            try await downloadInChild(from: url, length: length)
-            return
-        }
-        let log = GeneratedBodyLog()
-        let server = try await LoopbackServer.start(router: log.router())
+        let environment = ProcessInfo.processInfo.environment
+        if environment[Self.serverVariable] != nil { return try await serveInChild() }
+        if let url = environment[Self.clientVariable] { return try await downloadInChild(from: url, length: length) }
+
         let started = ContinuousClock.now
-        let result: (Int32, String)
-        do {
-            result = try await runInChildProcess(
-                filter: "GeneratedDownloadTests/aGibibyteGeneratedOnTheFlyLandsOnDiskInBoundedMemoryWithTheServersDigest",
-                environment: [Self.childVariable: server.baseURL])
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        await server.shutdown()
-        let (status, output) = result
-        #expect(status == 0, "child process output:\n\(output.suffix(3000))")
-        let sent = try #require(log.bodies.first, "the server finished sending")
-        #expect(log.bodies.count == 1)
-        #expect(sent.bytes == length)
-        #expect(output.contains("CHILD-DIGEST \(sent.sha256)"), "server sent \(sent.sha256); child:\n\(output.suffix(2000))")
-        let growth = output.split(separator: "\n").first { $0.hasPrefix("CHILD-GROWTH ") }.flatMap { Int($0.dropFirst(13)) }
-        let measured = try #require(growth, "the child reported its resident growth")
-        #expect(measured < 32 * 1024 * 1024)
-        let timing = output.split(separator: "\n").first { $0.hasPrefix("CHILD-TIME ") } ?? "-"
-        print("generated GiB: \(ContinuousClock.now - started) in all (\(timing)), child resident growth \(measured) bytes")
+        let server = try ChildProcess(filter: Self.filter, environment: [Self.serverVariable: "1"])
+        defer { server.terminate() }
+        #expect(await eventually(within: 60) { server.output.contains("SERVER-URL ") }, "\(server.output.suffix(2000))")
+        let url = try #require(Self.value("SERVER-URL", in: server.output), "\(server.output.suffix(2000))")
+        let (status, output) = try await runInChildProcess(filter: Self.filter, environment: [Self.clientVariable: url])
+        #expect(status == 0, "client process output:\n\(output.suffix(3000))")
+        #expect(await eventually(within: 60) { !server.isRunning }, "the server child ends once it has sent the body")
+        let served = server.output
+        #expect(server.exitStatus == 0, "server process output:\n\(served.suffix(3000))")
+        let sent = try #require(Self.value("SERVER-SENT", in: served), "server process output:\n\(served.suffix(2000))")
+        let digest = try #require(Self.value("CHILD-DIGEST", in: output), "\(output.suffix(2000))")
+        #expect(sent == "\(length) \(digest)", "the server sent \(length) bytes whose SHA-256 is the file's")
+        let growth = try #require(Self.value("CHILD-GROWTH", in: output).flatMap { Int($0) }, "the client reported its resident growth")
+        #expect(growth < 32 * 1024 * 1024)
+        print("generated GiB: \(ContinuousClock.now - started) in all (\(Self.value("CHILD-TIME", in: output) ?? "-")), client resident growth \(growth) bytes")
     }
 
-    /// The child: downloads, checks length and resident growth, prints both digest and growth.
+    /// The text after `key ` on the first line that starts with it.
+    static func value(_ key: String, in output: String) -> String? {
+        output.split(separator: "\n").first { $0.hasPrefix(key + " ") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+
+    /// The server child: serves one generated body, then reports what it sent.
+    private func serveInChild() async throws {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        let log = GeneratedBodyLog()
+        let server = try await LoopbackServer.start(router: log.router())
+        print("SERVER-URL \(server.baseURL)")
+        fflush(nil)
+        let served = await eventually(within: 170) { !log.bodies.isEmpty }
+        await server.shutdown()
+        #expect(served)
+        #expect(log.bodies.count == 1)
+        if let sent = log.bodies.first { print("SERVER-SENT \(sent.bytes) \(sent.sha256)") }
+        fflush(nil)
+    }
+
+    /// The client child: downloads, checks length and resident growth, prints digest and growth.
     private func downloadInChild(from url: String, length: Int) async throws {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         let folder = try temporaryDirectory("generated-gib")
         defer { try? FileManager.default.removeItem(at: folder) }
         let client = APIClient(baseURL: url, transport: CurlTransport())
@@ -120,5 +134,45 @@ struct GeneratedDownloadTests {
         print("CHILD-GROWTH \(growth)")
         print("CHILD-DIGEST \(digest)")
         print("CHILD-TIME download \(downloaded), digest \(ContinuousClock.now - started - downloaded)")
+    }
+}
+
+/// The test binary run again with only `filter`, whose output is readable while it runs.
+final class ChildProcess: Sendable {
+    /// Guards the output read so far.
+    private let collected = Mutex("")
+    /// Guards the process (Foundation's `Process` is not `Sendable`).
+    private let process: Mutex<Process>
+
+    init(filter: String, environment extra: [String: String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        self.process = Mutex(process)
+        let reader = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                self.collected.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }
+    }
+
+    /// Everything it wrote so far.
+    var output: String { collected.withLock { $0 } }
+    /// Whether it still runs.
+    var isRunning: Bool { process.withLock { $0.isRunning } }
+    /// Its exit status, once it ended.
+    var exitStatus: Int32? { process.withLock { $0.isRunning ? nil : $0.terminationStatus } }
+
+    /// Ends it if it still runs.
+    func terminate() {
+        process.withLock { if $0.isRunning { $0.terminate() } }
     }
 }
