@@ -30,9 +30,9 @@
 //   block 28 (README.md:1039): skipped (no-compile)
 //   block 29 (README.md:1073): skipped (no-compile)
 //   block 30 (README.md:1124): skipped (no-compile)
-//   block 31 (README.md:1195): declarations, file scope
-//   block 32 (README.md:1291): declarations, file scope
-//   block 33 (README.md:1325): declarations, file scope
+//   block 31 (README.md:1198): declarations, file scope
+//   block 32 (README.md:1297): declarations, file scope
+//   block 33 (README.md:1331): declarations, file scope
 
 import Curlew
 import Foundation
@@ -667,8 +667,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1195
-#sourceLocation(file: "README.md", line: 1196)
+// MARK: block 31, README.md:1198
+#sourceLocation(file: "README.md", line: 1199)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -758,12 +758,15 @@ struct PortAttemptHeader: APIMiddleware {
     }
 }
 
+/// HttpManager: HTTP Basic credentials on every request to the client's origins.
+let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p:w")
+
 /// HttpManager: 401 and 307 in `c` log the user out; 404 sends the app home.
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1291
-#sourceLocation(file: "README.md", line: 1292)
+// MARK: block 32, README.md:1297
+#sourceLocation(file: "README.md", line: 1298)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -795,8 +798,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1325
-#sourceLocation(file: "README.md", line: 1326)
+// MARK: block 33, README.md:1331
+#sourceLocation(file: "README.md", line: 1332)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
