@@ -28,11 +28,11 @@
 //   block 26 (README.md:1013): skipped (no-compile)
 //   block 27 (README.md:1023): declarations, file scope
 //   block 28 (README.md:1039): skipped (no-compile)
-//   block 29 (README.md:1073): skipped (no-compile)
-//   block 30 (README.md:1124): skipped (no-compile)
-//   block 31 (README.md:1198): declarations, file scope
-//   block 32 (README.md:1297): declarations, file scope
-//   block 33 (README.md:1331): declarations, file scope
+//   block 29 (README.md:1079): skipped (no-compile)
+//   block 30 (README.md:1130): skipped (no-compile)
+//   block 31 (README.md:1204): declarations, file scope
+//   block 32 (README.md:1303): declarations, file scope
+//   block 33 (README.md:1337): declarations, file scope
 
 import Curlew
 import Foundation
@@ -667,8 +667,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1198
-#sourceLocation(file: "README.md", line: 1199)
+// MARK: block 31, README.md:1204
+#sourceLocation(file: "README.md", line: 1205)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -765,8 +765,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1297
-#sourceLocation(file: "README.md", line: 1298)
+// MARK: block 32, README.md:1303
+#sourceLocation(file: "README.md", line: 1304)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -798,8 +798,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1331
-#sourceLocation(file: "README.md", line: 1332)
+// MARK: block 33, README.md:1337
+#sourceLocation(file: "README.md", line: 1338)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

@@ -430,7 +430,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
             return
         case .endStream:
             reportFinalProgress()
-            _ = sink.finish()
+            _ = sink.finish(measured: { self.metrics() })
         case .resumeCaller(let reportHeadNow):
             let status = responseCode()
             if reportHeadNow { reportHead(status: status) }
