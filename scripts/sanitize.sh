@@ -41,6 +41,8 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${CURLEW_SANITIZE_WIDTH:-
 
 bash scripts/ensure-deps.sh
 python3 scripts/readme-examples.py README.md Tests/ReadmeExamples/README.swift
+# Built before the servers start: they are needed only by the tests.
+swift build --build-tests --scratch-path "$scratch" "${build_flags[@]}"
 
 CURLEW_HTTPBIN_PID=""
 NGINX_STARTED=0
@@ -57,7 +59,6 @@ NGINX_STARTED=1
 CONNECTION_SERVERS_STARTED=1
 eval "$(bash scripts/connection-servers.sh start)"
 
-swift build --build-tests --scratch-path "$scratch" "${build_flags[@]}"
 log="$scratch/sanitize-$mode.log"
 set +e
 swift test --skip-build --scratch-path "$scratch" "${build_flags[@]}" "$@" 2>&1 | tee "$log"
