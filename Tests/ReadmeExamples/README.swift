@@ -28,10 +28,10 @@
 //   block 26 (README.md:1005): declarations, file scope
 //   block 27 (README.md:1021): skipped (no-compile)
 //   block 28 (README.md:1055): skipped (no-compile)
-//   block 29 (README.md:1106): skipped (no-compile)
-//   block 30 (README.md:1180): declarations, file scope
-//   block 31 (README.md:1279): declarations, file scope
-//   block 32 (README.md:1313): declarations, file scope
+//   block 29 (README.md:1114): skipped (no-compile)
+//   block 30 (README.md:1188): declarations, file scope
+//   block 31 (README.md:1287): declarations, file scope
+//   block 32 (README.md:1321): declarations, file scope
 
 import Curlew
 import Foundation
@@ -651,8 +651,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1180
-#sourceLocation(file: "README.md", line: 1181)
+// MARK: block 30, README.md:1188
+#sourceLocation(file: "README.md", line: 1189)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -749,8 +749,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 31, README.md:1279
-#sourceLocation(file: "README.md", line: 1280)
+// MARK: block 31, README.md:1287
+#sourceLocation(file: "README.md", line: 1288)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -782,8 +782,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1313
-#sourceLocation(file: "README.md", line: 1314)
+// MARK: block 32, README.md:1321
+#sourceLocation(file: "README.md", line: 1322)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
