@@ -29,10 +29,10 @@
 //   block 27 (README.md:1023): declarations, file scope
 //   block 28 (README.md:1039): skipped (no-compile)
 //   block 29 (README.md:1079): skipped (no-compile)
-//   block 30 (README.md:1130): skipped (no-compile)
-//   block 31 (README.md:1204): declarations, file scope
-//   block 32 (README.md:1303): declarations, file scope
-//   block 33 (README.md:1337): declarations, file scope
+//   block 30 (README.md:1138): skipped (no-compile)
+//   block 31 (README.md:1212): declarations, file scope
+//   block 32 (README.md:1311): declarations, file scope
+//   block 33 (README.md:1345): declarations, file scope
 
 import Curlew
 import Foundation
@@ -667,8 +667,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1204
-#sourceLocation(file: "README.md", line: 1205)
+// MARK: block 31, README.md:1212
+#sourceLocation(file: "README.md", line: 1213)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -765,8 +765,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1303
-#sourceLocation(file: "README.md", line: 1304)
+// MARK: block 32, README.md:1311
+#sourceLocation(file: "README.md", line: 1312)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -798,8 +798,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1337
-#sourceLocation(file: "README.md", line: 1338)
+// MARK: block 33, README.md:1345
+#sourceLocation(file: "README.md", line: 1346)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
