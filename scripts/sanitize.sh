@@ -10,7 +10,8 @@
 # the loopback server and the tests through TSanMutex (Sources/SanitizerSupport), so TSan sees the
 # lock hand-over it cannot see in Synchronization.Mutex on Linux
 # (scripts/sanitizers/tsan-mutex-repro.sh shows why).
-# Extra arguments go to `swift test` (e.g. --filter CacheTests). Servers as in scripts/test.sh.
+# Extra arguments go to `swift test` (e.g. --filter CacheTests). Servers as in scripts/test.sh
+# (httpbin, nginx and the connection servers; tests that need them fail without them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -34,21 +35,30 @@ thread)
     ;;
 esac
 
+# Sanitized code runs several times slower: at most this many tests run at once (swift-testing's
+# default is unbounded), so a test waiting for a server-side effect is not starved by 40 others.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${CURLEW_SANITIZE_WIDTH:-4}"
+
 bash scripts/ensure-deps.sh
 python3 scripts/readme-examples.py README.md Tests/ReadmeExamples/README.swift
+# Built before the servers start: they are needed only by the tests.
+swift build --build-tests --scratch-path "$scratch" "${build_flags[@]}"
 
 CURLEW_HTTPBIN_PID=""
 NGINX_STARTED=0
+CONNECTION_SERVERS_STARTED=0
 stop_servers() {
     [ -n "$CURLEW_HTTPBIN_PID" ] && bash scripts/httpbin.sh stop "$CURLEW_HTTPBIN_PID" || true
     [ "$NGINX_STARTED" = 1 ] && bash scripts/nginx.sh stop || true
+    [ "$CONNECTION_SERVERS_STARTED" = 1 ] && bash scripts/connection-servers.sh stop || true
 }
 trap stop_servers EXIT
 eval "$(bash scripts/httpbin.sh start)"
 eval "$(bash scripts/nginx.sh start)"
 NGINX_STARTED=1
+CONNECTION_SERVERS_STARTED=1
+eval "$(bash scripts/connection-servers.sh start)"
 
-swift build --build-tests --scratch-path "$scratch" "${build_flags[@]}"
 log="$scratch/sanitize-$mode.log"
 set +e
 swift test --skip-build --scratch-path "$scratch" "${build_flags[@]}" "$@" 2>&1 | tee "$log"

@@ -37,11 +37,22 @@ public final class MockTransport: Transport {
     /// Records the request and returns the handler's response, marked with source `.mock`.
     public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         recorded.withLock { $0.append(request) }
-        recordedContexts.withLock { $0.append(context) }
+        recordedContexts.withLock { $0.append(Self.detached(context)) }
         try Task.checkCancellation()
         var response = try await handler(request)
         response.source = .mock
         return response
+    }
+}
+
+extension MockTransport {
+    /// `context` without the client's transport (this mock) it carries: a recorded context that
+    /// kept it would make the mock own itself, and it and every recorded request would leak.
+    static func detached(_ context: TransportContext) -> TransportContext {
+        TransportContext(
+            requestID: context.requestID, requestName: context.requestName, attempt: context.attempt,
+            identity: context.identity, responseBody: context.responseBody, options: context.options,
+            events: context.events)
     }
 }
 

@@ -58,7 +58,7 @@ struct LoopbackServerSmokeTests {
 
         var terminatedAt: ContinuousClock.Instant?
         if let condition {
-            if await eventually(condition, for: .seconds(10)) {
+            if await eventually(condition) {
                 terminatedAt = .now
                 // SIGKILL: the test runner may hand children an ignored or blocked SIGTERM.
                 kill(process.processIdentifier, SIGKILL)
@@ -74,8 +74,9 @@ struct LoopbackServerSmokeTests {
         return CurlRun(exitStatus: status, data: data, terminatedAt: terminatedAt)
     }
 
-    /// Polls `condition` every 5 ms until it holds or `limit` has passed.
-    static func eventually(_ condition: () -> Bool, for limit: Duration = .seconds(30)) async -> Bool {
+    /// Polls `condition` every 5 ms until it holds; `limit` only guards against a hang (a machine
+    /// slowed down by a sanitizer or a busy build waits for the effect instead of failing).
+    static func eventually(_ condition: () -> Bool, for limit: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if condition() { return true }
@@ -233,7 +234,7 @@ struct LoopbackServerSmokeTests {
             return .text("too late")
         }) { server in
             // Killed once the handler is waiting; the kernel then closes curl's socket.
-            let run = try await Self.curl(["--max-time", "20", "\(server.baseURL)/hold"]) {
+            let run = try await Self.curl(["--max-time", "120", "\(server.baseURL)/hold"]) {
                 server.inFlight(path: "/hold") == 1
             }
             #expect(run.exitStatus == SIGKILL)
@@ -278,7 +279,7 @@ struct LoopbackServerSmokeTests {
                 }
             }
         }) { server in
-            let run = try await Self.curl(["--max-time", "20", "\(server.baseURL)/drip"]) {
+            let run = try await Self.curl(["--max-time", "120", "\(server.baseURL)/drip"]) {
                 chunksWritten.current >= 5
             }
             #expect(run.exitStatus == SIGKILL)
@@ -378,7 +379,8 @@ struct LoopbackServerSmokeTests {
             woke.set(true)
             return .text("late")
         }
-        async let run = Self.curl(["--max-time", "5", "\(server.baseURL)/hold"])
+        // curl's limit only guards against a hang: the shutdown below is what ends the request.
+        async let run = Self.curl(["--max-time", "120", "\(server.baseURL)/hold"])
         #expect(await Self.eventually { server.requestCount == 1 })
         await server.shutdown()
         #expect(server.openConnections == 0)

@@ -25,7 +25,13 @@ final class CurlConnectionAttachment {
 
     /// Clears the options that point here; then the handle may be reused or freed.
     func detach(from handle: UnsafeMutableRawPointer) {
-        if sharesCookies { _ = curlew_easy_setopt_pointer(handle, CURLOPT_SHARE, nil) }
+        if sharesCookies {
+            // `CURLOPT_COOKIEFILE ""` queued a file name that libcurl frees only when a transfer
+            // starts; `curl_easy_reset` (7.88) drops it unfreed, so a transfer that never started
+            // leaked it (LeakSanitizer). Clearing the queue frees it; the shared cookies stay.
+            _ = curlew_easy_setopt_string(handle, CURLOPT_COOKIEFILE, nil)
+            _ = curlew_easy_setopt_pointer(handle, CURLOPT_SHARE, nil)
+        }
         if connectTo != nil { _ = curlew_easy_setopt_slist(handle, CURLOPT_CONNECT_TO, nil) }
     }
 }

@@ -12,7 +12,13 @@ final class EchoStreamTransport: Transport {
     let urls = Mutex<[String]>([])
 
     func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
-        contexts.withLock { $0.append(context) }
+        // Recorded without the client's transport (this object) that `context` carries: keeping
+        // it would make the transport own itself, and LeakSanitizer reports the cycle.
+        let recorded = TransportContext(
+            requestID: context.requestID, requestName: context.requestName, attempt: context.attempt,
+            identity: context.identity, responseBody: context.responseBody, options: context.options,
+            events: context.events)
+        contexts.withLock { $0.append(recorded) }
         urls.withLock { $0.append(request.url) }
         if request.url.contains("/busy") { return RawResponse(status: .serviceUnavailable, url: request.url) }
         var received = Data()

@@ -60,7 +60,7 @@ struct TransferDispositionTests {
         process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
         var environment = ProcessInfo.processInfo.environment
         environment["CURLEW_MEMORY_CHILD"] = "1"
-        process.environment = environment
+        process.environment = memoryChildEnvironment(environment)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -77,10 +77,11 @@ struct TransferFactsTests {
     @Test func aBodyThatStallsAfterItsHeadFailsInTheReceivePhase() async throws {
         var options = TransferOptions()
         options.idleTimeout = .seconds(3)
-        try await withLoopback(transferOptions: options, handler: { _ in
+        try await withLoopback(transferOptions: options, handler: { request in
             .stream(headers: [("Content-Length", "100")]) { writer in
                 try await writer.write("first ten.")
-                try await Task.sleep(for: .seconds(6))
+                // Stalls until the client gives up (no race between a server sleep and the timeout).
+                await request.connection.closed()
             }
         }) { _, client, _ in
             // Streamed, so the first bytes are in hand before the stall: the failure can only

@@ -24,7 +24,10 @@ struct DownloadTimeoutTests {
             let elapsed = seconds(ContinuousClock.now - started)
             #expect(error?.code == .idleTimeout, "\(String(describing: error))")
             #expect(error?.level == .transport)
-            #expect(elapsed >= 0.9 && elapsed < 4, "failed after \(elapsed) s")
+            // The server holds until the client leaves, so only the stall detector can end the
+            // download: the lower bound is the detector's window, the upper one only a hang guard
+            // (a sanitizer-slowed machine takes seconds longer; see scripts/sanitize.sh).
+            #expect(elapsed >= 0.9 && elapsed < 30, "failed after \(elapsed) s")
             #expect(contents(of: folder).isEmpty)
         }
     }
@@ -44,7 +47,8 @@ struct DownloadTimeoutTests {
             let elapsed = seconds(ContinuousClock.now - started)
             #expect(error?.code == .idleTimeout, "\(String(describing: error))")
             #expect(error?.message.hasPrefix("Operation too slow") == true, "\(error?.message ?? "")")
-            #expect(elapsed >= 0.9 && elapsed < 5, "failed after \(elapsed) s")
+            // 10 000 s of drip: only the minimum-speed detector can end it (upper bound: hang guard).
+            #expect(elapsed >= 0.9 && elapsed < 30, "failed after \(elapsed) s")
             #expect(contents(of: folder).isEmpty)
         }
     }
