@@ -75,7 +75,7 @@ struct LoopbackServerSmokeTests {
     }
 
     /// Polls `condition` every 5 ms until it holds or `limit` has passed.
-    static func eventually(_ condition: () -> Bool, for limit: Duration = .seconds(2)) async -> Bool {
+    static func eventually(_ condition: () -> Bool, for limit: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if condition() { return true }

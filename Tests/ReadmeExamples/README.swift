@@ -29,9 +29,9 @@
 //   block 27 (README.md:1021): skipped (no-compile)
 //   block 28 (README.md:1055): skipped (no-compile)
 //   block 29 (README.md:1106): skipped (no-compile)
-//   block 30 (README.md:1177): declarations, file scope
-//   block 31 (README.md:1273): declarations, file scope
-//   block 32 (README.md:1307): declarations, file scope
+//   block 30 (README.md:1180): declarations, file scope
+//   block 31 (README.md:1279): declarations, file scope
+//   block 32 (README.md:1313): declarations, file scope
 
 import Curlew
 import Foundation
@@ -651,8 +651,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1177
-#sourceLocation(file: "README.md", line: 1178)
+// MARK: block 30, README.md:1180
+#sourceLocation(file: "README.md", line: 1181)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -742,12 +742,15 @@ struct PortAttemptHeader: APIMiddleware {
     }
 }
 
+/// HttpManager: HTTP Basic credentials on every request to the client's origins.
+let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p:w")
+
 /// HttpManager: 401 and 307 in `c` log the user out; 404 sends the app home.
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 31, README.md:1273
-#sourceLocation(file: "README.md", line: 1274)
+// MARK: block 31, README.md:1279
+#sourceLocation(file: "README.md", line: 1280)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -779,8 +782,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1307
-#sourceLocation(file: "README.md", line: 1308)
+// MARK: block 32, README.md:1313
+#sourceLocation(file: "README.md", line: 1314)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

@@ -3,8 +3,10 @@ internal import Synchronization
 /// An ordered list of base URLs (primary, secondary, …): requests go to the current one; a
 /// connect-level failure (cannot connect, DNS, connect timeout) moves to the next and resends.
 /// It never fails over once a response arrived — a 500 is the server's answer, not an outage.
-/// The client's base URL should be the first entry; request URLs starting with any entry are
-/// rewritten to the current one (LCNetwork's main/vice base URLs).
+/// The client's base URL should be the first entry; request URLs under any entry (the entry
+/// itself, or followed by `/`, `?` or `#`) are rewritten to the current one (LCNetwork's
+/// main/vice base URLs). `http://127.0.0.1:1` does not cover `http://127.0.0.1:12345`, nor
+/// `…/api` cover `…/apiary`.
 public final class FailoverMiddleware: APIMiddleware {
     /// The base URLs in order of preference.
     public let baseURLs: [String]
@@ -30,8 +32,9 @@ public final class FailoverMiddleware: APIMiddleware {
 
     /// Sends to the current base URL, moving along the list on connect-level failures.
     public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        guard let matched = baseURLs.first(where: { request.url.hasPrefix($0) }) else { return try await next(request, context) }
-        let path = String(request.url.dropFirst(matched.count))
+        guard let path = baseURLs.lazy.compactMap({ Self.remainder(of: request.url, under: $0) }).first else {
+            return try await next(request, context)
+        }
         var index = current.withLock { $0 }
         var tried = 0
         while true {
@@ -49,6 +52,19 @@ public final class FailoverMiddleware: APIMiddleware {
                 }
                 context.logger.debug("failover: \(RequestSummary.redact(url: baseURLs[failed], secretKeyFragments: RequestSummary.defaultSecretKeyFragments)) unreachable (\(error.code)); now using \(RequestSummary.redact(url: baseURLs[index], secretKeyFragments: RequestSummary.defaultSecretKeyFragments))")
             }
+        }
+    }
+
+    /// What follows `base` in `url` when `url` is under it: `base` itself, or `base` followed by
+    /// `/`, `?` or `#` (or `base` ends with `/`); `nil` for a URL that merely starts with the
+    /// same characters.
+    static func remainder(of url: String, under base: String) -> String? {
+        guard url.utf8.starts(with: base.utf8) else { return nil }
+        let rest = url.utf8.dropFirst(base.utf8.count)
+        guard let first = rest.first, base.utf8.last != UInt8(ascii: "/") else { return String(rest) }
+        switch first {
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return String(rest)
+        default: return nil
         }
     }
 

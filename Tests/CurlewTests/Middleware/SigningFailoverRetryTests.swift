@@ -91,9 +91,7 @@ struct SigningFailoverRetryTests {
     }
 
     @Test func failoverMovesOnOnlyWhenThePrimaryCannotBeReached() async throws {
-        let closed = try await LoopbackServer.start { _ in .text("") }
-        let closedURL = closed.baseURL
-        await closed.shutdown()
+        let closedURL = refusingBaseURL
         try await withLoopback(handler: { _ in .text("secondary") }) { secondary, _, transport in
             let failover = FailoverMiddleware(baseURLs: [closedURL, secondary.baseURL])
             let client = APIClient(configuration: ClientConfiguration(baseURL: closedURL, middleware: [failover]), transport: transport)
@@ -114,6 +112,25 @@ struct SigningFailoverRetryTests {
             #expect(backup.requestCount == 0)
         }
         await backup.shutdown()
+    }
+
+    @Test func failoverRewritesOnlyURLsUnderABaseURLNotURLsThatMerelyStartWithIt() async throws {
+        try await withLoopback(handler: { _ in .text("secondary") }) { secondary, _, transport in
+            let primary = refusingBaseURL + "/api"
+            let failover = FailoverMiddleware(baseURLs: [primary, secondary.baseURL + "/api"])
+            let client = APIClient(configuration: ClientConfiguration(baseURL: primary, middleware: [failover]), transport: transport)
+            // `/apiary` starts with the base URL's characters but is not under it: not failed over.
+            let outside = await #expect(throws: CurlewError.self) { try await client.send(Send(path: primary + "ary/x")) }
+            #expect(outside?.code == .cannotConnect)
+            #expect(secondary.requestCount == 0)
+            // Under it (a path, a query, the base itself): failed over, the rest kept.
+            let underPath = try await client.send(Send(path: "hives/1"))
+            let withQuery = try await client.send(Send(path: primary + "?q=1"))
+            #expect(underPath == "secondary")
+            #expect(withQuery == "secondary")
+            #expect(secondary.requests.map(\.path) == ["/api/hives/1", "/api"])
+            #expect(secondary.requests.last?.queryValue("q") == "1")
+        }
     }
 
     @Test func retryAfterIsHonouredAndPostIsNotRetried() async throws {

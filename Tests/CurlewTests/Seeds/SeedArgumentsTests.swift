@@ -63,6 +63,62 @@ struct SeedArgumentsTests {
         }
     }
 
+    @Test func existingArgumentsAreRewrittenInAJSONBodyAndExistingHeadersReplaced() async throws {
+        struct NoteWithPlatform: Endpoint {
+            typealias Response = String
+            var method: HTTPRequest.Method { .post }
+            var path: String { "notes" }
+            var headers: [String: String] { ["X-Platform": "own"] }
+            var parameters: [String: ParameterValue] { ["q": "fog", "v": "own"] }
+            var parameterEncoding: ParameterEncoding { .json }
+        }
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            let replacing = CommonArgumentsMiddleware(
+                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, existing: .replace)
+            _ = try await client(server, transport, [replacing]).send(NoteWithPlatform())
+            let keeping = CommonArgumentsMiddleware(
+                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters)
+            _ = try await client(server, transport, [keeping]).send(NoteWithPlatform())
+            let seen = server.requests
+            #expect(seen.count == 2)
+            #expect(seen[0].bodyText == #"{"q":"fog","v":"2.1"}"#)
+            #expect(seen[0].headerValues("X-Platform") == ["linux"])
+            #expect(seen[1].bodyText == #"{"q":"fog","v":"own"}"#)
+            #expect(seen[1].headerValues("X-Platform") == ["own"])
+        }
+    }
+
+    @Test func bodyPlacementRefusesARawBodyAndSendsNothing() async throws {
+        struct RawNote: Endpoint {
+            typealias Response = String
+            var method: HTTPRequest.Method { .post }
+            var path: String { "raw" }
+            var body: RequestPayload? { .data(Data("plain words".utf8), contentType: "text/plain") }
+        }
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            let client = client(server, transport, [CommonArgumentsMiddleware(parameters: ["v": "2.1"], placement: .body)])
+            let error = await #expect(throws: CurlewError.self) { try await client.send(RawNote()) }
+            #expect(error?.code == .encodingFailed)
+            #expect(error?.message.contains("text/plain") == true, "\(error?.message ?? "")")
+            #expect(server.requestCount == 0)
+        }
+    }
+
+    @Test func aRequiredRenamedHeaderGoesOutUnderItsWireName() async throws {
+        struct NotedSearch: Endpoint {
+            typealias Response = String
+            @Header var note: String
+            static let parameterNames = ["note": "X-Note"]
+            var path: String { "search" }
+        }
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            _ = try await client(server, transport, []).send(NotedSearch(note: "fog and sun"))
+            let seen = try #require(server.requests.first)
+            #expect(seen.headerValues("X-Note") == ["fog and sun"])
+            #expect(seen.headerValues("note").isEmpty)
+        }
+    }
+
     @Test func bodyPlacementGivesABodylessPostAFormBody() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             struct Ping: Endpoint {
@@ -84,6 +140,10 @@ struct SeedArgumentsTests {
             _ = try await client.send(SeedNoteJSON())
             let canonical = #"f={"a":[true],"b":1}&page=2&q=fog&ts=9"#
             let expected = SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .md5)
+            // Known answers, computed outside Curlew (Python's hashlib/hmac over the same bytes).
+            #expect(expected == "d115d3904183ab536f0acabfd211ced5")
+            #expect(SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .hmacSHA256)
+                == "041f1113e879fa787c64e7b5e76a91a3ada0318182d4ab6770f43e5a40b330a7")
             let seen = try #require(server.requests.first)
             #expect(seen.uri == "/notes?ts=9&sign=\(expected)")
             // The JSON body as sent, recomputed independently.

@@ -14,13 +14,21 @@ struct SeedQueueTests {
     /// `/slow` answers once `/open` was requested; everything else at once.
     final class Gate: Sendable {
         let opened = SeedTally()
+        /// How many `/slow…` answers the handler has returned.
+        let slowAnswered = SeedTally()
+        /// Each `/later/…` request's arrival, with the `/slow…` answers returned before it.
+        let laterArrivals = SeedLog<Int>()
     }
 
     func handler(_ gate: Gate) -> @Sendable (ServerRequest) async -> ServerResponse {
         { request in
             if request.path == "/open" { gate.opened.increment() }
+            if request.path.hasPrefix("/later/") { gate.laterArrivals.append(gate.slowAnswered.count) }
             if request.path.hasPrefix("/slow") {
                 while gate.opened.count == 0, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
+                defer { gate.slowAnswered.increment() }
+                if request.path.hasSuffix("/fail") { return .text("no", status: 500) }
+                return .text(request.path)
             }
             if request.path.hasSuffix("/fail") { return .text("no", status: 500) }
             return .text(request.path)
@@ -49,10 +57,8 @@ struct SeedQueueTests {
             #expect(value1 == "/slow/login")
             for task in later { _ = try await task.value }
             #expect(holds.activeTags.isEmpty)
-            let order = server.requests.map(\.path)
-            let loginIndex = try #require(order.firstIndex(of: "/slow/login"))
-            #expect(order.filter { $0.hasPrefix("/later/") }.count == 3)
-            #expect(order.firstIndex { $0.hasPrefix("/later/") }.map { $0 > loginIndex } == true)
+            // Every held call reached the server only after the login's answer had been sent.
+            #expect(gate.laterArrivals.all == [1, 1, 1])
             let held = await seedCollect(events, kinds: [.requestHeld], until: .requestHeld, count: 3)
             #expect(held.map(\.reason) == Array(repeating: "held by login", count: 3))
         }
@@ -73,6 +79,29 @@ struct SeedQueueTests {
             _ = await #expect(throws: CurlewError.self) { try await login.value }
             await #expect(throws: CancellationError.self) { try await later.value }
             #expect(server.requests(path: "/later/1").isEmpty)
+        }
+    }
+
+    @Test func aSuccessfulHoldingRequestReleasesTheHeldOnesWithOnSuccess() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: handler(gate)) { server, _, transport in
+            let holds = RequestHolds()
+            let client = client(server, transport, [holds])
+            let login = Task {
+                try await client.send(SeedPath(path: "slow/login")) { $0.holdsLaterRequests = RequestHold(tag: "login", release: .onSuccess) }
+            }
+            #expect(await eventually { server.inFlight(path: "/slow/login") == 1 })
+            let later = (1...2).map { index in Task { try await client.send(SeedPath(path: "later/\(index)")) } }
+            #expect(await eventually { holds.heldCount("login") == 2 })
+            #expect(gate.laterArrivals.all.isEmpty, "held while the login runs")
+            _ = try await client.send(SeedPath(path: "open")) { $0.ignoresHolds = true }
+            let loginValue = try await login.value
+            #expect(loginValue == "/slow/login")
+            var values: [String] = []
+            for task in later { values.append(try await task.value) }
+            #expect(values == ["/later/1", "/later/2"])
+            #expect(gate.laterArrivals.all == [1, 1])
+            #expect(holds.activeTags.isEmpty)
         }
     }
 

@@ -40,8 +40,10 @@ func withLoopback(
 }
 
 /// Polls `condition` every 10 ms for up to `seconds`; returns whether it became true.
-/// For waiting on server-side effects (a disconnect noticed), never for timing assertions.
-func eventually(within seconds: Double = 5, _ condition: () async -> Bool) async -> Bool {
+/// For waiting on server-side effects (a disconnect noticed), never for timing assertions: the
+/// bound is generous because a loaded machine can take seconds, and a condition that holds
+/// returns at once.
+func eventually(within seconds: Double = 30, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if await condition() { return true }
