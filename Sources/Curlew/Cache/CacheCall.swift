@@ -238,31 +238,11 @@ struct CacheCall: Sendable {
         await cache.pending.submit(.store(entry), key: entry.key, logger: context.logger, summary: request.summary)
     }
 
-    /// The response for a stored answer. Its headers are handed over as a raw block, turned into
-    /// `HTTPFields` only if someone reads them (as the transport does): building and validating
-    /// `HTTPFields` for every hit cost about 2k instructions per header, and most calls never look.
     static func response(from entry: CacheEntry, source: ResponseSource) -> RawResponse {
-        var block: [UInt8] = []
-        block.reserveCapacity(entry.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
-        for header in entry.headers where Self.fitsOnOneLine(header) {
-            block.append(contentsOf: header.name.utf8)
-            block.append(UInt8(ascii: ":"))
-            block.append(UInt8(ascii: " "))
-            block.append(contentsOf: header.value.utf8)
-            block.append(UInt8(ascii: "\r"))
-            block.append(UInt8(ascii: "\n"))
+        var fields = HTTPFields()
+        for header in entry.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
         }
-        return RawResponse(
-            status: HTTPResponse.Status(code: entry.status), headerFields: LazyHeaderFields(block: block), content: .data(entry.body),
-            url: entry.url, source: source)
-    }
-
-    /// Whether a stored header can be written as one `name: value` line: a name without `:` or
-    /// line breaks and a value without line breaks (what `HTTPField` guarantees for headers the
-    /// cache stored; a damaged or planted disk entry could hold anything). Names the parser
-    /// rejects are dropped when the block is read, as `HTTPField.Name` dropped them before.
-    private static func fitsOnOneLine(_ header: CacheEntry.Header) -> Bool {
-        !header.name.utf8.contains { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
-            && !header.value.utf8.contains { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        return RawResponse(status: HTTPResponse.Status(code: entry.status), headers: fields, body: entry.body, url: entry.url, source: source)
     }
 }
