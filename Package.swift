@@ -37,7 +37,8 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // Also zlib's header: Curlew decodes gzip and deflate bodies itself (Curl/ResponseContentDecoder.swift).
+        .target(name: "CCurlShim", dependencies: ["CCurl"], linkerSettings: [.linkedLibrary("z")]),
         // ThreadSanitizer builds only (`scripts/sanitize.sh thread`, -DCURLEW_TSAN): a `Mutex` whose
         // lock hand-over TSan can see. Compiled always, used by nothing otherwise.
         .target(name: "CTSanHooks"),

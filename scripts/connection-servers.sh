@@ -14,7 +14,8 @@
 #   bash scripts/connection-servers.sh stop              # stops them by their PIDs
 #
 # nginx answers `GET /conn` with "<connection serial> <protocol>" ($connection $server_protocol), so
-# a test counts the connections nginx accepted and sees whether HTTP/2 was negotiated.
+# a test counts the connections nginx accepted and sees whether HTTP/2 was negotiated. The TLS
+# server answers `GET /downgrade/<port>` with a 302 to http://…@127.0.0.1:<port>/landing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR="$PWD/.connections-test"
@@ -158,6 +159,9 @@ http {
         listen 127.0.0.1:$PORT_GOOD ssl http2;
         ssl_certificate $TLS/good.pem;
         ssl_certificate_key $TLS/good.key;
+        # An https -> http redirect to the plain port in the path, with user-info (a credential
+        # the hop must lose).
+        location ~ ^/downgrade/([0-9]+)\$ { return 302 http://hop-user:hop-password@127.0.0.1:\$1/landing; }
         $common
     }
     server {

@@ -33,6 +33,7 @@ struct Tour {
         GeneratedMockStep(),
         CacheStep(),
         FilesStep(),
+        ObservabilityStep(),
     ]
 
     let client: APIClient

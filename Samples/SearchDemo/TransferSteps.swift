@@ -63,22 +63,33 @@ struct FilesStep: TourStep {
         var form = MultipartForm()
         form.append(field: "album", value: "summer")
         form.append(fileAt: file.path, name: "photos", contentType: "application/zip")
-        let uploading = TransferProgressMonitor()
-        async let answer = client.send(UploadPhotos(form: form)) { $0.reportProgress(to: uploading) }
-        for await update in uploading { drawBar("upload  ", update) }
-        let text = try await answer
-        print()
+        // The upload's bar is drawn by an accessory: the same values, no loop of our own.
+        let text = try await client.send(UploadPhotos(form: form)) { $0.accessories = [ProgressBarAccessory(label: "upload  ")] }
         say("server: \(text)")
     }
+}
 
-    /// `   download [##########----------]  52%  4.2 MiB` on one line, redrawn in place.
-    private func drawBar(_ label: String, _ update: TransferProgressUpdate) {
-        let width = 30
-        let fraction = update.fraction ?? 0
-        let filled = Int(fraction * Double(width))
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let mebibytes = Double(update.bytesDone) / 1_048_576
-        print("\r   \(label) [\(bar)] \(String(format: "%3d", Int(fraction * 100)))%  \(String(format: "%.1f", mebibytes)) MiB", terminator: "")
-        fflush(nil)
+/// An accessory drawing a terminal progress bar for the transfers it is attached to.
+struct ProgressBarAccessory: Accessory {
+    let label: String
+
+    func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
+        drawBar(label, progress)
     }
+
+    /// Ends the bar's line before other accessories' `didStop` (the HUD clears its line).
+    func willStop(_ activity: Activity, outcome: ActivityOutcome) {
+        print()
+    }
+}
+
+/// `   download [##########----------]  52%  4.2 MiB` on one line, redrawn in place.
+func drawBar(_ label: String, _ update: TransferProgressUpdate) {
+    let width = 30
+    let fraction = update.fraction ?? 0
+    let filled = Int(fraction * Double(width))
+    let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    let mebibytes = Double(update.bytesDone) / 1_048_576
+    print("\r   \(label) [\(bar)] \(String(format: "%3d", Int(fraction * 100)))%  \(String(format: "%.1f", mebibytes)) MiB", terminator: "")
+    fflush(nil)
 }

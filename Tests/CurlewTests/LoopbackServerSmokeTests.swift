@@ -278,7 +278,7 @@ struct LoopbackServerSmokeTests {
                 }
             }
         }) { server in
-            let run = try await Self.curl(["--max-time", "20", "\(server.baseURL)/drip"]) {
+            let run = try await Self.curl(["--max-time", "120", "\(server.baseURL)/drip"]) {
                 chunksWritten.current >= 5
             }
             #expect(run.exitStatus == SIGKILL)

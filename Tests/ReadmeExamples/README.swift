@@ -22,16 +22,17 @@
 //   block 20 (README.md:723): declarations, file scope
 //   block 21 (README.md:750): declarations, file scope
 //   block 22 (README.md:820): declarations, file scope
-//   block 23 (README.md:899): declarations, file scope
-//   block 24 (README.md:962): declarations, file scope
-//   block 25 (README.md:995): skipped (no-compile)
-//   block 26 (README.md:1005): declarations, file scope
-//   block 27 (README.md:1021): skipped (no-compile)
-//   block 28 (README.md:1055): skipped (no-compile)
-//   block 29 (README.md:1106): skipped (no-compile)
-//   block 30 (README.md:1180): declarations, file scope
-//   block 31 (README.md:1279): declarations, file scope
-//   block 32 (README.md:1313): declarations, file scope
+//   block 23 (README.md:858): declarations, file scope
+//   block 24 (README.md:917): declarations, file scope
+//   block 25 (README.md:980): declarations, file scope
+//   block 26 (README.md:1013): skipped (no-compile)
+//   block 27 (README.md:1023): declarations, file scope
+//   block 28 (README.md:1039): skipped (no-compile)
+//   block 29 (README.md:1079): skipped (no-compile)
+//   block 30 (README.md:1130): skipped (no-compile)
+//   block 31 (README.md:1204): declarations, file scope
+//   block 32 (README.md:1303): declarations, file scope
+//   block 33 (README.md:1337): declarations, file scope
 
 import Curlew
 import Foundation
@@ -587,8 +588,23 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:899
-#sourceLocation(file: "README.md", line: 900)
+// MARK: block 23, README.md:858
+#sourceLocation(file: "README.md", line: 859)
+struct FilesProgressBar: Accessory {
+    func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
+        let percent = Int((progress.fraction ?? 0) * 100)
+        print("\r\(activity.name) \(percent)%", terminator: "")
+    }
+    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { print() }
+}
+
+func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> String {
+    try await client.send(FilesPhotoUpload(photo: photo, album: "summer")) { $0.accessories = [FilesProgressBar()] }
+}
+#sourceLocation()
+
+// MARK: block 24, README.md:917
+#sourceLocation(file: "README.md", line: 918)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -617,8 +633,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:962
-#sourceLocation(file: "README.md", line: 963)
+// MARK: block 25, README.md:980
+#sourceLocation(file: "README.md", line: 981)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -640,8 +656,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 26, README.md:1005
-#sourceLocation(file: "README.md", line: 1006)
+// MARK: block 27, README.md:1023
+#sourceLocation(file: "README.md", line: 1024)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -651,8 +667,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1180
-#sourceLocation(file: "README.md", line: 1181)
+// MARK: block 31, README.md:1204
+#sourceLocation(file: "README.md", line: 1205)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -749,8 +765,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 31, README.md:1279
-#sourceLocation(file: "README.md", line: 1280)
+// MARK: block 32, README.md:1303
+#sourceLocation(file: "README.md", line: 1304)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -782,8 +798,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1313
-#sourceLocation(file: "README.md", line: 1314)
+// MARK: block 33, README.md:1337
+#sourceLocation(file: "README.md", line: 1338)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

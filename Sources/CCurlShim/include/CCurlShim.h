@@ -5,6 +5,9 @@
 #define CURLEW_CCURLSHIM_H
 
 #include <curl/curl.h>
+// zlib (linked by Package.swift): Curlew inflates gzip and deflate bodies itself, to tell a
+// complete compressed stream from a truncated one (libcurl 7.88 does not).
+#include <zlib.h>
 
 #pragma clang assume_nonnull begin
 

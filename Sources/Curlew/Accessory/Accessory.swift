@@ -15,12 +15,24 @@
 /// ```
 ///
 /// Callbacks run on the task doing the work, in order: `willStart`, then `willStop` and
-/// `didStop` once it finished. Keep them quick.
+/// `didStop` once it finished. Keep them quick. A download or upload also reports its progress
+/// in between with ``didProgress(_:progress:)`` (see there); an accessory that does not draw
+/// progress leaves it out.
 public protocol Accessory: Sendable {
     /// The work is about to start.
     func willStart(_ activity: Activity)
     /// The work finished and its outcome is known; called before ``didStop(_:outcome:duration:)``.
     func willStop(_ activity: Activity, outcome: ActivityOutcome)
+    /// A download or upload moved bytes: the values a ``TransferProgressMonitor`` yields —
+    /// monotonic, at most about 60 a second, the last one equal to the total when the request
+    /// succeeds — called between `willStart` and `willStop`, one call at a time, never after
+    /// `willStop`.
+    ///
+    /// Reported for a request whose response goes to a file (``APIClient/download(_:to:options:adjust:)``),
+    /// that sends a body (uploads, forms), or that reports progress to a monitor; not for the
+    /// members of a batch or chain. Called from the engine's event delivery or from the request's
+    /// task, so keep it quick and synchronise what it changes.
+    func didProgress(_ activity: Activity, progress: TransferProgressUpdate)
     /// The work has finished.
     func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration)
 }
@@ -30,6 +42,8 @@ extension Accessory {
     public func willStart(_ activity: Activity) {}
     /// Does nothing.
     public func willStop(_ activity: Activity, outcome: ActivityOutcome) {}
+    /// Does nothing.
+    public func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {}
     /// Does nothing.
     public func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {}
 }

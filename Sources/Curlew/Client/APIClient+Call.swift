@@ -37,11 +37,12 @@ extension APIClient {
                 // The common case, without the closures a queue or accessories need.
                 return try await exchange(request, ready, options: options, responseBody: responseBody, reporter: reporter, finish: finish)
             }
-            let output = try await AccessoryScope.run(
-                Activity(kind: .request, name: name, request: ready.summary), accessories: accessories
-            ) {
-                try await queued(options, reporter: reporter) {
-                    try await exchange(request, ready, options: options, responseBody: responseBody, reporter: reporter, finish: finish)
+            let activity = Activity(kind: .request, name: name, request: ready.summary)
+            // Accessories draw the progress of a download or upload.
+            let drawn = AccessoryProgress.options(options, drawingTo: accessories, activity: activity, request: ready, responseBody: responseBody)
+            let output = try await AccessoryScope.run(activity, accessories: accessories) {
+                try await queued(drawn, reporter: reporter) {
+                    try await exchange(request, ready, options: drawn, responseBody: responseBody, reporter: reporter, finish: finish)
                 }
             }
             return output

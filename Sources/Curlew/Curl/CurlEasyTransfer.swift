@@ -37,6 +37,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
     private var head = ResponseHeadParser()
     /// Framing checks of each response head (``ResponseFraming``).
     private var framing = ResponseFraming()
+    /// Present while a compressed body is decoded (``ResponseContentDecoder``).
+    private var decoder: ResponseContentDecoder?
+    /// Whether `CURLOPT_FORBID_REUSE` is on: while a compressed stream is unfinished, so a body
+    /// that ends there leaves its connection closed (the handle is reset before it is reused).
+    private var reuseForbidden = false
     /// Present for requests libcurl must not resend by itself (``ReplayGuard``).
     private var replayGuard: ReplayGuard?
     private let sink: any ResponseBodySink
@@ -129,7 +134,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         // (the file sink's own deinit) and stops a request-body producer.
         source?.close()
         connection?.detach(from: handle)
-        pool.recycle(pooled, keepsOptions: keepsOptions)
+        pool.recycle(pooled, keepsOptions: keepsOptions && !reuseForbidden)
         errorBuffer.deallocate()
     }
 
@@ -294,8 +299,25 @@ final class CurlEasyTransfer: @unchecked Sendable {
                         status: status, headerBlock: head.block, content: sink.content(), url: effectiveURL(), metrics: nil))
                 }
             }
+            // After the head went out: a streamed caller then gets the refusal from its stream.
+            if !framing.contentCodings.isEmpty, request.options.acceptsCompressedResponses {
+                switch ResponseContentDecoder.choose(for: framing.contentCodings) {
+                case .none: break
+                case .decode(let made): decoder = made
+                case .refuse(let reason):
+                    abortReason = CurlewError(code: .protocolError, message: reason, request: request.summary)
+                    return 0
+                }
+            }
         }
-        switch sink.receive(bytes) {
+        let decision: SinkDecision
+        if let decoder {
+            decision = decoder.decode(bytes, into: sink)
+            if decoder.ended == reuseForbidden { forbidReuse(!decoder.ended) }
+        } else {
+            decision = sink.receive(bytes)
+        }
+        switch decision {
         case .proceed:
             return bytes.count
         case .pause:
@@ -305,6 +327,14 @@ final class CurlEasyTransfer: @unchecked Sendable {
             abortReason = CurlewError(code: code, message: message, request: request.summary)
             return 0
         }
+    }
+
+    /// Sets `CURLOPT_FORBID_REUSE`, which libcurl reads when the transfer is done: on while a
+    /// compressed stream is unfinished, so a body that ends there does not leave its connection
+    /// to the next request (the framing said it was complete; the stream says it was not).
+    private func forbidReuse(_ forbidden: Bool) {
+        _ = curlew_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, forbidden ? 1 : 0)
+        reuseForbidden = forbidden
     }
 
     /// `CURLOPT_READFUNCTION`: fills libcurl's buffer from the request-body source.
@@ -430,7 +460,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
             return
         case .endStream:
             reportFinalProgress()
-            _ = sink.finish()
+            _ = sink.finish(measured: { self.metrics() })
         case .resumeCaller(let reportHeadNow):
             let status = responseCode()
             if reportHeadNow { reportHead(status: status) }
@@ -457,6 +487,12 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// The error for a finished transfer's result code, `nil` for success.
     private func failure(for code: CURLcode) -> CurlewError? {
         if let abortReason { return abortReason }
+        if code == CURLE_OK, let decoder, !decoder.ended {
+            return CurlewError(
+                code: .protocolError,
+                message: "the response's \(decoder.coding.rawValue) body ended before its compressed stream did (truncated)",
+                request: request.summary)
+        }
         if code == CURLE_OK || code == CURLE_PARTIAL_FILE, framing.sawStatusLine, !framing.headComplete {
             return CurlewError(
                 code: .protocolError, message: "the response head ended without its blank line (the connection closed)",

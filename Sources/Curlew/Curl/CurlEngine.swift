@@ -142,12 +142,14 @@ final class CurlEngine: @unchecked Sendable {
     /// Resumes a paused transfer (for streaming sinks and request-body pumps).
     func unpause(_ id: UInt64) { post(.unpause(id)) }
 
-    /// Commands for one transfer, posted from other threads. Weak: a stream kept after the
-    /// transport is gone must not keep the engine alive.
+    /// Commands for one transfer, posted from other threads. They hold the engine object, not
+    /// its thread: the owning transport's `deinit` shuts the engine down whoever holds it, and
+    /// a command posted after shutdown is dropped by the inbox. (A `[weak self]` capture here
+    /// made the optimiser warn, once inlined into `execute`, that the reference is always nil.)
     func hooks(for id: UInt64) -> TransferHooks {
         TransferHooks(
-            unpause: { [weak self] in self?.post(.unpause(id)) },
-            cancel: { [weak self] in self?.post(.cancel(id)) })
+            unpause: { self.post(.unpause(id)) },
+            cancel: { self.post(.cancel(id)) })
     }
 
     /// Fails in-flight transfers with `.shutdown`, stops the thread and cleans up on it.
@@ -304,3 +306,4 @@ final class CurlEngine: @unchecked Sendable {
         CurlewError(code: .shutdown, message: "the transport was shut down", request: request.summary)
     }
 }
+

@@ -74,7 +74,13 @@ struct EasyHandleOptions: Sendable, Equatable {
         case .http1Only:
             long(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         }
-        if options.acceptsCompressedResponses { string(CURLOPT_ACCEPT_ENCODING, "") }
+        if options.acceptsCompressedResponses {
+            // Curlew decodes (``ResponseContentDecoder``): libcurl 7.88 takes a compressed
+            // stream cut short for a complete body. So only the codings Curlew decodes are asked
+            // for, and libcurl hands the body over as received.
+            string(CURLOPT_ACCEPT_ENCODING, "gzip, deflate")
+            long(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        }
         return failure
     }
 

@@ -29,6 +29,9 @@ protocol ResponseBodySink: AnyObject {
     var acceptsMore: Bool { get }
     /// The body ended: flush and close. Returns the error to report instead of success.
     func finish() -> CurlewError?
+    /// Same as ``finish()``, for a sink that hands the exchange's final metrics on (a stream,
+    /// whose caller got the head without them); `measured` is called only by such a sink.
+    func finish(measured: () -> TransferMetrics) -> CurlewError?
     /// What the caller gets as ``RawResponse/content``; called once, at the head for streams,
     /// after ``finish()`` otherwise.
     func content() -> ResponseContent
@@ -47,6 +50,8 @@ extension ResponseBodySink {
     var wantsHead: Bool { false }
     /// Nothing to decide.
     func headArrived(status: Int, headerBlock: [UInt8]) {}
+    /// Most sinks have no use for the final metrics.
+    func finish(measured: () -> TransferMetrics) -> CurlewError? { finish() }
 }
 
 /// Collects the body into one `Data`, enforcing the maximum size in decoded bytes and reserving
@@ -113,6 +118,11 @@ final class StreamBodySink: ResponseBodySink {
 
     func finish() -> CurlewError? {
         buffer.finish(nil)
+        return nil
+    }
+
+    func finish(measured: () -> TransferMetrics) -> CurlewError? {
+        buffer.finish(nil, metrics: measured())
         return nil
     }
 

@@ -16,6 +16,9 @@ struct ResponseFraming {
     private var contentLength: UInt64?
     /// The current head's transfer codings, in order, lower-cased.
     private var transferCodings: [Substring] = []
+    /// The current head's content codings, in order, lower-cased, without `identity`
+    /// (``ResponseContentDecoder`` decodes them; empty for almost every response).
+    private(set) var contentCodings: [Substring] = []
 
     /// Records one header line (status line, field line or the blank line). Returns the
     /// violation, if this line completes one.
@@ -41,7 +44,9 @@ struct ResponseFraming {
         }
         guard let colon = bytes[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let name = bytes[0..<colon]
-        if Self.equalsIgnoringCase(name, "content-length") {
+        // The name's length picks the one field it can be (most lines are none of them).
+        switch colon {
+        case 14 where Self.equalsIgnoringCase(name, "content-length"):
             // A list of identical values is one value (RFC 9110 §8.6); anything else is not.
             guard let value = Self.contentLength(bytes[(colon + 1)..<end]) else {
                 return "the response's Content-Length is not one number"
@@ -50,12 +55,12 @@ struct ResponseFraming {
                 return "the response has two different Content-Length values"
             }
             contentLength = value
-        } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
-            let value = Self.trimmed(bytes[(colon + 1)..<end]).lowercased()
-            for coding in value.split(separator: ",") {
-                let token = coding.split(separator: ";").first.map { $0.trimmingSpaces() } ?? ""
-                if !token.isEmpty { transferCodings.append(token) }
-            }
+        case 17 where Self.equalsIgnoringCase(name, "transfer-encoding"):
+            transferCodings.append(contentsOf: Self.codings(bytes[(colon + 1)..<end]))
+        case 16 where Self.equalsIgnoringCase(name, "content-encoding"):
+            contentCodings.append(contentsOf: Self.codings(bytes[(colon + 1)..<end]).filter { $0 != "identity" })
+        default:
+            break
         }
         return nil
     }
@@ -92,6 +97,16 @@ struct ResponseFraming {
         }
         guard finish() else { return nil }
         return result
+    }
+
+    /// The codings of a `Transfer-Encoding` or `Content-Encoding` value, lower-cased, without
+    /// parameters and empty list elements.
+    private static func codings(_ bytes: Slice<UnsafeRawBufferPointer>) -> [Substring] {
+        let value = trimmed(bytes).lowercased()
+        return value.split(separator: ",").compactMap { coding in
+            let token = coding.split(separator: ";").first.map { $0.trimmingSpaces() } ?? ""
+            return token.isEmpty ? nil : token
+        }
     }
 
     private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ name: StaticString) -> Bool {

@@ -100,7 +100,8 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                     throw exhausted
                 }
                 do {
-                    let (fresh, newVersion, started) = try await store.refresh(after: version, using: refresher)
+                    // Counted and traced once per refresh when instrumentation is on (CallObservation).
+                    let (fresh, newVersion, started) = try await store.refresh(after: version, using: CallObservation.observingRefresh(refresher))
                     snapshot = (fresh, newVersion)
                     if started { context.events.report(.credentialRefreshed) { $0.credentialVersion = newVersion } }
                 } catch let failure {

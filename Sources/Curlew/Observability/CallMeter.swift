@@ -12,7 +12,8 @@ internal import HTTPTypes
 /// | `curlew_request_duration_seconds` | timer | method, request, status_class |
 /// | `curlew_attempts_total` | counter | method, request |
 /// | `curlew_bytes_sent_total`, `curlew_bytes_received_total` | counter | method, request |
-/// | `curlew_retries_total`, `curlew_credential_refreshes_total` | counter | request |
+/// | `curlew_retries_total` | counter | request |
+/// | `curlew_credential_refreshes_total` | counter | request, outcome (`success`, `failure`) |
 /// | `curlew_cache_hits_total`, `curlew_cache_misses_total` | counter | request |
 struct CallMeter: Sendable {
     let factory: any MetricsFactory
@@ -48,12 +49,19 @@ struct CallMeter: Sendable {
         Counter(label: "curlew_bytes_received_total", dimensions: dimensions, factory: factory).increment(by: Int(metrics.bytesReceived))
     }
 
-    /// Counts the events that matter for metrics: retries, refreshes, cache hits and misses.
+    /// One credential refresh this call started (waiters on it record nothing), `request` being
+    /// the type of the call that started it.
+    func recordRefresh(succeeded: Bool) {
+        let dimensions = [("request", request), ("outcome", succeeded ? "success" : "failure")]
+        Counter(label: "curlew_credential_refreshes_total", dimensions: dimensions, factory: factory).increment()
+    }
+
+    /// Counts the events that matter for metrics: retries, cache hits and misses (refreshes are
+    /// counted with their outcome by ``recordRefresh(succeeded:)``).
     func observe(_ kind: ClientEvent.Kind) {
         let label: String
         switch kind {
         case .retryScheduled: label = "curlew_retries_total"
-        case .credentialRefreshed: label = "curlew_credential_refreshes_total"
         case .cacheHit: label = "curlew_cache_hits_total"
         case .cacheMiss: label = "curlew_cache_misses_total"
         default: return

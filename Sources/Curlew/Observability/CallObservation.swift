@@ -9,6 +9,11 @@ internal import Tracing
 /// decoding; each attempt on the transport is a child span named after the method, as
 /// OpenTelemetry's HTTP client conventions describe a physical request, and its context is
 /// injected into the outgoing headers (`traceparent` with a W3C propagator such as swift-otel's).
+///
+/// A streamed body (``APIClient/stream(_:highWaterMark:options:)``, the `.stream` disposition)
+/// keeps its call and attempt open until it ends: the spans end, and the count, duration and
+/// bytes are recorded, once, when the last byte arrives, the transfer fails or the reader
+/// cancels (``ResponseBodyStream/whenEnded(_:)``).
 struct CallObservation: Sendable {
     let tracer: (any Tracer)?
     let meter: CallMeter?
@@ -28,7 +33,8 @@ struct CallObservation: Sendable {
     }
 
     /// Runs the call's chain and decoding (`body` returns the raw response and the output) in the
-    /// call span, then records the call's count, duration and outcome.
+    /// call span, then records the call's count, duration and outcome — when a streamed body
+    /// ends, for a stream.
     static func run<Output>(
         _ observation: CallObservation?, _ request: PreparedRequest,
         _ body: () async throws -> (RawResponse, Output)
@@ -43,21 +49,36 @@ struct CallObservation: Sendable {
                 try await $current.withValue(observation) { try await body() }
             }
             let raw = result.0
-            span.map { HTTPSpanAttributes.finish($0, status: raw.status, metrics: raw.metrics, error: nil) }
-            observation.meter?.recordCall(statusClass: CallMeter.statusClass(raw.status, error: nil), duration: ContinuousClock.now - started)
-            span?.end()
+            if case .stream(let stream) = raw.content {
+                // Only the status is captured: the stream itself would keep its buffer alive.
+                let status = raw.status
+                stream.whenEnded { end in
+                    observation.finishCall(span, started: started, status: status, metrics: end.metrics, error: end.error)
+                }
+            } else {
+                observation.finishCall(span, started: started, status: raw.status, metrics: raw.metrics, error: nil)
+            }
             return result
         } catch {
             let curlew = error as? CurlewError
-            span.map { HTTPSpanAttributes.finish($0, status: curlew?.status, metrics: curlew?.metrics, error: error) }
-            observation.meter?.recordCall(statusClass: CallMeter.statusClass(curlew?.status, error: error), duration: ContinuousClock.now - started)
-            span?.end()
+            observation.finishCall(span, started: started, status: curlew?.status, metrics: curlew?.metrics, error: error)
             throw error
         }
     }
 
+    /// Ends the call span and records the call's count and duration.
+    private func finishCall(
+        _ span: (any Span)?, started: ContinuousClock.Instant, status: HTTPResponse.Status?, metrics: TransferMetrics?, error: (any Error)?
+    ) {
+        span.map { HTTPSpanAttributes.finish($0, status: status, metrics: metrics, error: error) }
+        // A body that failed after its head counts as the failure, as a collected one does.
+        meter?.recordCall(statusClass: CallMeter.statusClass(error == nil ? status : (error as? CurlewError)?.status, error: error),
+                          duration: ContinuousClock.now - started)
+        span?.end()
+    }
+
     /// One attempt on the transport: a child span whose context is injected into the request's
-    /// headers, and the attempt's count and bytes.
+    /// headers, and the attempt's count and bytes — when a streamed body ends, for a stream.
     static func attempt(
         _ request: PreparedRequest, attempt: Int, _ send: (PreparedRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
@@ -65,7 +86,7 @@ struct CallObservation: Sendable {
         guard let tracer = observation.tracer else {
             do {
                 let raw = try await send(request)
-                observation.meter?.recordAttempt(raw.metrics)
+                observation.finishAttempt(nil, raw)
                 return raw
             } catch {
                 observation.meter?.recordAttempt((error as? CurlewError)?.metrics)
@@ -82,9 +103,7 @@ struct CallObservation: Sendable {
         tracer.inject(span.context, into: &outgoing.headers, using: HTTPFieldsInjector())
         do {
             let raw = try await ServiceContext.$current.withValue(span.context) { try await send(outgoing) }
-            HTTPSpanAttributes.finish(span, status: raw.status, metrics: raw.metrics, error: nil)
-            observation.meter?.recordAttempt(raw.metrics)
-            span.end()
+            observation.finishAttempt(span, raw)
             return raw
         } catch {
             let curlew = error as? CurlewError
@@ -92,6 +111,22 @@ struct CallObservation: Sendable {
             observation.meter?.recordAttempt(curlew?.metrics)
             span.end()
             throw error
+        }
+    }
+
+    /// Ends an attempt that got a response: now, or when its streamed body ends.
+    private func finishAttempt(_ span: (any Span)?, _ raw: RawResponse) {
+        let status = raw.status
+        guard case .stream(let stream) = raw.content else {
+            span.map { HTTPSpanAttributes.finish($0, status: status, metrics: raw.metrics, error: nil) }
+            meter?.recordAttempt(raw.metrics)
+            span?.end()
+            return
+        }
+        stream.whenEnded { end in
+            span.map { HTTPSpanAttributes.finish($0, status: status, metrics: end.metrics, error: end.error) }
+            meter?.recordAttempt(end.metrics)
+            span?.end()
         }
     }
 }

@@ -19,7 +19,8 @@ enum HTTPSpanAttributes {
 
     /// `http.response.status_code`, `network.protocol.version`, `network.peer.address`/`port`,
     /// `curlew.connection.reused`, `error.type` (the status code for 4xx/5xx, the ``CurlewError``
-    /// code otherwise) and the span's error status; a cancelled call is not an error.
+    /// code otherwise) and the span's error status; a cancelled call is not an error. For a
+    /// streamed body that failed after its head, `status` is the head's and `error` the body's.
     static func finish(_ span: any Span, status: HTTPResponse.Status?, metrics: TransferMetrics?, error: (any Error)?) {
         span.updateAttributes { attributes in
             if let status { attributes["http.response.status_code"] = status.code }
@@ -30,7 +31,12 @@ enum HTTPSpanAttributes {
                 attributes["curlew.connection.reused"] = metrics.reusedConnection
             }
             if let curlew = error as? CurlewError {
-                attributes["error.type"] = status.map { "\($0.code)" } ?? curlew.code.description
+                // A body that failed after a 2xx head is the error's, not the status's.
+                if let status, status.code >= 400 {
+                    attributes["error.type"] = "\(status.code)"
+                } else {
+                    attributes["error.type"] = curlew.code.description
+                }
                 if let phase = curlew.transportPhase { attributes["curlew.transport.phase"] = phase.name }
             } else if let status, status.code >= 400 {
                 attributes["error.type"] = "\(status.code)"

@@ -28,7 +28,10 @@ internal import Synchronization
 /// first and upstream calls made by requests the server is still finishing fail with `.shutdown`.
 ///
 /// A streamed response (``APIClient/stream(_:highWaterMark:options:)``) counts as in flight
-/// until its head arrives; its body is not waited for.
+/// until its body ends — read to the end, failed, or cancelled or dropped by its reader — so a
+/// reader still consuming a body keeps the drain waiting (for up to ``gracePeriod``, after which
+/// the body fails with `.shutdown`); a download
+/// (``APIClient/download(_:to:options:adjust:)``) until its file is complete.
 public final class TransportService: Transport, Service {
     /// The transport requests go through.
     public let transport: CurlTransport
@@ -50,7 +53,8 @@ public final class TransportService: Transport, Service {
         self.gracePeriod = gracePeriod
     }
 
-    /// How many requests are in flight (sent, not yet answered).
+    /// How many requests are in flight (sent, not yet answered, or with a streamed body not yet
+    /// ended).
     public var inFlight: Int { state.withLock { $0.inFlight } }
 
     /// Whether graceful shutdown has begun (new requests are refused).
@@ -61,11 +65,26 @@ public final class TransportService: Transport, Service {
         guard state.withLock({ $0.begin() }) else {
             throw CurlewError(code: .shutdown, message: "the transport service is shutting down", request: request.summary)
         }
-        defer {
-            let waiters = state.withLock { $0.end() }
-            for waiter in waiters { waiter.resume() }
+        let raw: RawResponse
+        do {
+            raw = try await transport.send(request, context: context)
+        } catch {
+            finishOne()
+            throw error
         }
-        return try await transport.send(request, context: context)
+        // A streamed body is in flight until it ends (read to the end, failed or cancelled).
+        if case .stream(let body) = raw.content {
+            body.whenEnded { [weak self] _ in self?.finishOne() }
+        } else {
+            finishOne()
+        }
+        return raw
+    }
+
+    /// Counts a request out, waking the drain when it was the last.
+    private func finishOne() {
+        let waiters = state.withLock { $0.end() }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Runs until graceful shutdown (or cancellation), then drains and stops the transport.

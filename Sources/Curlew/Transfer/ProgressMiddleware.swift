@@ -7,6 +7,8 @@ struct ProgressMiddleware: APIMiddleware {
     static let phase = MiddlewarePhase(rank: 50, name: "progress")
 
     let monitor: TransferProgressMonitor
+    /// Also gets every value the monitor delivers (the call's accessories, see ``AccessoryProgress``).
+    var observer: TransferProgressMonitor.Observer? = nil
 
     var kind: MiddlewareKind { MiddlewareKind("progress") }
     var phase: MiddlewarePhase? { Self.phase }
@@ -16,6 +18,7 @@ struct ProgressMiddleware: APIMiddleware {
         let offset: Int64
         if case .download(let target) = context.responseBody.storage { offset = target.resumeOffset ?? 0 } else { offset = 0 }
         let monitor = self.monitor
+        let observer = self.observer
         let id = context.requestID
         // Subscribing makes the engine report progress for this client's transfers.
         let events = context.events.broadcaster?.subscribe(bufferingNewest: 16)
@@ -23,16 +26,16 @@ struct ProgressMiddleware: APIMiddleware {
             guard let events else { return }
             for await event in events where event.requestID == id {
                 guard event.kind == .progress, let progress = event.progress else { continue }
-                monitor.offer(Self.update(progress, upload: upload, offset: offset))
+                monitor.offer(Self.update(progress, upload: upload, offset: offset), notifying: observer)
             }
         }
         defer { watcher.cancel() }
         do {
             let raw = try await next(request, context)
-            monitor.finish(with: Self.final(raw, request: request, upload: upload))
+            monitor.finish(with: Self.final(raw, request: request, upload: upload), notifying: observer)
             return raw
         } catch {
-            monitor.finish(with: nil)
+            monitor.finish(with: nil, notifying: observer)
             throw error
         }
     }

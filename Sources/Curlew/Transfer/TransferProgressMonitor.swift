@@ -44,31 +44,38 @@ public final class TransferProgressMonitor: AsyncSequence, Sendable {
     }
 
     /// Offers a value: dropped when it goes backwards, when it arrives sooner than the interval
-    /// after the previous one, or after the end.
-    func offer(_ update: TransferProgressUpdate) {
+    /// after the previous one, or after the end. A delivered value also goes to `observer`.
+    ///
+    /// Delivery happens under the lock, so values reach the sequence and the observer in order
+    /// even when a late offer races ``finish(with:notifying:)``: nothing follows the final value.
+    func offer(_ update: TransferProgressUpdate, notifying observer: Observer? = nil) {
         let now = ContinuousClock.now
-        let deliver = state.withLock { state -> Bool in
-            guard !state.finished else { return false }
-            if let last = state.last, update.bytesDone < last.bytesDone || update == last { return false }
-            if let lastYield = state.lastYield, now - lastYield < interval { return false }
+        state.withLock { state in
+            guard !state.finished else { return }
+            if let last = state.last, update.bytesDone < last.bytesDone || update == last { return }
+            if let lastYield = state.lastYield, now - lastYield < interval { return }
             state.last = update
             state.lastYield = now
-            return true
+            continuation.yield(update)
+            observer?(update)
         }
-        if deliver { continuation.yield(update) }
     }
 
-    /// Ends the sequence, after `final` (the total) when the call succeeded.
-    func finish(with final: TransferProgressUpdate?) {
-        let deliver = state.withLock { state -> Bool in
-            guard !state.finished else { return false }
+    /// Ends the sequence, after `final` (the total) when the call succeeded; `observer` gets the
+    /// final value too.
+    func finish(with final: TransferProgressUpdate?, notifying observer: Observer? = nil) {
+        state.withLock { state in
+            guard !state.finished else { return }
             state.finished = true
-            guard let final else { return false }
-            if let last = state.last, last == final || final.bytesDone < last.bytesDone { return false }
-            state.last = final
-            return true
+            if let final, state.last.map({ $0 != final && final.bytesDone >= $0.bytesDone }) ?? true {
+                state.last = final
+                continuation.yield(final)
+                observer?(final)
+            }
+            continuation.finish()
         }
-        if let final, deliver { continuation.yield(final) }
-        continuation.finish()
     }
+
+    /// Also told about every delivered value (an accessory drawing the progress).
+    typealias Observer = @Sendable (TransferProgressUpdate) -> Void
 }

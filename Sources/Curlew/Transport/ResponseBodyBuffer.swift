@@ -10,6 +10,8 @@ final class ResponseBodyBuffer: Sendable {
     private let onResume: @Sendable () -> Void
     /// Asks the transport to stop the transfer.
     private let onCancel: @Sendable () -> Void
+    /// How the body ended and who waits for it (``whenEnded(_:)``); touched only at the end.
+    let endWatch = Mutex(ResponseBodyEndWatch())
 
     /// Creates a buffer.
     /// - Parameters:
@@ -49,8 +51,10 @@ final class ResponseBodyBuffer: Sendable {
     }
 
     /// The body ended (with `nil`) or failed; a reader gets the rest of the chunks, then the end
-    /// or the error.
-    func finish(_ error: (any Error)?) {
+    /// or the error. `metrics`: what the transport measured over the whole exchange. Observers
+    /// (``whenEnded(_:)``) hear of the end before a reader can see it.
+    func finish(_ error: (any Error)?, metrics: TransferMetrics? = nil) {
+        if !state.withLock({ $0.hasEnded }) { reportEnd(error.map { .failed($0) } ?? .finished(metrics)) }
         let waiter = state.withLock { $0.finish(error) }
         if let waiter {
             if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
@@ -82,13 +86,16 @@ final class ResponseBodyBuffer: Sendable {
     /// ended, asks the transport to stop the transfer.
     func cancel() {
         let (waiter, stop) = state.withLock { $0.cancel() }
+        if stop { reportEnd(.cancelled) }
         waiter?.resume(throwing: CancellationError())
         if stop { onCancel() }
     }
 
     /// The last copy of the stream is gone: stop the transfer unless the body already ended.
     func consumerGone() {
-        if state.withLock({ $0.consumerGone() }) { onCancel() }
+        guard state.withLock({ $0.consumerGone() }) else { return }
+        reportEnd(.cancelled)
+        onCancel()
     }
 }
 
@@ -144,6 +151,9 @@ struct ResponseBodyBufferState {
         bufferedBytes += chunk.count
         return .accepted(nil, chunk)
     }
+
+    /// Whether the body ended or the reader stopped it.
+    var hasEnded: Bool { ending != nil || stopped }
 
     /// Records the end of the body; returns the waiting reader to resume with it.
     mutating func finish(_ error: (any Error)?) -> Waiter? {

@@ -35,7 +35,8 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
     /// ``TransferOptions/maximumBodySize`` does not apply (use
     /// ``ResponseBodyStream/collect(upTo:)``), ``TransferOptions/totalTimeout`` does — it covers
     /// the time the reader takes, so raise it (``RequestOptions/timeout``) for long streams — and
-    /// the response carries no ``RawResponse/metrics`` (they are known only at the end).
+    /// the response carries no ``RawResponse/metrics`` (they are known only at the end, in
+    /// ``ResponseBodyStream/metrics``).
     public static func stream(highWaterMark: Int = 1 << 20) -> ResponseBodyDisposition {
         ResponseBodyDisposition(storage: .stream(highWaterMark: max(16 * 1024, highWaterMark)))
     }

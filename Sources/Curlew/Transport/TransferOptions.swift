@@ -27,7 +27,8 @@ public struct TransferOptions: Sendable, Hashable {
     public var redirectLimit: Int = 10
     /// HTTP version policy.
     public var httpVersion: HTTPVersion = .automatic
-    /// Ask for gzip/deflate/brotli and decode transparently.
+    /// Ask for `gzip` and `deflate` and decode them. Curlew decodes itself, so a compressed stream
+    /// cut short fails with `.protocolError` (truncation) even when `Content-Length` matched.
     public var acceptsCompressedResponses: Bool = true
     /// A PEM bundle of trusted CA certificates; `nil` uses the system bundle.
     public var caBundlePath: String?

@@ -40,11 +40,17 @@ struct ConnectionPoolTests {
         let port = ConnectionServers.port(of: servers.shortKeepAliveURL)
         try await withTransport { transport in
             let client = connectionClient(servers.shortKeepAliveURL, ConnectionOptions(), transport: transport, httpVersion: .http1Only)
+            let started = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<8 { group.addTask { _ = try await client.send(ConnectionProbe()) } }
                 try await group.waitForAll()
             }
-            #expect(TCPSockets.count(remotePort: port, states: [.established, .closeWait]) > 0)
+            let open = TCPSockets.count(remotePort: port, states: [.established, .closeWait])
+            // Pooled connections exist — provable only while nginx's one-second idle timer cannot
+            // have run out yet (a loaded machine can take longer than that for the wave).
+            if ContinuousClock.now - started < .milliseconds(900) {
+                #expect(open > 0)
+            }
             // nginx closes them after 1 s; the engine's sweep (every second while quiet) closes
             // its side. Without it they stay in CLOSE_WAIT for as long as the transport is idle.
             let gone = await eventually(within: 6) { TCPSockets.count(remotePort: port, states: [.established, .closeWait]) == 0 }

@@ -196,12 +196,14 @@ struct SigningFailoverRetryTests {
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [clock]), transport: transport)
             _ = try await client.send(Send(path: "a"))
             _ = try await client.send(Send(path: "b"))
+            // An hour, not zero: the tolerance only absorbs a loaded machine's scheduling delays
+            // between the server writing `Date` and the client reading it.
             let offset = try #require(clock.currentOffset)
-            #expect(abs(offset - 3_600) < 5)
-            #expect(abs(client.serverTime().timeIntervalSinceNow - 3_600) < 5)
+            #expect(abs(offset - 3_600) < 60)
+            #expect(abs(client.serverTime().timeIntervalSinceNow - 3_600) < 60)
             let stamped = server.requests.compactMap { $0.queryValue("ts").flatMap(Double.init) }
             #expect(stamped.count == 2)
-            #expect(abs(stamped[1] - Date().addingTimeInterval(3_600).timeIntervalSince1970) < 5)
+            #expect(abs(stamped[1] - Date().addingTimeInterval(3_600).timeIntervalSince1970) < 60)
         }
     }
 

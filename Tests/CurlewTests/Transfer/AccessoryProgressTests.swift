@@ -1,0 +1,154 @@
+@testable import Curlew
+import Foundation
+import LoopbackServer
+import Synchronization
+import Testing
+
+/// An accessory that records every callback in order.
+final class RecordingProgressAccessory: Accessory {
+    enum Call: Equatable {
+        case willStart
+        case progress(TransferProgressUpdate)
+        case willStop(success: Bool)
+        case didStop
+    }
+
+    /// Guards the recorded calls.
+    private let recorded = Mutex<[Call]>([])
+
+    var calls: [Call] { recorded.withLock { $0 } }
+    var progress: [TransferProgressUpdate] {
+        calls.compactMap { if case .progress(let update) = $0 { update } else { nil } }
+    }
+
+    func willStart(_ activity: Activity) { recorded.withLock { $0.append(.willStart) } }
+    func didProgress(_ activity: Activity, progress: TransferProgressUpdate) { recorded.withLock { $0.append(.progress(progress)) } }
+    func willStop(_ activity: Activity, outcome: ActivityOutcome) { recorded.withLock { $0.append(.willStop(success: outcome.isSuccess)) } }
+    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { recorded.withLock { $0.append(.didStop) } }
+}
+
+@Suite("Accessories draw transfer progress", .serialized, .timeLimit(.minutes(2)))
+struct AccessoryProgressTests {
+    /// The monitor's throttle: at most one value per 1/60 s besides the final one.
+    static func throttleBound(_ elapsed: Duration) -> Int {
+        Int(elapsed / .microseconds(16_667)) + 1
+    }
+
+    @Test func aDownloadIsDrawnWithMonotonicThrottledValuesEndingAtTheTotal() async throws {
+        let folder = try temporaryDirectory("accessory-down")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 16 * 1024 * 1024
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let hud = RecordingProgressAccessory()
+            let started = ContinuousClock.now
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: folder.appendingPathComponent("d.bin")) {
+                $0.accessories = [hud]
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(file.length == Int64(length))
+            let values = hud.progress
+            #expect(values.count >= 2, "\(values.count) values")
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesDone < $1.bytesDone }, "strictly monotonic")
+            #expect(values.allSatisfy { $0.direction == .download })
+            #expect(values.last == TransferProgressUpdate(direction: .download, bytesDone: Int64(length), bytesExpected: Int64(length)))
+            #expect(values.count <= Self.throttleBound(elapsed) + 1, "\(values.count) values in \(elapsed)")
+            // Between willStart and willStop, nothing after.
+            let calls = hud.calls
+            #expect(calls.first == .willStart)
+            #expect(Array(calls.suffix(2)) == [.willStop(success: true), .didStop])
+            #expect(calls.count == values.count + 3)
+        }
+    }
+
+    @Test func anUploadIsDrawnUpToTheWholeRequestBody() async throws {
+        let folder = try temporaryDirectory("accessory-up")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("u.bin").path
+        let length = 8 * 1024 * 1024 + 5
+        try writePatternFile(path, length: length)
+        var building = MultipartForm()
+        building.append(fileAt: path)
+        let form = building
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let hud = RecordingProgressAccessory()
+            let started = ContinuousClock.now
+            let text = try await client.send(FormPost(path: "/multipart", form: form)) { $0.accessories = [hud] }
+            let elapsed = ContinuousClock.now - started
+            #expect(text.hasPrefix("file|u.bin|application/octet-stream|\(length)|"))
+            let values = hud.progress
+            let total = try #require(values.last?.bytesExpected)
+            #expect(total > Int64(length), "the whole multipart body")
+            #expect(values.last == TransferProgressUpdate(direction: .upload, bytesDone: total, bytesExpected: total))
+            #expect(values.allSatisfy { $0.direction == .upload })
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesDone < $1.bytesDone }, "strictly monotonic")
+            #expect(values.count <= Self.throttleBound(elapsed) + 1, "\(values.count) values in \(elapsed)")
+            #expect(Array(hud.calls.suffix(2)) == [.willStop(success: true), .didStop])
+        }
+    }
+
+    @Test func aClientWideAccessorySharesTheValuesOfTheCallsMonitor() async throws {
+        let folder = try temporaryDirectory("accessory-shared")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 8 * 1024 * 1024
+        try await withLoopback(router: FileTransferRoutes.router()) { server, _, transport in
+            let hud = RecordingProgressAccessory()
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, accessories: [hud]), transport: transport)
+            let monitor = TransferProgressMonitor()
+            async let file = client.download(FileGet(path: "/file?n=\(length)"), to: folder.appendingPathComponent("s.bin")) {
+                $0.reportProgress(to: monitor)
+            }
+            var sequence: [TransferProgressUpdate] = []
+            for await update in monitor { sequence.append(update) }
+            let downloaded = try await file
+            #expect(downloaded.length == Int64(length))
+            let drawn = hud.progress
+            // The sequence may skip a value its reader was too slow for; it never has one the accessory lacks.
+            var remaining = drawn[...]
+            for value in sequence {
+                guard let index = remaining.firstIndex(of: value) else {
+                    Issue.record("\(value) was not drawn")
+                    break
+                }
+                remaining = remaining[(index + 1)...]
+            }
+            #expect(sequence.last == drawn.last)
+            #expect(drawn.last?.bytesDone == Int64(length))
+        }
+    }
+
+    @Test func aRequestWithoutABodyToMoveDrawsNothingAndAFailedDownloadHasNoFinalValue() async throws {
+        let folder = try temporaryDirectory("accessory-none")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let quiet = RecordingProgressAccessory()
+            let data = try await client.send(FileGet(path: "/file?n=1000")) { $0.accessories = [quiet] }
+            #expect(data.count == 1000)
+            #expect(quiet.calls == [.willStart, .willStop(success: true), .didStop])
+
+            let failing = RecordingProgressAccessory()
+            await #expect(throws: CurlewError.self) {
+                _ = try await client.download(FileGet(path: "/status/500"), to: folder.appendingPathComponent("f.bin")) {
+                    $0.accessories = [failing]
+                }
+            }
+            #expect(failing.progress.allSatisfy { $0.bytesDone < 100 })
+            #expect(failing.calls.first == .willStart)
+            #expect(Array(failing.calls.suffix(2)) == [.willStop(success: false), .didStop])
+            #expect(contents(of: folder).isEmpty)
+        }
+    }
+
+    @Test func theDownloadsOfABatchReportAsOneUnitWithoutProgress() async throws {
+        let folder = try temporaryDirectory("accessory-batch")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withLoopback(router: FileTransferRoutes.router()) { server, _, transport in
+            let hud = RecordingProgressAccessory()
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, accessories: [hud]), transport: transport)
+            let results = await client.batch(operations: (0..<2).map { index in
+                { @Sendable client in try await client.download(FileGet(path: "/file?n=\(1 << 20)"), to: folder.appendingPathComponent("b\(index).bin")).length }
+            })
+            #expect(results.compactMap { try? $0.get() } == [1 << 20, 1 << 20])
+            #expect(hud.calls == [.willStart, .willStop(success: true), .didStop])
+        }
+    }
+}
