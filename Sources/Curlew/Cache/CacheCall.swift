@@ -180,7 +180,21 @@ struct CacheCall: Sendable {
 
     /// Stores an accepted answer unless HTTP forbids it or the account changed meanwhile.
     private func store(_ raw: RawResponse, sent: Date) async {
-        guard case .data(let body) = raw.content, raw.status.code != 206, raw.status.code != 304 else { return }
+        guard raw.status.code != 206, raw.status.code != 304 else { return }
+        let body: Data
+        switch raw.content {
+        case .data(let data):
+            body = data
+        case .file(let path, let length):
+            // A download: read back when small enough to be an entry.
+            guard let data = CacheDownload.storedBody(path: path, length: length, limit: configuration.maximumDownloadEntrySize) else {
+                context.logger.debug("cache: \(request.summary) not stored (a download of \(length) bytes, above \(configuration.maximumDownloadEntrySize))")
+                return
+            }
+            body = data
+        case .stream:
+            return
+        }
         if let refusal = HTTPCacheRules.refusal(
             response: raw.headers, request: request.headers, shared: configuration.isShared, scoped: account.scope != CacheKey.publicScope)
         {

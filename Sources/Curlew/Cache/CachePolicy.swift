@@ -7,7 +7,8 @@
 ///
 /// Any policy but ``networkOnly`` on a client without a ``ResponseCache`` fails with
 /// ``CurlewError/Code/cacheNotConfigured`` (stage ``CurlewError/Stage/configuration``) before
-/// anything is sent.
+/// anything is sent. Downloads honour the policy (a stored answer is written to the file); a
+/// stream with any policy but ``networkOnly`` fails with ``CurlewError/Code/cachePolicyConflict``.
 public enum CachePolicy: Sendable, Hashable {
     /// The cache is not involved: no lookup, nothing stored. The default.
     case networkOnly

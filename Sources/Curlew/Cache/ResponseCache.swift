@@ -37,6 +37,10 @@ public actor ResponseCache: APIMiddleware {
         public var retention: CacheLifetime
         /// The cache's clock (a test can move it).
         public var now: @Sendable () -> Date
+        /// The largest downloaded body (``APIClient/download(_:to:options:adjust:)``) that is
+        /// stored, in bytes; a larger download succeeds and is not stored (logged at debug).
+        /// Entries are whole bodies in memory when stored and served. Default: 8 MiB.
+        public var maximumDownloadEntrySize: Int = 8 << 20
 
         /// Creates a configuration.
         public init(
@@ -83,11 +87,15 @@ public actor ResponseCache: APIMiddleware {
     public nonisolated var phase: MiddlewarePhase? { .cache }
 
     /// Applies the call's ``CachePolicy``.
+    ///
+    /// A download takes part like any call: a stored answer is written to its file. A streamed
+    /// body cannot: a policy other than ``CachePolicy/networkOnly`` on a stream fails with
+    /// ``CurlewError/Code/cachePolicyConflict`` before anything is sent.
     public nonisolated func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let policy = context.options.cache
-        guard policy != .networkOnly, context.responseBody == .collect, !Self.bypasses(request) else {
-            return try await next(request, context)
-        }
+        guard policy != .networkOnly else { return try await next(request, context) }
+        try CacheDownload.check(context.responseBody, policy: policy, request: request, name: context.requestName)
+        guard !Self.bypasses(request) else { return try await next(request, context) }
         guard let account = await Scope.resolve(request: request, context: context, credentials: configuration.credentials) else {
             context.events.report(.cacheMiss) { $0.reason = "requires authentication and nobody is logged in" }
             return try await next(request, context)
@@ -96,7 +104,9 @@ public actor ResponseCache: APIMiddleware {
             version: configuration.version, scope: account.scope,
             request: CacheKey.requestPart(identity: context.identity, options: context.options, volatileParameters: configuration.volatileParameters))
         let call = CacheCall(cache: self, policy: policy, key: key, account: account, request: request, context: context)
-        return try await call.run(next)
+        let raw = try await call.run(next)
+        guard let target = CacheDownload.target(context.responseBody) else { return raw }
+        return try CacheDownload.materialize(raw, into: target, request: request)
     }
 
     /// Requests the cache leaves alone: ones that carry their own validators or ranges.

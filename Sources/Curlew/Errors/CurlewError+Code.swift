@@ -22,6 +22,7 @@ extension CurlewError {
             case tlsClientCertificateInvalid, proxyFailure, invalidConnectionSettings
             case protocolError, connectionClosedBeforeResponse, insecureRedirect
             case cacheNotConfigured
+            case cachePolicyConflict
         }
 
         private let base: Base
@@ -155,6 +156,10 @@ extension CurlewError {
         /// A call asked for a ``CachePolicy`` other than ``CachePolicy/networkOnly`` on a client
         /// (or call) without a ``ResponseCache`` in its middleware; nothing was sent.
         public static let cacheNotConfigured = Code(.cacheNotConfigured)
+        /// A call asked for a ``CachePolicy`` other than ``CachePolicy/networkOnly`` while its body
+        /// is streamed to the caller (``APIClient/stream(_:highWaterMark:options:)``): the cache
+        /// stores and serves whole bodies; nothing was sent.
+        public static let cachePolicyConflict = Code(.cachePolicyConflict)
 
         /// The response broke HTTP framing: a head that ends without its blank line, conflicting
         /// `Content-Length` values, a `Transfer-Encoding` whose last coding is not `chunked` (or
@@ -192,7 +197,7 @@ extension CurlewError {
             case .tlsCertificateUntrusted, .tlsCertificateExpired, .tlsHostnameMismatch, .tlsPinMismatch,
                 .tlsClientCertificateInvalid, .proxyFailure:
                 .transport
-            case .invalidConnectionSettings, .cacheNotConfigured:
+            case .invalidConnectionSettings, .cacheNotConfigured, .cachePolicyConflict:
                 .invalidRequest
             }
         }

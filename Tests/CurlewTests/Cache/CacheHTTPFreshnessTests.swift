@@ -188,5 +188,9 @@ struct CacheHTTPFreshnessTests {
         #expect(try await offlineFallback(cacheControl: "max-age=10, must-revalidate", after: 11) == nil, "stale and must-revalidate")
         #expect(try await offlineFallback(cacheControl: "no-cache", after: 60) == .cache, "the app's staleFor accepts no-cache answers offline")
         #expect(try await offlineFallback(cacheControl: "max-age=10", after: 60) == .cache)
+        // The reasoning is in the Caching article ("Offline: no-cache and must-revalidate").
+        #expect(try await offlineFallback(cacheControl: "private, no-cache", after: 60) == .cache, "the common API default")
+        #expect(try await offlineFallback(cacheControl: "no-cache, must-revalidate", after: 1) == nil, "must-revalidate wins over the app's consent")
+        #expect(try await offlineFallback(cacheControl: "no-cache", after: 3_601) == nil, "older than staleFor (1 hour)")
     }
 }
