@@ -11,28 +11,13 @@ import Tracing
 /// span per refresh, however many calls wait for it, the span a child of the call that started it.
 @Suite("Token refresh observability", .timeLimit(.minutes(2)))
 struct RefreshObservabilityTests {
-    /// Refresh + authorization; the refresher talks to the transport directly.
-    func makeClient(_ server: LoopbackServer, _ transport: CurlTransport, store: TokenStore) -> APIClient {
-        let refreshURL = server.baseURL + "/auth/refresh"
-        let refresh = TokenRefreshMiddleware(store: store) { credential in
-            let raw = try await transport.send(PreparedRequest(
-                method: .post, url: refreshURL, headers: [.contentType: "text/plain"], body: Data((credential.refreshToken ?? "").utf8)))
-            guard raw.status == .ok else { throw CurlewError(code: .unauthorized, message: "refresh answered \(raw.status.code)") }
-            let parts = String(decoding: raw.body, as: UTF8.self).split(separator: ",").map(String.init)
-            guard parts.count == 2 else { throw CurlewError(code: .decodingFailed, message: "bad refresh body") }
-            return TokenStore.Credential(accessToken: parts[0], refreshToken: parts[1])
-        }
-        let middleware: [any APIMiddleware] = [refresh, AuthorizationMiddleware(store: store)]
-        return APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
-    }
-
     @Test func fiftyCallsWaitingForOneRefreshMakeOneCountAndOneSpanUnderTheCallThatStartedIt() async throws {
         let auth = AuthServerState()
         auth.state.withLock { $0.holdsRefresh = true }
         let tracer = InMemoryTracer()
         let metrics = TestMetrics()
         try await withLoopback(handler: { await auth.handle($0) }) { server, _, transport in
-            let client = makeClient(server, transport, store: TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1")))
+            let client = TokenRefreshTests().makeClient(server, transport, store: TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1")))
             let instrumented: @Sendable (inout RequestOptions) -> Void = {
                 $0.instrumentation = CurlewInstrumentation(tracer: tracer, metricsFactory: metrics)
             }
@@ -78,7 +63,7 @@ struct RefreshObservabilityTests {
         let tracer = InMemoryTracer()
         let metrics = TestMetrics()
         try await withLoopback(handler: { await auth.handle($0) }) { server, _, transport in
-            let client = makeClient(server, transport, store: TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1")))
+            let client = TokenRefreshTests().makeClient(server, transport, store: TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1")))
             let error = try await #require(throws: CurlewError.self) {
                 try await client.send(Secure()) { $0.instrumentation = CurlewInstrumentation(tracer: tracer, metricsFactory: metrics) }
             }
