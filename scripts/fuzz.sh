@@ -9,7 +9,7 @@
 # Seeds are read from Fuzz/Corpus/TARGET (in the repository); what the fuzzer learns goes to
 # .build-fuzz/corpus/TARGET, crashes to .build-fuzz/artifacts/TARGET/ (the script then fails; a
 # crash is reproduced with `.build-fuzz/debug/TARGET <crash file>`). Build:
-# `swift build -c debug -Xswiftc -sanitize=fuzzer,address` in Fuzz/ (its own package).
+# `swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -O` in Fuzz/ (its own package).
 # Scratch path: CURLEW_FUZZ_SCRATCH (default .build-fuzz at the repository root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +39,16 @@ fi
 
 # SwiftPM honours only the last `--product`, so `all` builds the whole package.
 if [ "$target" = all ]; then products=(); else products=(--product "$target"); fi
-(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address --scratch-path "$scratch" "${products[@]}")
+# `-c debug` keeps `@testable import` (and the binaries in $scratch/debug); `-O` makes the code
+# under test optimised, as it ships: at -Onone every generic Codable path and every byte loop is
+# dozens of calls, and the targets ran 20–4,000 executions a second instead of thousands.
+(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -O --scratch-path "$scratch" "${products[@]}")
+
+# AddressSanitizer: a small quarantine (8 MB instead of 256 MB: peak RSS ~100 MB instead of
+# ~540 MB, and freed memory is reused while it is still in cache instead of faulting in fresh
+# pages) and no allocation stack traces (a crash is reproduced with full traces by running the
+# binary on the artifact with ASAN_OPTIONS unset). Set ASAN_OPTIONS to override.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=0:quarantine_size_mb=8}"
 
 status=0
 for name in "${run[@]}"; do
