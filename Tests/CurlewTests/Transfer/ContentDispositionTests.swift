@@ -33,6 +33,20 @@ struct ContentDispositionTests {
         #expect(result.utf8.count >= ContentDisposition.maximumLength - 2)
     }
 
+    /// Leading and trailing dots and spaces are trimmed in one pass: removing them one scalar at
+    /// a time from the front was quadratic (100,000 leading dots took a second in a release build).
+    @Test func aNameBuriedInDotsAndSpacesIsTrimmedInLinearTime() {
+        let padding = String(repeating: ". ", count: 100_000)
+        let header = "attachment; filename=\"\(padding)report.pdf\(padding)\""
+        let clock = ContinuousClock()
+        var name: String?
+        let elapsed = clock.measure { name = ContentDisposition.suggestedFileName(header) }
+        #expect(name == "report.pdf")
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        #expect(ContentDisposition.sanitised(padding) == nil)
+        #expect(ContentDisposition.sanitised(" .a. ") == "a")
+    }
+
     @Test func contentRangeParsing() {
         #expect(ContentRange("bytes 10-19/20") == ContentRange(first: 10, last: 19, complete: 20))
         #expect(ContentRange("bytes */20") == ContentRange(first: nil, last: nil, complete: 20))
