@@ -27,12 +27,12 @@
 //   block 25 (README.md:1002): declarations, file scope
 //   block 26 (README.md:1035): skipped (no-compile)
 //   block 27 (README.md:1045): declarations, file scope
-//   block 28 (README.md:1061): skipped (no-compile)
-//   block 29 (README.md:1101): skipped (no-compile)
-//   block 30 (README.md:1160): skipped (no-compile)
-//   block 31 (README.md:1234): declarations, file scope
-//   block 32 (README.md:1333): declarations, file scope
-//   block 33 (README.md:1367): declarations, file scope
+//   block 28 (README.md:1062): skipped (no-compile)
+//   block 29 (README.md:1102): skipped (no-compile)
+//   block 30 (README.md:1161): skipped (no-compile)
+//   block 31 (README.md:1235): declarations, file scope
+//   block 32 (README.md:1334): declarations, file scope
+//   block 33 (README.md:1368): declarations, file scope
 
 import Curlew
 import Foundation
@@ -663,12 +663,13 @@ func printCurlCommand(_ client: APIClient) throws {
     // curl \
     //   'https://api.example.com/quotes/ACME' \
     //   -H 'User-Agent: Curlew' \
+    //   -H 'Accept-Encoding: gzip, deflate' \
     //   --compressed …
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1234
-#sourceLocation(file: "README.md", line: 1235)
+// MARK: block 31, README.md:1235
+#sourceLocation(file: "README.md", line: 1236)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -765,8 +766,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1333
-#sourceLocation(file: "README.md", line: 1334)
+// MARK: block 32, README.md:1334
+#sourceLocation(file: "README.md", line: 1335)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -798,8 +799,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1367
-#sourceLocation(file: "README.md", line: 1368)
+// MARK: block 33, README.md:1368
+#sourceLocation(file: "README.md", line: 1369)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
