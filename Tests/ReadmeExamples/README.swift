@@ -32,7 +32,7 @@
 //   block 30 (README.md:1161): skipped (no-compile)
 //   block 31 (README.md:1235): declarations, file scope
 //   block 32 (README.md:1334): declarations, file scope
-//   block 33 (README.md:1368): declarations, file scope
+//   block 33 (README.md:1371): declarations, file scope
 
 import Curlew
 import Foundation
@@ -773,11 +773,14 @@ final class PortKeychain: CredentialStorage {               // PMStore saveDataW
     func saveCredential(_ credential: TokenStore.Credential?) {}
 }
 
-func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Transport = CurlTransport.shared) -> APIClient {
-    let store = TokenStore(storage: PortKeychain())
-    return APIClient(configuration: ClientConfiguration(
+/// `store`: `TokenStore(storage: PortKeychain())` in the app (the login flow fills it).
+func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: String, holds: RequestHolds,
+                    transport: any Transport = CurlTransport.shared) -> APIClient {
+    APIClient(configuration: ClientConfiguration(
         baseURL: "https://api.example.com/v1",
         middleware: [
+            ResponseCache(storage: DiskCacheStorage(directory: cacheDirectory),   // HAccess cacheType,
+                          credentials: .tokenStore(store)),                       // HttpManager useCache
             holds,                                                          // Monkey wait(for:tag:)
             ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
             TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
@@ -799,8 +802,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1368
-#sourceLocation(file: "README.md", line: 1369)
+// MARK: block 33, README.md:1371
+#sourceLocation(file: "README.md", line: 1372)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
