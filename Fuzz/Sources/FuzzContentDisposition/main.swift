@@ -15,7 +15,8 @@ public func fuzzContentDisposition(_ start: UnsafeRawPointer?, _ count: Int) -> 
         fuzzCheck(name.utf8.count <= ContentDisposition.maximumLength, "name of \(name.utf8.count) bytes")
         fuzzCheck(!name.contains("/") && !name.contains("\\"), "separator in \(name.debugDescription)")
         fuzzCheck(!name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "control character in \(name.debugDescription)")
-        fuzzCheck(name.first != "." && name.first != " ", "leading dot or space in \(name.debugDescription)")
+        // Scalars, not Characters: `.` followed by a combining mark is one Character.
+        fuzzCheck(name.unicodeScalars.first != "." && name.unicodeScalars.first != " ", "leading dot or space in \(name.debugDescription)")
         fuzzCheck(name != "." && name != "..", "dot name")
     }
     if let range = ContentRange(text) {

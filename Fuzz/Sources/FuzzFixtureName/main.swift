@@ -13,9 +13,15 @@ public func fuzzFixtureName(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     _ = FixtureName.printable(name)
     if let file = try? FixtureName.file(for: name, scenario: scenario) {
         fuzzCheck(!file.contains("/") && !file.contains("\\") && !file.contains("%"), "separator in \(file.debugDescription)")
-        fuzzCheck(!file.hasPrefix(".") && file != "..", "dot name \(file.debugDescription)")
+        // Bytes, not Characters (`hasPrefix`/`hasSuffix`): a combining mark after a dot, or a
+        // prepended concatenation mark (U+0604) before one, joins the dot to its neighbour.
+        let bytes = Array(file.utf8)
+        fuzzCheck(bytes.first != UInt8(ascii: ".") && file != "..", "dot name \(file.debugDescription)")
         fuzzCheck(!file.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "control character in \(file.debugDescription)")
-        fuzzCheck(file.hasSuffix(".json") && !file.hasSuffix(".meta.json"), "not a body file: \(file.debugDescription)")
+        fuzzCheck(bytes.reversed().starts(with: ".json".utf8.reversed()) && !bytes.reversed().starts(with: ".meta.json".utf8.reversed()),
+            "not a body file: \(file.debugDescription)")
+        let meta = FixtureName.metadataFile(forBody: file)
+        fuzzCheck(Array(meta.utf8) == bytes.dropLast(5) + Array(".meta.json".utf8), "metadata file \(meta.debugDescription) for \(file.debugDescription)")
     }
     let metadata = input.parts.count > 2 ? input.data(2) : input.data(0)
     do {

@@ -69,6 +69,36 @@ import Testing
             #expect(parts.map(\.name) == [name])
         }
     }
+
+    /// FuzzFixtureName (10-million-run campaign): the checks compared Characters, and a mark that
+    /// joins a dot to its neighbour hid the dot. `X\u{604}.meta` (U+0604 is a prepended
+    /// concatenation mark, one Character with the `.` after it) passed the `.meta` check, so its
+    /// body file `X\u{604}.meta.json` was fixture `X\u{604}`'s metadata; `.\u{301}x` (a combining
+    /// accent on a leading dot) passed the leading-dot check; `a\u{604}..b` passed the `..` check.
+    /// The name the fuzzer found, `\u{604}` alone, is a valid name whose body file ends in `.json`
+    /// by bytes (the target compared Characters too) — but its metadata file was found by cutting
+    /// five Characters off `X\u{604}.json`, which gave `X.meta.json`: fixture `X`'s metadata.
+    @Test func fixtureNameChecksCompareBytesNotCharacters() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-fuzz-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data(#"{"total": 1}"#.utf8).write(to: URL(fileURLWithPath: root + "/X\u{604}.json"))
+        try Data(#"{"status": 404}"#.utf8).write(to: URL(fileURLWithPath: root + "/X\u{604}.meta.json"))
+        try Data(#"{"status": 500}"#.utf8).write(to: URL(fileURLWithPath: root + "/X.meta.json"))
+        let store = try FixtureStore(directory: root)
+
+        let meta = #expect(throws: CurlewError.self) { try store.answer(for: "X\u{604}.meta") }
+        #expect(meta?.code == .fixturePathRejected)
+        #expect(meta?.message == "the fixture name \"X\u{604}.meta\" is rejected: it ends with \".meta\" (that names metadata files)")
+        #expect(try store.answer(for: "X\u{604}").status.code == 404)
+
+        let dot = #expect(throws: CurlewError.self) { try FixtureName.file(for: ".\u{301}x", scenario: nil) }
+        #expect(dot?.message == "the fixture name \".\u{301}x\" is rejected: it starts with '.'")
+        let dots = #expect(throws: CurlewError.self) { try FixtureName.file(for: "a", scenario: "a\u{604}..b") }
+        #expect(dots?.message == "the fixture scenario \"a\u{604}..b\" is rejected: it contains '..'")
+        #expect(try FixtureName.file(for: "\u{604}", scenario: nil) == "\u{604}.json")
+        #expect(FixtureName.metadataFile(forBody: "X\u{604}.json") == "X\u{604}.meta.json")
+    }
 }
 
 /// A multipart POST whose form is the whole body.

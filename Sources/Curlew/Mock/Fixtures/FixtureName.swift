@@ -20,11 +20,17 @@ enum FixtureName {
             default: continue
             }
         }
-        guard !text.hasPrefix(".") else { throw reject("it starts with '.'") }
-        guard !text.contains("..") else { throw reject("it contains '..'") }
-        if what == "scenario", text == "meta" { throw reject("\"meta\" names metadata files") }
+        // On UTF-8 bytes, as the file system sees the name: `hasPrefix`/`hasSuffix` compare
+        // Characters, and a combining mark after a leading `.` (`.\u{301}x`), or a prepended
+        // concatenation mark before the `.` of `.meta` (`X\u{604}.meta`), makes one Character of
+        // the dot and its neighbour, so the Character checks let both through.
+        let bytes = text.utf8
+        let dot = UInt8(ascii: ".")
+        guard bytes.first != dot else { throw reject("it starts with '.'") }
+        guard !zip(bytes, bytes.dropFirst()).contains(where: { $0 == dot && $1 == dot }) else { throw reject("it contains '..'") }
+        if what == "scenario", bytes.elementsEqual("meta".utf8) { throw reject("\"meta\" names metadata files") }
         // `Name.meta` + `.json`, or scenario `s.meta`, would be another fixture's metadata file.
-        if text.hasSuffix(".meta") { throw reject("it ends with \".meta\" (that names metadata files)") }
+        if bytes.reversed().starts(with: ".meta".utf8.reversed()) { throw reject("it ends with \".meta\" (that names metadata files)") }
     }
 
     /// The checked body file name, `Name.json` or `Name.scenario.json`.
@@ -33,6 +39,13 @@ enum FixtureName {
         guard let scenario else { return name + ".json" }
         try check(scenario, what: "scenario")
         return name + "." + scenario + ".json"
+    }
+
+    /// The metadata file beside a checked body file: `Name.json` → `Name.meta.json`. Cuts the
+    /// `.json` by bytes: `dropLast(5)` counts Characters, and in `X\u{604}.json` the prepended
+    /// mark U+0604 and the `.` are one, so it gave `X.meta.json`, another fixture's metadata.
+    static func metadataFile(forBody body: String) -> String {
+        String(decoding: body.utf8.dropLast(".json".utf8.count), as: UTF8.self) + ".meta.json"
     }
 
     /// The text with control characters escaped, for messages.

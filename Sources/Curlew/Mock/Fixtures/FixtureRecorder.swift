@@ -51,7 +51,7 @@ public struct FixtureRecorder: APIMiddleware {
     func record(_ outcome: Result<RawResponse, any Error>, context: TransportContext) throws(CurlewError) {
         let scenario = MockScenario.resolve(options: context.options, requestName: context.requestName)
         let bodyName = try FixtureName.file(for: context.requestName, scenario: scenario)
-        let metaName = String(bodyName.dropLast(".json".count)) + ".meta.json"
+        let metaName = FixtureName.metadataFile(forBody: bodyName)
         var meta: [String: JSONValue] = [:]
         switch outcome {
         case .success(let response):

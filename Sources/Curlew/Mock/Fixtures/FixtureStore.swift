@@ -56,7 +56,7 @@ public struct FixtureStore: Sendable {
     ///   `.fixtureInvalid`.
     public func answer(for name: String, scenario: String? = nil) throws(CurlewError) -> MockAnswer {
         let bodyName = try fileName(for: name, scenario: scenario)
-        let metaName = String(bodyName.dropLast(".json".count)) + ".meta.json"
+        let metaName = FixtureName.metadataFile(forBody: bodyName)
         let bodyEntry = try FixturePath.entry(bodyName, in: directory)
         let metaEntry = try FixturePath.entry(metaName, in: directory)
         var answer = MockAnswer(name: bodyName)
