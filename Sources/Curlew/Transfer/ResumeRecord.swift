@@ -39,7 +39,10 @@ struct ResumeRecord: Sendable, Hashable {
 
     /// Parses a record's text; `nil` when it is not one.
     init?(text: String) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Split on the LF byte: splitting Characters missed a field ending in CR, because CR LF is
+        // one Character (a `Content-Disposition` of `a\r` came back as `a\r\n`).
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard lines.count >= 6, lines[0] == Self.magic else { return nil }
         url = lines[1]
         validator = lines[2]

@@ -70,6 +70,21 @@ import Testing
         }
     }
 
+    /// FuzzCacheEntry (10-million-run campaign): a resume record whose field ends in CR did not
+    /// survive text → parse: its lines were split on Characters, and CR LF is one Character, so
+    /// the CR and the LF after it stayed in the field (`d\r` came back as `d\r\n`; a URL ending in
+    /// CR swallowed the next line). Lines are split on the LF byte now.
+    @Test func aResumeRecordFieldEndingInCarriageReturnSurvivesItsText() throws {
+        let fuzzed = try #require(ResumeRecord(text: "curlew-resume 1\nh\naac\n1041048571048576\naplicat\n\u{0F}\u{0F}-, e=,\r"))
+        #expect(fuzzed.contentDisposition == "\u{0F}\u{0F}-, e=,\r")
+        #expect(ResumeRecord(text: fuzzed.text) == fuzzed)
+        let record = ResumeRecord(url: "https://a.test/f\r", validator: "\"v\"\r", completeLength: 10, contentType: "t\r", contentDisposition: "d\r")
+        let parsed = try #require(ResumeRecord(text: record.text))
+        #expect(parsed == record)
+        #expect(parsed.url == "https://a.test/f\r")
+        #expect(parsed.completeLength == 10)
+    }
+
     /// FuzzFixtureName (10-million-run campaign): the checks compared Characters, and a mark that
     /// joins a dot to its neighbour hid the dot. `X\u{604}.meta` (U+0604 is a prepended
     /// concatenation mark, one Character with the `.` after it) passed the `.meta` check, so its
