@@ -239,7 +239,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
             try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
             try set(CURLOPT_COPYPOSTFIELDS, "")
             keepsOptions = true
-        default: try set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+        default:
+            // A handle kept after a POST of bytes still holds that POST (method and fields):
+            // back to a bodiless request first, then the method's name.
+            try set(CURLOPT_HTTPGET, 1)
+            try set(CURLOPT_CUSTOMREQUEST, method.rawValue)
         }
     }
 
@@ -248,11 +252,16 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// The list is built only when the pooled handle does not carry one for the same header set.
     private func configureHeaders() throws(CurlewError) {
         let headers = request.headers
-        let code = pooled.ensureHeaders(headers) {
+        // libcurl adds `Expect: 100-continue` and a form `Content-Type` only to a POST or an
+        // upload; a GET, a HEAD or a bodiless custom method gets neither, and two removal lines
+        // more would only lengthen the list libcurl searches for every header it considers.
+        let mayGainBodyHeaders = request.body != nil || source != nil || request.method == .post
+        let code = pooled.ensureHeaders(headers, withBodyRemovals: mayGainBodyHeaders) {
             var lines: [String] = []
             lines.reserveCapacity(headers.count + 2)
             // Empty values as `Name;`, cookie fields joined into one line (``HeaderLines``).
             let hasContentType = HeaderLines.forEach(in: headers) { lines.append($0) }
+            guard mayGainBodyHeaders else { return lines }
             // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
             lines.append("Expect:")
             if !hasContentType { lines.append("Content-Type:") }
