@@ -120,7 +120,13 @@ private struct ProxyLine {
 
     func apply(_ setter: CurlOptionSetter) throws(CurlewError) {
         try setter.set(CURLOPT_PROXY, url)
-        guard url?.isEmpty == false else { return }
+        guard url?.isEmpty == false else {
+            // Direct: libcurl still reads `no_proxy` and `NO_PROXY` from the environment on
+            // every transfer unless an exclusion list is set; an empty one is never consulted
+            // (the proxy is empty already) and saves both `getenv` calls.
+            try setter.set(CURLOPT_NOPROXY, "")
+            return
+        }
         try setter.set(CURLOPT_PROXYTYPE, Int(type.rawValue))
         if let username { try setter.set(CURLOPT_PROXYUSERNAME, username) }
         if let password { try setter.set(CURLOPT_PROXYPASSWORD, password) }

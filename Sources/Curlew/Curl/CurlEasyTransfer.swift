@@ -11,6 +11,12 @@ internal import HTTPTypes
 /// every stored property is written on the caller's thread before the hand-off and on the engine
 /// thread after it (or, for a transfer rejected before submission, only on the caller's thread).
 /// The sink's buffer and the request-body pump are `Sendable` types with their own mutexes.
+///
+/// The mutable properties are `@exclusivity(unchecked)`: one thread at a time touches them (the
+/// confinement above), and none is reached again while it is being modified (the libcurl
+/// callbacks run inside `curl_multi_perform`, never inside a method that modifies a property), so
+/// the runtime's dynamic exclusivity check (about 120 instructions an access, 14 per response
+/// head on the header callback alone) guards nothing here.
 final class CurlEasyTransfer: @unchecked Sendable {
     typealias Continuation = CheckedContinuation<CompletedTransfer, any Error>
 
@@ -28,42 +34,42 @@ final class CurlEasyTransfer: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     private let pool: EasyHandlePool
     /// The handle with the options and header list it carries; goes back to the pool on deinit.
-    private var pooled: PooledEasyHandle
+    @exclusivity(unchecked) private var pooled: PooledEasyHandle
     /// Whether this transfer set only options the next one overwrites or shares (see
     /// ``configureMethodAndBody(_:)``), so the handle can go back without `curl_easy_reset`.
-    private var keepsOptions = false
+    @exclusivity(unchecked) private var keepsOptions = false
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var continuation: Continuation?
-    private var head = ResponseHeadParser()
+    @exclusivity(unchecked) private var continuation: Continuation?
+    @exclusivity(unchecked) private var head = ResponseHeadParser()
     /// Framing checks of each response head (``ResponseFraming``).
-    private var framing = ResponseFraming()
+    @exclusivity(unchecked) private var framing = ResponseFraming()
     /// Present while a compressed body is decoded (``ResponseContentDecoder``).
-    private var decoder: ResponseContentDecoder?
+    @exclusivity(unchecked) private var decoder: ResponseContentDecoder?
     /// Whether `CURLOPT_FORBID_REUSE` is on: while a compressed stream is unfinished, so a body
     /// that ends there leaves its connection closed (the handle is reset before it is reused).
-    private var reuseForbidden = false
+    @exclusivity(unchecked) private var reuseForbidden = false
     /// Present for requests libcurl must not resend by itself (``ReplayGuard``).
-    private var replayGuard: ReplayGuard?
+    @exclusivity(unchecked) private var replayGuard: ReplayGuard?
     private let sink: any ResponseBodySink
     private let source: RequestBodySource?
-    private var machine: TransferStateMachine
+    @exclusivity(unchecked) private var machine: TransferStateMachine
     private let statistics: EngineStatistics
     private let followsRedirectsInSwift: Bool
     /// Present only when someone listens to the call's events.
     private let events: EventReporter?
     /// The counters last reported as progress (events only).
-    private var lastProgress = TransferProgress()
+    @exclusivity(unchecked) private var lastProgress = TransferProgress()
     /// When progress was last reported (``EngineClock``), for the ~60-a-second throttle.
-    private var lastProgressAt: UInt64 = 0
+    @exclusivity(unchecked) private var lastProgressAt: UInt64 = 0
     /// A download's stall detector: `CURLOPT_LOW_SPEED_LIMIT` (bytes a second) and
     /// `CURLOPT_LOW_SPEED_TIME` (seconds).
     private let lowSpeed: (bytesPerSecond: Int, seconds: Int)?
     /// Set when a callback aborted the transfer, so the error reports our reason, not curl's.
-    private var abortReason: CurlewError?
+    @exclusivity(unchecked) private var abortReason: CurlewError?
     /// Present when the request has an idle timeout; sampled by the engine.
-    private var idleTracker: IdleTracker?
+    @exclusivity(unchecked) private var idleTracker: IdleTracker?
     /// The cookie jar and host overrides the handle points at (Curl/CurlConnectionOptions.swift).
-    private var connection: CurlConnectionAttachment?
+    @exclusivity(unchecked) private var connection: CurlConnectionAttachment?
 
     /// Takes an easy handle from the pool and applies every option; throws if libcurl refuses
     /// one, if the download file cannot be created or the upload file cannot be opened.
@@ -233,7 +239,11 @@ final class CurlEasyTransfer: @unchecked Sendable {
             try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
             try set(CURLOPT_COPYPOSTFIELDS, "")
             keepsOptions = true
-        default: try set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+        default:
+            // A handle kept after a POST of bytes still holds that POST (method and fields):
+            // back to a bodiless request first, then the method's name.
+            try set(CURLOPT_HTTPGET, 1)
+            try set(CURLOPT_CUSTOMREQUEST, method.rawValue)
         }
     }
 
@@ -242,11 +252,16 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// The list is built only when the pooled handle does not carry one for the same header set.
     private func configureHeaders() throws(CurlewError) {
         let headers = request.headers
-        let code = pooled.ensureHeaders(headers) {
+        // libcurl adds `Expect: 100-continue` and a form `Content-Type` only to a POST or an
+        // upload; a GET, a HEAD or a bodiless custom method gets neither, and two removal lines
+        // more would only lengthen the list libcurl searches for every header it considers.
+        let mayGainBodyHeaders = request.body != nil || source != nil || request.method == .post
+        let code = pooled.ensureHeaders(headers, withBodyRemovals: mayGainBodyHeaders) {
             var lines: [String] = []
             lines.reserveCapacity(headers.count + 2)
             // Empty values as `Name;`, cookie fields joined into one line (``HeaderLines``).
             let hasContentType = HeaderLines.forEach(in: headers) { lines.append($0) }
+            guard mayGainBodyHeaders else { return lines }
             // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
             lines.append("Expect:")
             if !hasContentType { lines.append("Content-Type:") }

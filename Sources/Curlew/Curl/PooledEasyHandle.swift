@@ -16,6 +16,8 @@ struct PooledEasyHandle: Sendable {
     /// The `curl_slist` the handle's `CURLOPT_HTTPHEADER` points at (0 for none). Owned by
     /// this value: freed when replaced or when the handle is cleaned up.
     private var headerListBits: UInt = 0
+    /// Whether that list ends with the `Expect:` / `Content-Type:` removals (requests with a body).
+    private var listHasBodyRemovals = false
 
     /// A new handle from `curl_easy_init`, `nil` if libcurl cannot allocate one.
     static func make() -> PooledEasyHandle? {
@@ -55,9 +57,15 @@ struct PooledEasyHandle: Sendable {
     }
 
     /// Points `CURLOPT_HTTPHEADER` at a list for `headers`, built by `lines` only when the handle
-    /// does not carry a list for the same header set already.
-    mutating func ensureHeaders(_ headers: HTTPFields, lines: () -> [String]) -> CURLcode {
-        if let current = self.headers, headerListBits != 0, current.elementsEqual(headers, by: Self.same) { return CURLE_OK }
+    /// does not carry a list for the same header set (and the same `withBodyRemovals`, whether
+    /// the list ends with the lines removing libcurl's body headers) already.
+    mutating func ensureHeaders(_ headers: HTTPFields, withBodyRemovals: Bool, lines: () -> [String]) -> CURLcode {
+        if let current = self.headers, headerListBits != 0, listHasBodyRemovals == withBodyRemovals,
+            current.elementsEqual(headers, by: Self.same)
+        {
+            return CURLE_OK
+        }
+        listHasBodyRemovals = withBodyRemovals
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines() {
             if let next = curl_slist_append(list, line) { list = next }

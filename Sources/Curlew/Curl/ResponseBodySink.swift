@@ -57,8 +57,9 @@ extension ResponseBodySink {
 /// Collects the body into one `Data`, enforcing the maximum size in decoded bytes and reserving
 /// capacity from `Content-Length` so a large body is copied once.
 final class BufferedBodySink: ResponseBodySink {
-    /// The bytes received so far.
-    private(set) var body = Data()
+    /// The bytes received so far. Touched only by the transfer's thread, never re-entered
+    /// while modified: no dynamic exclusivity check (see ``CurlEasyTransfer``).
+    @exclusivity(unchecked) private(set) var body = Data()
     private let maximumSize: Int
 
     /// Creates a sink that aborts beyond `maximumSize` bytes.

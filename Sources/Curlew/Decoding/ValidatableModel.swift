@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// A model that checks itself after decoding (required-but-empty fields, ranges…).
 ///
 /// A failure is a data-format error: ``CurlewError/Code/validationFailed`` with the full path
@@ -48,11 +50,39 @@ protocol ValidatableElements {
     var validatableElements: [Any] { get }
 }
 
+/// Marks `Optional`, which `Validation.run` looks through like the `Any` casts do.
+protocol OptionalValue {}
+
+extension Optional: OptionalValue {}
+
 extension Array: ValidatableElements {
     var validatableElements: [Any] { map { $0 } }
 }
 
 enum Validation {
+    /// Validates a decoded value of a static type: a type that is neither a ``ValidatableModel``
+    /// nor an array (the common case) costs two metatype checks, without boxing the value into
+    /// `Any` and casting it to two protocols.
+    static func run<T>(_ value: T, prefix: String) throws(CurlewError) {
+        guard mayNeedValidation(T.self) else { return }
+        try run(value as Any, prefix: prefix)
+    }
+
+    /// Whether values of a type can hold something to validate, by type; guarded by the mutex.
+    /// One entry per decoded type the process sees.
+    private static let candidates = Mutex<[ObjectIdentifier: Bool]>([:])
+
+    /// Whether `type` is a ``ValidatableModel``, an array or an optional (which the `Any` casts
+    /// look through: a decoded `Model?` is validated), worked out once per type: each
+    /// conformance check costs about 500 instructions, a cached answer about a third of one.
+    private static func mayNeedValidation<T>(_ type: T.Type) -> Bool {
+        let key = ObjectIdentifier(type)
+        if let known = candidates.withLock({ $0[key] }) { return known }
+        let answer = type is any ValidatableModel.Type || type is any ValidatableElements.Type || type is any OptionalValue.Type
+        candidates.withLock { $0[key] = answer }
+        return answer
+    }
+
     /// Validates a value and, if it is an array, its elements; paths are relative to `prefix`.
     static func run(_ value: Any, prefix: String) throws(CurlewError) {
         try check(value, path: prefix)

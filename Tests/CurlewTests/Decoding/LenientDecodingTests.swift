@@ -91,6 +91,19 @@ struct LenientDecodingTests {
         let element = await #expect(throws: CurlewError.self) { try await mockClient(list).send(FetchAt<[Ranged]>(at: "resp.data")) }
         #expect(element?.code == .validationFailed)
         #expect(element?.message == "resp.data[3].width: expected 1...10000, found 0")
+
+        // An optional value is validated as the value it holds (the check looks through it).
+        let optional = await #expect(throws: CurlewError.self) { try await mockClient(#"{"id":"","width":5}"#).send(FetchAt<Ranged?>()) }
+        #expect(optional?.code == .validationFailed)
+        #expect(optional?.message == "id: must not be empty")
+        #expect(try await mockClient("null").send(FetchAt<Ranged?>()) == nil)
+        // A type that is neither validatable nor an array is not looked at.
+        #expect(try await mockClient(#"{"id":"","width":0}"#).send(FetchAt<Unchecked>()).width == 0)
+    }
+
+    private struct Unchecked: Decodable, Sendable {
+        var id: String
+        var width: Int
     }
 
     @Test func validationOfPolymorphicAndNestedValuesKeepsTheFullPath() async {

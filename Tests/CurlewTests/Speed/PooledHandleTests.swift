@@ -47,6 +47,26 @@ struct PooledHandleTests {
         }
     }
 
+    @Test func aBodilessCustomMethodAfterAPostOfBytesSendsNoBody() async throws {
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            // The POST of bytes leaves its handle with its options kept; the DELETE and OPTIONS
+            // that reuse it must not resend the POST's bytes or its content type.
+            _ = try await send(transport, server, .post, body: Data("posted".utf8))
+            _ = try await send(transport, server, .delete)
+            _ = try await send(transport, server, .post, body: Data("again".utf8))
+            _ = try await send(transport, server, .options)
+            _ = try await send(transport, server)
+            let requests = server.requests
+            #expect(requests.map(\.method) == ["POST", "DELETE", "POST", "OPTIONS", "GET"])
+            #expect(requests.map(\.bodyText) == ["posted", "", "again", "", ""])
+            // No content type was given: libcurl must not invent its form type either.
+            #expect(requests.map { $0.header("Content-Type") } == [nil, nil, nil, nil, nil])
+            #expect(requests.map { $0.header("Content-Length") } == ["6", nil, "5", nil, nil])
+            #expect(requests.map { $0.header("Expect") } == [nil, nil, nil, nil, nil])
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
     @Test func aTotalTimeoutDoesNotCarryOverToARequestWithout() async throws {
         try await withLoopback(handler: { request in
             try? await Task.sleep(for: .milliseconds(request.path == "/slow" ? 2_500 : 0))
