@@ -21,18 +21,18 @@
 //   block 19 (README.md:684): declarations, file scope
 //   block 20 (README.md:723): declarations, file scope
 //   block 21 (README.md:750): declarations, file scope
-//   block 22 (README.md:820): declarations, file scope
-//   block 23 (README.md:858): declarations, file scope
-//   block 24 (README.md:917): declarations, file scope
-//   block 25 (README.md:980): declarations, file scope
-//   block 26 (README.md:1013): skipped (no-compile)
-//   block 27 (README.md:1023): declarations, file scope
-//   block 28 (README.md:1039): skipped (no-compile)
-//   block 29 (README.md:1079): skipped (no-compile)
-//   block 30 (README.md:1138): skipped (no-compile)
-//   block 31 (README.md:1212): declarations, file scope
-//   block 32 (README.md:1311): declarations, file scope
-//   block 33 (README.md:1345): declarations, file scope
+//   block 22 (README.md:828): declarations, file scope
+//   block 23 (README.md:866): declarations, file scope
+//   block 24 (README.md:925): declarations, file scope
+//   block 25 (README.md:988): declarations, file scope
+//   block 26 (README.md:1021): skipped (no-compile)
+//   block 27 (README.md:1031): declarations, file scope
+//   block 28 (README.md:1047): skipped (no-compile)
+//   block 29 (README.md:1087): skipped (no-compile)
+//   block 30 (README.md:1146): skipped (no-compile)
+//   block 31 (README.md:1220): declarations, file scope
+//   block 32 (README.md:1319): declarations, file scope
+//   block 33 (README.md:1353): declarations, file scope
 
 import Curlew
 import Foundation
@@ -553,8 +553,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:820
-#sourceLocation(file: "README.md", line: 821)
+// MARK: block 22, README.md:828
+#sourceLocation(file: "README.md", line: 829)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -588,8 +588,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:858
-#sourceLocation(file: "README.md", line: 859)
+// MARK: block 23, README.md:866
+#sourceLocation(file: "README.md", line: 867)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -603,8 +603,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:917
-#sourceLocation(file: "README.md", line: 918)
+// MARK: block 24, README.md:925
+#sourceLocation(file: "README.md", line: 926)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -633,8 +633,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:980
-#sourceLocation(file: "README.md", line: 981)
+// MARK: block 25, README.md:988
+#sourceLocation(file: "README.md", line: 989)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -656,8 +656,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1023
-#sourceLocation(file: "README.md", line: 1024)
+// MARK: block 27, README.md:1031
+#sourceLocation(file: "README.md", line: 1032)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -667,8 +667,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1212
-#sourceLocation(file: "README.md", line: 1213)
+// MARK: block 31, README.md:1220
+#sourceLocation(file: "README.md", line: 1221)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -765,8 +765,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1311
-#sourceLocation(file: "README.md", line: 1312)
+// MARK: block 32, README.md:1319
+#sourceLocation(file: "README.md", line: 1320)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -798,8 +798,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1345
-#sourceLocation(file: "README.md", line: 1346)
+// MARK: block 33, README.md:1353
+#sourceLocation(file: "README.md", line: 1354)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
