@@ -4,16 +4,17 @@
 # upstream calls drain through the TransportService), the service exits 0, a request after
 # SIGTERM is not served, and Curlew's log lines carry the incoming request's hb.request.id.
 #   bash scripts/check-fanout-service.sh [extra `swift build` arguments]
-# Its own scratch path (Samples/FanOutService/.build; CURLEW_FANOUT_SCRATCH overrides it): sharing
-# Integration/ServerNames' scratch path between two root packages left SwiftPM reusing the other
-# package's stale build plan.
+# Built as the FanOutService target of Integration/ServerNames (whose Sources/FanOutService links
+# to the sample's sources), so the test run compiles Hummingbird and SwiftNIO once for this check
+# and scripts/check-server-names.sh. CURLEW_FANOUT_PACKAGE=Samples/FanOutService builds the sample's
+# own package instead (its own scratch path; sharing one scratch path between two root packages
+# left SwiftPM reusing the other package's stale build plan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkg=Samples/FanOutService
-scratch=${CURLEW_FANOUT_SCRATCH:-$pkg/.build}
-swift build --package-path "$pkg" --scratch-path "$scratch" "$@"
-binary="$(swift build --package-path "$pkg" --scratch-path "$scratch" --show-bin-path "$@")/FanOutService"
+pkg=${CURLEW_FANOUT_PACKAGE:-Integration/ServerNames}
+swift build --package-path "$pkg" --product FanOutService "$@"
+binary="$(swift build --package-path "$pkg" --show-bin-path "$@")/FanOutService"
 
 work=$(mktemp -d)
 upstream_pid=""

@@ -32,7 +32,7 @@ swift test --skip-build "$@"
 if [ "${CURLEW_SKIP_SERVER_NAMES:-0}" != "1" ] && [ -f scripts/check-server-names.sh ]; then
     bash scripts/check-server-names.sh
 fi
-# The Hummingbird sample service (its own package and scratch path, Samples/FanOutService/.build):
+# The Hummingbird sample service (built as a target of Integration/ServerNames, see the script):
 # SIGTERM mid-request, the request still finishes. CURLEW_SKIP_FANOUT=1 skips it.
 if [ "${CURLEW_SKIP_FANOUT:-0}" != "1" ] && [ -f scripts/check-fanout-service.sh ]; then
     bash scripts/check-fanout-service.sh

@@ -12,8 +12,23 @@ let package = Package(
         .package(name: "Curlew", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // Samples/FanOutService's executable again (Sources/FanOutService is a symbolic link to its
+        // sources): scripts/check-fanout-service.sh builds it here, so a test run compiles
+        // Hummingbird and SwiftNIO once for both checks. The sample stays a package of its own.
+        .executableTarget(
+            name: "FanOutService",
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Not a test target: its generated file must not see the README examples' own types.
         .target(
             name: "NameProbe",

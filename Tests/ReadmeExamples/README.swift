@@ -23,16 +23,16 @@
 //   block 21 (README.md:750): declarations, file scope
 //   block 22 (README.md:828): declarations, file scope
 //   block 23 (README.md:866): declarations, file scope
-//   block 24 (README.md:925): declarations, file scope
-//   block 25 (README.md:988): declarations, file scope
-//   block 26 (README.md:1021): skipped (no-compile)
-//   block 27 (README.md:1031): declarations, file scope
-//   block 28 (README.md:1047): skipped (no-compile)
-//   block 29 (README.md:1087): skipped (no-compile)
-//   block 30 (README.md:1146): skipped (no-compile)
-//   block 31 (README.md:1220): declarations, file scope
-//   block 32 (README.md:1319): declarations, file scope
-//   block 33 (README.md:1353): declarations, file scope
+//   block 24 (README.md:939): declarations, file scope
+//   block 25 (README.md:1002): declarations, file scope
+//   block 26 (README.md:1035): skipped (no-compile)
+//   block 27 (README.md:1045): declarations, file scope
+//   block 28 (README.md:1062): skipped (no-compile)
+//   block 29 (README.md:1102): skipped (no-compile)
+//   block 30 (README.md:1161): skipped (no-compile)
+//   block 31 (README.md:1235): declarations, file scope
+//   block 32 (README.md:1334): declarations, file scope
+//   block 33 (README.md:1371): declarations, file scope
 
 import Curlew
 import Foundation
@@ -603,8 +603,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:925
-#sourceLocation(file: "README.md", line: 926)
+// MARK: block 24, README.md:939
+#sourceLocation(file: "README.md", line: 940)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -633,8 +633,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:988
-#sourceLocation(file: "README.md", line: 989)
+// MARK: block 25, README.md:1002
+#sourceLocation(file: "README.md", line: 1003)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -656,19 +656,20 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1031
-#sourceLocation(file: "README.md", line: 1032)
+// MARK: block 27, README.md:1045
+#sourceLocation(file: "README.md", line: 1046)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
     //   'https://api.example.com/quotes/ACME' \
     //   -H 'User-Agent: Curlew' \
+    //   -H 'Accept-Encoding: gzip, deflate' \
     //   --compressed …
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1220
-#sourceLocation(file: "README.md", line: 1221)
+// MARK: block 31, README.md:1235
+#sourceLocation(file: "README.md", line: 1236)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -765,18 +766,21 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1319
-#sourceLocation(file: "README.md", line: 1320)
+// MARK: block 32, README.md:1334
+#sourceLocation(file: "README.md", line: 1335)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
 }
 
-func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Transport = CurlTransport.shared) -> APIClient {
-    let store = TokenStore(storage: PortKeychain())
-    return APIClient(configuration: ClientConfiguration(
+/// `store`: `TokenStore(storage: PortKeychain())` in the app (the login flow fills it).
+func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: String, holds: RequestHolds,
+                    transport: any Transport = CurlTransport.shared) -> APIClient {
+    APIClient(configuration: ClientConfiguration(
         baseURL: "https://api.example.com/v1",
         middleware: [
+            ResponseCache(storage: DiskCacheStorage(directory: cacheDirectory),   // HAccess cacheType,
+                          credentials: .tokenStore(store)),                       // HttpManager useCache
             holds,                                                          // Monkey wait(for:tag:)
             ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
             TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
@@ -798,8 +802,8 @@ func makePortClient(refreshURL: String, holds: RequestHolds, transport: any Tran
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1353
-#sourceLocation(file: "README.md", line: 1354)
+// MARK: block 33, README.md:1371
+#sourceLocation(file: "README.md", line: 1372)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

@@ -108,6 +108,49 @@ struct ReadmeExamplesTests {
         #expect(transport.requests.filter { $0.url.hasSuffix("/pictures/2") }.count == 1)
     }
 
+    /// The migration guide's client and tour, run: every seed's shape answered by a mock
+    /// transport, and what reached it checked request by request.
+    @Test func theMigrationTourRuns() async throws {
+        let album = #"{"resp":{"data":{"items":[{"type":"pic","picUrl":"a.jpg"}],"slots":{"cover":{"type":"video","videoUrl":"b.mp4"}},"count":"3","layout":"grid","tags":["sea"]}}}"#
+        let transport = MockTransport { request in
+            let path = request.url.split(separator: "?").first.map(String.init) ?? request.url
+            if path.hasSuffix("/albums") { return .json(album, for: request) }
+            if path.hasSuffix("/notices") { return .json(#"{"c":200,"n":"welcome","p":{"unread":2},"h":{"server":"x"}}"#, for: request) }
+            if path.hasSuffix("/save") { return .json(#"{"status":true,"data":{}}"#, for: request) }
+            return .text("", status: .notFound, for: request)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-port-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let holds = RequestHolds()
+        let client = makePortClient(
+            store: TokenStore(credential: .init(accessToken: "a", refreshToken: "r")), cacheDirectory: folder.path,
+            refreshURL: "https://api.example.com/v1/refresh", holds: holds, transport: transport)
+        try await portTour(client, holds: holds)
+
+        let sent = transport.requests
+        let paths = sent.map { $0.url.split(separator: "?").first.map(String.init) ?? $0.url }
+        // album 7; the search is the endpoint's stub; three notices (the last via the CDN); the
+        // save; the batch's two albums; the chain's two albums (the second asks for album 3).
+        #expect(paths.count == 9)
+        #expect(paths.filter { $0 == "https://api.example.com/v1/albums" }.count == 5)
+        #expect(paths.filter { $0 == "https://api.example.com/v1/notices" }.count == 2)
+        #expect(paths.filter { $0 == "https://cdn.example.com/v1/notices" }.count == 1)
+        #expect(paths.filter { $0 == "https://api.example.com/v1/save" }.count == 1)
+        let first = try #require(sent.first)
+        #expect(first.url.contains("id=7") && first.url.contains("lang=en") && first.url.contains("accessToken=a"))
+        #expect(first.url.contains("v=2.1") && first.url.contains("platform=linux") && first.url.contains("ts=") && first.url.contains("sign="))
+        #expect(first.headers[.init("X-Note")!] == "hi")
+        #expect(sent.last?.url.contains("id=3") == true, "the chain's second album is the first's count")
+        let notice = try #require(sent.first { $0.url.contains("/notices") })
+        #expect(!notice.url.contains("accessToken"), "the token goes only to login-required requests")
+        let save = try #require(sent.first { $0.url.hasSuffix("/save") || $0.url.contains("/save?") })
+        #expect(save.method == .post)
+        let body = try JSONSerialization.jsonObject(with: try #require(save.body)) as? [String: Any]
+        #expect(body?["title"] as? String == "Fog" && body?["page"] as? Int == 2)
+        #expect(body?["v"] as? String == "2.1", "the common arguments go beside the JSON parameters")
+        #expect(save.url.contains("sign="), "the signature over the JSON members goes into the query")
+    }
+
     @Test func theTestingExamplesRun() async throws {
         try await testSearch()
         try await testAgainstALocalServer()

@@ -37,7 +37,12 @@ extension PreparedRequest {
             break
         }
         if options.httpVersion == .http1Only { parts.append("--http1.1") }
-        if options.acceptsCompressedResponses { parts.append("--compressed") }
+        if options.acceptsCompressedResponses {
+            // What Curlew asks for (it decodes gzip and deflate itself); `--compressed` alone
+            // would ask for every coding curl was built with (br, zstd…) and change the answer.
+            if headers[.acceptEncoding] == nil { parts.append("-H \(CurlCommandLine.quote("Accept-Encoding: gzip, deflate"))") }
+            parts.append("--compressed")
+        }
         if options.redirectLimit > 0 { parts.append("--location --max-redirs \(options.redirectLimit)") }
         parts.append("--connect-timeout \(CurlCommandLine.seconds(options.connectTimeout))")
         if let total = options.totalTimeout { parts.append("--max-time \(CurlCommandLine.seconds(total))") }

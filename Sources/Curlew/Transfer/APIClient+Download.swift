@@ -151,7 +151,7 @@ extension APIClient {
         return DownloadedFile(
             url: URL(fileURLWithPath: path), mimeType: mediaType.isEmpty ? nil : mediaType, length: length,
             suggestedFileName: suggested, status: raw.status, headers: raw.headers,
-            resumedBytes: raw.status.code == 206 ? resumedBytes : 0)
+            resumedBytes: raw.status.code == 206 ? resumedBytes : 0, metrics: raw.metrics)
     }
 
     /// A `416` said the partial file is the whole resource: it is moved into place as it is.
@@ -172,7 +172,7 @@ extension APIClient {
         return DownloadedFile(
             url: URL(fileURLWithPath: path), mimeType: mediaType.isEmpty ? nil : mediaType, length: length,
             suggestedFileName: suggested, status: error.status ?? .rangeNotSatisfiable, headers: error.headers ?? [:],
-            resumedBytes: length)
+            resumedBytes: length, metrics: error.metrics)
     }
 
     /// Where a resumable download continues: the partial file's size and its record, when both

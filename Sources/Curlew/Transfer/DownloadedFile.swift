@@ -21,6 +21,10 @@ public struct DownloadedFile: Sendable {
     public var headers: HTTPFields
     /// Bytes that were already on disk from an earlier attempt (a resumed download), else 0.
     public var resumedBytes: Int64
+    /// What the transport measured about the exchange that completed the file (for a resumed
+    /// download, the last exchange only: ``TransferMetrics/bytesReceived`` counts the bytes that
+    /// arrived then, not ``resumedBytes``); `nil` when the transport measures nothing.
+    public var metrics: TransferMetrics?
 
     /// The file's path.
     public var path: String { url.path }
@@ -28,7 +32,7 @@ public struct DownloadedFile: Sendable {
     /// Creates a value.
     public init(
         url: URL, mimeType: String?, length: Int64, suggestedFileName: String?, status: HTTPResponse.Status,
-        headers: HTTPFields, resumedBytes: Int64 = 0
+        headers: HTTPFields, resumedBytes: Int64 = 0, metrics: TransferMetrics? = nil
     ) {
         self.url = url
         self.mimeType = mimeType
@@ -37,6 +41,7 @@ public struct DownloadedFile: Sendable {
         self.status = status
         self.headers = headers
         self.resumedBytes = resumedBytes
+        self.metrics = metrics
     }
 
     /// The media type of a `Content-Type` value: lower case, without parameters; empty for none.

@@ -21,96 +21,98 @@ struct StreamDrainTests {
         var isSet: Bool { value.withLock { $0 } }
     }
 
-    @Test func aStreamBeingReadDrainsBeforeShutdownCompletesAndNewRequestsFailAtOnce() async throws {
+    /// One gated two-chunk body (`ObservabilityGate.gatedBody`) served on the loopback, a
+    /// ``TransportService`` with `gracePeriod` and a client sending through it; the server shuts
+    /// down after `body`.
+    func withGatedFeed(
+        gracePeriod: Duration,
+        _ body: (ObservabilityGate, LoopbackServer, TransportService, APIClient) async throws -> Void
+    ) async throws {
         let gate = ObservabilityGate()
         let server = try await LoopbackServer.start { gate.gatedBody($0) }
-        let service = TransportService(gracePeriod: .seconds(30))
-        let client = APIClient(baseURL: server.baseURL, transport: service)
-        let response = try await client.stream(Feed())
-        var iterator = response.body.makeAsyncIterator()
-        var received = try #require(try await iterator.next())
-        #expect(service.inFlight == 1, "the head has arrived, the body has not: still in flight")
+        let service = TransportService(gracePeriod: gracePeriod)
+        try await body(gate, server, service, APIClient(baseURL: server.baseURL, transport: service))
+        await server.shutdown()
+    }
 
+    /// Starts `shutdown()`, waits until the service is shutting down, and checks that a new
+    /// request then fails at once with `.shutdown`. The task ends when `shutdown()` returns.
+    func beginShutdown(of service: TransportService, client: APIClient) async throws -> (done: Task<Void, Never>, finished: Finished) {
         let finished = Finished()
-        let shutdown = Task {
+        let done = Task {
             await service.shutdown()
             finished.set()
         }
         _ = await eventually { service.isShuttingDown }
         let refused = try await #require(throws: CurlewError.self) { try await client.send(Feed()) }
         #expect(refused.code == .shutdown)
-        #expect(server.requestCount == 1, "the refused request was never sent")
-        #expect(service.inFlight == 1)
-        #expect(!finished.isSet, "shutdown waits for the body")
+        return (done, finished)
+    }
 
-        gate.release()
-        while let chunk = try await iterator.next() { received.append(chunk) }
-        #expect(received == Data(repeating: UInt8(ascii: "a"), count: 1000) + Data(repeating: UInt8(ascii: "b"), count: 1000))
-        await shutdown.value
-        #expect(service.inFlight == 0)
-        await server.shutdown()
+    @Test func aStreamBeingReadDrainsBeforeShutdownCompletesAndNewRequestsFailAtOnce() async throws {
+        try await withGatedFeed(gracePeriod: .seconds(30)) { gate, server, service, client in
+            let response = try await client.stream(Feed())
+            var iterator = response.body.makeAsyncIterator()
+            var received = try #require(try await iterator.next())
+            #expect(service.inFlight == 1, "the head has arrived, the body has not: still in flight")
+
+            let shutdown = try await beginShutdown(of: service, client: client)
+            #expect(server.requestCount == 1, "the refused request was never sent")
+            #expect(service.inFlight == 1)
+            #expect(!shutdown.finished.isSet, "shutdown waits for the body")
+
+            gate.release()
+            while let chunk = try await iterator.next() { received.append(chunk) }
+            #expect(received == Data(repeating: UInt8(ascii: "a"), count: 1000) + Data(repeating: UInt8(ascii: "b"), count: 1000))
+            await shutdown.done.value
+            #expect(service.inFlight == 0)
+        }
     }
 
     @Test func aStreamOutlivingTheGracePeriodFailsWithShutdown() async throws {
-        let gate = ObservabilityGate()
-        let server = try await LoopbackServer.start { gate.gatedBody($0) }
-        let service = TransportService(gracePeriod: .milliseconds(200))
-        let client = APIClient(baseURL: server.baseURL, transport: service)
-        let response = try await client.stream(Feed())
-        var iterator = response.body.makeAsyncIterator()
-        #expect(try await iterator.next()?.count == 1000)
-        await service.shutdown()
-        let error = try await #require(throws: CurlewError.self) {
-            while try await iterator.next() != nil {}
+        try await withGatedFeed(gracePeriod: .milliseconds(200)) { gate, _, service, client in
+            let response = try await client.stream(Feed())
+            var iterator = response.body.makeAsyncIterator()
+            #expect(try await iterator.next()?.count == 1000)
+            await service.shutdown()
+            let error = try await #require(throws: CurlewError.self) {
+                while try await iterator.next() != nil {}
+            }
+            #expect(error.code == .shutdown)
+            #expect(service.inFlight == 0)
+            gate.release()
         }
-        #expect(error.code == .shutdown)
-        #expect(service.inFlight == 0)
-        gate.release()
-        await server.shutdown()
     }
 
     @Test func aStreamItsReaderCancelsStopsCountingAsInFlight() async throws {
-        let gate = ObservabilityGate()
-        let server = try await LoopbackServer.start { gate.gatedBody($0) }
-        let service = TransportService(gracePeriod: .seconds(30))
-        let client = APIClient(baseURL: server.baseURL, transport: service)
-        let response = try await client.stream(Feed())
-        #expect(service.inFlight == 1)
-        response.body.cancel()
-        #expect(service.inFlight == 0)
-        await service.shutdown()
-        gate.release()
-        await server.shutdown()
+        try await withGatedFeed(gracePeriod: .seconds(30)) { gate, _, service, client in
+            let response = try await client.stream(Feed())
+            #expect(service.inFlight == 1)
+            response.body.cancel()
+            #expect(service.inFlight == 0)
+            await service.shutdown()
+            gate.release()
+        }
     }
 
     @Test func aDownloadInFlightFinishesItsFileBeforeShutdownCompletes() async throws {
-        let gate = ObservabilityGate()
-        let server = try await LoopbackServer.start { gate.gatedBody($0) }
-        let service = TransportService(gracePeriod: .seconds(30))
-        let client = APIClient(baseURL: server.baseURL, transport: service)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-drain-\(UUID().uuidString)/")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let download = Task { try await client.download(Feed(), to: folder.appendingPathComponent("feed.bin")) }
-        await waitForRequests(server, count: 1)
-        #expect(service.inFlight == 1)
+        try await withGatedFeed(gracePeriod: .seconds(30)) { gate, server, service, client in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-drain-\(UUID().uuidString)/")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let download = Task { try await client.download(Feed(), to: folder.appendingPathComponent("feed.bin")) }
+            await waitForRequests(server, count: 1)
+            #expect(service.inFlight == 1)
 
-        let finished = Finished()
-        let shutdown = Task {
-            await service.shutdown()
-            finished.set()
+            let shutdown = try await beginShutdown(of: service, client: client)
+            #expect(!shutdown.finished.isSet, "shutdown waits for the download")
+
+            gate.release()
+            let file = try await download.value
+            #expect(file.length == 2000)
+            #expect(try Data(contentsOf: file.url).count == 2000)
+            await shutdown.done.value
+            #expect(service.inFlight == 0)
         }
-        _ = await eventually { service.isShuttingDown }
-        let refused = try await #require(throws: CurlewError.self) { try await client.send(Feed()) }
-        #expect(refused.code == .shutdown)
-        #expect(!finished.isSet, "shutdown waits for the download")
-
-        gate.release()
-        let file = try await download.value
-        #expect(file.length == 2000)
-        #expect(try Data(contentsOf: file.url).count == 2000)
-        await shutdown.value
-        #expect(service.inFlight == 0)
-        await server.shutdown()
     }
 }

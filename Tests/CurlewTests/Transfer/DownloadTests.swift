@@ -26,6 +26,12 @@ struct DownloadTests {
             #expect(info.st_mode & 0o777 == 0o600)
             #expect(contents(of: folder) == ["report.bin"], "no partial or temporary file is left")
             #expect(server.requestCount == 1)
+            let metrics = try #require(file.metrics)
+            let headBytes = metrics.bytesReceived - Int64(length)
+            #expect(headBytes > 50 && headBytes < 1024, "the body plus one response head: \(metrics.bytesReceived)")
+            #expect(metrics.httpVersion == "1.1")
+            #expect(metrics.redirectCount == 0)
+            #expect(metrics.remotePort == server.port)
         }
     }
 

@@ -48,6 +48,8 @@ struct ResumeTests {
             #expect(file.status == .partialContent)
             #expect(file.resumedBytes == Int64(cut))
             #expect(file.length == Int64(length))
+            let received = try #require(file.metrics?.bytesReceived)
+            #expect(received > Int64(length - cut) && received < Int64(length - cut + 1024), "the second exchange's bytes only: \(received)")
             #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
             #expect(contents(of: folder) == ["big.bin"])
             let second = try #require(server.requests.last)
