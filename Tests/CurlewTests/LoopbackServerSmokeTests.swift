@@ -70,6 +70,11 @@ struct LoopbackServerSmokeTests {
         for await exitStatus in exits {
             status = exitStatus
         }
+        // Returns at once (the process has exited), and releases the run-loop source that
+        // `run()` created: that source retains the Process, which holds it back until
+        // `waitUntilExit()` clears it (swift-corelibs-foundation), so without this call every
+        // Process, its arguments and its file handles leak as a cycle.
+        process.waitUntilExit()
         let data = try Data(contentsOf: outputURL)
         return CurlRun(exitStatus: status, data: data, terminatedAt: terminatedAt)
     }
@@ -315,8 +320,15 @@ struct LoopbackServerSmokeTests {
     }
 
     @Test func manyConcurrentConnections() async throws {
+        // A gate instead of a sleep: the first 50 handlers wait until 50 are running, so at least
+        // 50 overlap however slowly curl opens its connections (a sanitized or busy machine).
+        let overlap = 50
+        let arrived = Box(0)
         try await Self.withServer({ _ in
-            try? await Task.sleep(for: .milliseconds(300))
+            if arrived.increment() <= overlap {
+                let opened = await Self.eventually { arrived.current >= overlap }
+                if !opened { return .text("gate never opened", status: 500) }
+            }
             return .text("ok")
         }) { server in
             let urls = (0..<200).map { "\(server.baseURL)/slow?i=\($0)" }
@@ -324,9 +336,8 @@ struct LoopbackServerSmokeTests {
             #expect(run.exitStatus == 0)
             #expect(run.output == String(repeating: "ok", count: 200))
             #expect(server.requestCount == 200)
-            // curl opens the transfers at once; how many overlap depends on machine load.
-            #expect(server.connectionsAccepted >= 50)
-            #expect(server.peakInFlight(path: "/slow") >= 50)
+            #expect(server.connectionsAccepted >= overlap)
+            #expect(server.peakInFlight(path: "/slow") >= overlap)
             #expect(server.inFlight(path: "/slow") == 0)
         }
     }
@@ -390,4 +401,9 @@ struct LoopbackServerSmokeTests {
         #expect(server.disconnectsDuringResponse == 0)  // the server closed it, not the client
         await server.shutdown()
     }
+}
+
+extension LoopbackServerSmokeTests.Box where Value == Int {
+    /// Adds one and returns the new count.
+    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
 }

@@ -29,10 +29,10 @@
 //   block 27 (README.md:1045): declarations, file scope
 //   block 28 (README.md:1062): skipped (no-compile)
 //   block 29 (README.md:1102): skipped (no-compile)
-//   block 30 (README.md:1168): skipped (no-compile)
-//   block 31 (README.md:1242): declarations, file scope
-//   block 32 (README.md:1341): declarations, file scope
-//   block 33 (README.md:1378): declarations, file scope
+//   block 30 (README.md:1178): skipped (no-compile)
+//   block 31 (README.md:1252): declarations, file scope
+//   block 32 (README.md:1351): declarations, file scope
+//   block 33 (README.md:1388): declarations, file scope
 
 import Curlew
 import Foundation
@@ -668,8 +668,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1242
-#sourceLocation(file: "README.md", line: 1243)
+// MARK: block 31, README.md:1252
+#sourceLocation(file: "README.md", line: 1253)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -766,8 +766,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1341
-#sourceLocation(file: "README.md", line: 1342)
+// MARK: block 32, README.md:1351
+#sourceLocation(file: "README.md", line: 1352)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -802,8 +802,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1378
-#sourceLocation(file: "README.md", line: 1379)
+// MARK: block 33, README.md:1388
+#sourceLocation(file: "README.md", line: 1389)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

@@ -55,9 +55,11 @@ struct DiskCacheCrashTests {
             let child = try Self.launchChild(
                 "DiskCacheCrashTests/aWriterKilledAtRandomPointsLeavesThePreviousCompleteEntry",
                 environment: ["CURLEW_CACHE_CHILD": "crash", "CURLEW_CACHE_DIR": directory, "CURLEW_CACHE_GENERATION": String(round * 1_000)])
-            // Wait until the child is writing, then kill it a random moment later.
+            // Wait until the child is writing, then kill it: at once in odd rounds (so some kills
+            // land mid-write however slowly a sanitized child builds its bodies between writes),
+            // a random moment later in even ones.
             _ = await eventually(within: 30) { Self.temporaryFiles(directory).count > 0 }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0..<120)))
+            if round.isMultiple(of: 2) { try await Task.sleep(for: .milliseconds(Int.random(in: 0..<120))) }
             if !Self.temporaryFiles(directory).isEmpty { killedMidWrite += 1 }
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()

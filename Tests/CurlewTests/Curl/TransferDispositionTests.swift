@@ -47,7 +47,7 @@ struct TransferDispositionTests {
             #expect(verifier.offset == length)
             #expect(verifier.mismatches == 0)
             #expect(peakBuffered <= highWaterMark + PatternBody.blockSize)
-            #expect(peak - before < 32 * 1024 * 1024, "resident memory grew by \(peak - before) bytes")
+            #expect(peak - before < residentGrowthLimit, "resident memory grew by \(peak - before) bytes")
             #expect(await eventually { transport.statistics.activeTransfers == 0 })
         }
     }

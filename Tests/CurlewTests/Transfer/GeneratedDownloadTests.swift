@@ -129,7 +129,7 @@ struct GeneratedDownloadTests {
         }
         let downloaded = ContinuousClock.now - started
         #expect(file.length == Int64(length))
-        #expect(growth < 32 * 1024 * 1024, "resident memory grew by \(growth) bytes")
+        #expect(growth < residentGrowthLimit, "resident memory grew by \(growth) bytes")
         let digest = try sha256(ofFile: file.path)
         print("CHILD-GROWTH \(growth)")
         print("CHILD-DIGEST \(digest)")

@@ -132,7 +132,7 @@ struct UploadTests {
                 try await client.send(FormPost(path: "/multipart", form: form)) { $0.timeout = .seconds(300) }
             }
             print("CHILD-ANSWER \(answer.replacingOccurrences(of: "\n", with: " "))")
-            #expect(growth < 32 * 1024 * 1024, "resident memory grew by \(growth) bytes")
+            #expect(growth < residentGrowthLimit, "resident memory grew by \(growth) bytes")
             return
         }
         let folder = try temporaryDirectory("mp-big")
