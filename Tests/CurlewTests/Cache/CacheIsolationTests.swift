@@ -40,7 +40,9 @@ struct CacheIsolationTests {
             #expect(try await client.send(me) == "me=user A", "A's answers survive a new access token for the same account")
             #expect(server.requestCount == 3)
 
-            // Nothing on disk names a token: keys hold digests of the account.
+            // Nothing on disk names a token: keys hold digests of the account. Writes happen off
+            // the caller's path: wait for them, so no temporary file is renamed while listed.
+            await cache.waitForPendingWrites()
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
                 for secret in ["token-A", "token-B", "refresh-A", "refresh-B"] {
