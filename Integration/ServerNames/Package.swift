@@ -4,6 +4,13 @@ import PackageDescription
 // Proves that a Hummingbird server can `import Hummingbird` and `import Curlew` in one file and
 // still compile the README's examples unchanged: no public name of Curlew may be ambiguous there.
 // Run it with `bash scripts/check-server-names.sh` from the repository root.
+
+/// What every target here uses: Curlew beside Hummingbird.
+let curlewAndHummingbird: [Target.Dependency] = [
+    .product(name: "Curlew", package: "Curlew"),
+    .product(name: "Hummingbird", package: "hummingbird"),
+]
+
 let package = Package(
     name: "ServerNames",
     platforms: [.macOS(.v15)],
@@ -21,9 +28,7 @@ let package = Package(
         // Hummingbird and SwiftNIO once for both checks. The sample stays a package of its own.
         .executableTarget(
             name: "FanOutService",
-            dependencies: [
-                .product(name: "Curlew", package: "Curlew"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: curlewAndHummingbird + [
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -32,21 +37,17 @@ let package = Package(
         // Not a test target: its generated file must not see the README examples' own types.
         .target(
             name: "NameProbe",
-            dependencies: [
-                .product(name: "Curlew", package: "Curlew"),
+            dependencies: curlewAndHummingbird + [
                 .product(name: "CurlewTesting", package: "Curlew"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(
             name: "ServerNamesTests",
-            dependencies: [
-                .product(name: "Curlew", package: "Curlew"),
+            dependencies: curlewAndHummingbird + [
                 .product(name: "CurlewTesting", package: "Curlew"),
                 .product(name: "CurlewTestServer", package: "Curlew"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

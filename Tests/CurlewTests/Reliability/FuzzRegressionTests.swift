@@ -7,26 +7,34 @@ import Testing
 
 /// Inputs the fuzz targets under Fuzz/ found, kept as exact regression tests.
 @Suite struct FuzzRegressionTests {
+    /// A fresh fixture directory holding `files` (name → JSON text) and a store over it; the
+    /// directory is removed after `body`.
+    private func withFixtures(_ files: [(name: String, json: String)], _ body: (FixtureStore) throws -> Void) throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-fuzz-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for file in files { try Data(file.json.utf8).write(to: URL(fileURLWithPath: root + "/" + file.name)) }
+        try body(try FixtureStore(directory: root))
+    }
+
     /// FuzzFixtureName: the name `Search.meta` (no scenario) read `Search.meta.json`, which is the
     /// metadata file of fixture `Search`, as a body; a scenario ending in `.meta` did the same for
     /// another scenario's metadata. Both are rejected before any path is built.
     @Test func aFixtureNameOrScenarioEndingInMetaIsRejected() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-fuzz-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try Data(#"{"total": 1}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.json"))
-        try Data(#"{"status": 404}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.meta.json"))
-        try Data(#"{"delayMilliseconds": 5}"#.utf8).write(to: URL(fileURLWithPath: root + "/Search.slow.meta.json"))
-        let store = try FixtureStore(directory: root)
-
-        let name = #expect(throws: CurlewError.self) { try store.answer(for: "Search.meta") }
-        #expect(name?.code == .fixturePathRejected)
-        #expect(name?.message == #"the fixture name "Search.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
-        let scenario = #expect(throws: CurlewError.self) { try store.answer(for: "Search", scenario: "slow.meta") }
-        #expect(scenario?.code == .fixturePathRejected)
-        #expect(scenario?.message == #"the fixture scenario "slow.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
-        // The fixture itself still answers, with its metadata.
-        #expect(try store.answer(for: "Search").status.code == 404)
+        try withFixtures([
+            (name: "Search.json", json: #"{"total": 1}"#),
+            (name: "Search.meta.json", json: #"{"status": 404}"#),
+            (name: "Search.slow.meta.json", json: #"{"delayMilliseconds": 5}"#),
+        ]) { store throws in
+            let name = #expect(throws: CurlewError.self) { try store.answer(for: "Search.meta") }
+            #expect(name?.code == .fixturePathRejected)
+            #expect(name?.message == #"the fixture name "Search.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
+            let scenario = #expect(throws: CurlewError.self) { try store.answer(for: "Search", scenario: "slow.meta") }
+            #expect(scenario?.code == .fixturePathRejected)
+            #expect(scenario?.message == #"the fixture scenario "slow.meta" is rejected: it ends with ".meta" (that names metadata files)"#)
+            // The fixture itself still answers, with its metadata.
+            #expect(try store.answer(for: "Search").status.code == 404)
+        }
     }
 
     /// FuzzContentDisposition: a name over the length limit made of one enormous character (a
@@ -94,25 +102,23 @@ import Testing
     /// by bytes (the target compared Characters too) — but its metadata file was found by cutting
     /// five Characters off `X\u{604}.json`, which gave `X.meta.json`: fixture `X`'s metadata.
     @Test func fixtureNameChecksCompareBytesNotCharacters() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-fuzz-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try Data(#"{"total": 1}"#.utf8).write(to: URL(fileURLWithPath: root + "/X\u{604}.json"))
-        try Data(#"{"status": 404}"#.utf8).write(to: URL(fileURLWithPath: root + "/X\u{604}.meta.json"))
-        try Data(#"{"status": 500}"#.utf8).write(to: URL(fileURLWithPath: root + "/X.meta.json"))
-        let store = try FixtureStore(directory: root)
+        try withFixtures([
+            (name: "X\u{604}.json", json: #"{"total": 1}"#),
+            (name: "X\u{604}.meta.json", json: #"{"status": 404}"#),
+            (name: "X.meta.json", json: #"{"status": 500}"#),
+        ]) { store throws in
+            let meta = #expect(throws: CurlewError.self) { try store.answer(for: "X\u{604}.meta") }
+            #expect(meta?.code == .fixturePathRejected)
+            #expect(meta?.message == "the fixture name \"X\u{604}.meta\" is rejected: it ends with \".meta\" (that names metadata files)")
+            #expect(try store.answer(for: "X\u{604}").status.code == 404)
 
-        let meta = #expect(throws: CurlewError.self) { try store.answer(for: "X\u{604}.meta") }
-        #expect(meta?.code == .fixturePathRejected)
-        #expect(meta?.message == "the fixture name \"X\u{604}.meta\" is rejected: it ends with \".meta\" (that names metadata files)")
-        #expect(try store.answer(for: "X\u{604}").status.code == 404)
-
-        let dot = #expect(throws: CurlewError.self) { try FixtureName.file(for: ".\u{301}x", scenario: nil) }
-        #expect(dot?.message == "the fixture name \".\u{301}x\" is rejected: it starts with '.'")
-        let dots = #expect(throws: CurlewError.self) { try FixtureName.file(for: "a", scenario: "a\u{604}..b") }
-        #expect(dots?.message == "the fixture scenario \"a\u{604}..b\" is rejected: it contains '..'")
-        #expect(try FixtureName.file(for: "\u{604}", scenario: nil) == "\u{604}.json")
-        #expect(FixtureName.metadataFile(forBody: "X\u{604}.json") == "X\u{604}.meta.json")
+            let dot = #expect(throws: CurlewError.self) { try FixtureName.file(for: ".\u{301}x", scenario: nil) }
+            #expect(dot?.message == "the fixture name \".\u{301}x\" is rejected: it starts with '.'")
+            let dots = #expect(throws: CurlewError.self) { try FixtureName.file(for: "a", scenario: "a\u{604}..b") }
+            #expect(dots?.message == "the fixture scenario \"a\u{604}..b\" is rejected: it contains '..'")
+            #expect(try FixtureName.file(for: "\u{604}", scenario: nil) == "\u{604}.json")
+            #expect(FixtureName.metadataFile(forBody: "X\u{604}.json") == "X\u{604}.meta.json")
+        }
     }
 }
 
