@@ -18,7 +18,14 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     /// key after login).
     public typealias Provider = @Sendable () async -> (parameters: [String: String], headers: [String: String])
 
-    private let provider: Provider
+    /// Where the arguments come from: fixed ones are sorted (and their header names checked)
+    /// once, at creation; a provider's on every request.
+    private enum Source: Sendable {
+        case fixed(parameters: [(key: String, value: String)], headers: [(name: String, field: HTTPField.Name?, value: String)])
+        case provider(Provider)
+    }
+
+    private let source: Source
     /// Where the parameters go. Default: ``ParameterPlacement/query``.
     public var placement: ParameterPlacement
     /// Whether a parameter or header the request already has is kept or replaced.
@@ -27,7 +34,7 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
 
     /// Adds arguments that a closure produces per request.
     public init(placement: ParameterPlacement = .query, existing: ExistingParameterPolicy = .keep, _ provider: @escaping Provider) {
-        self.provider = provider
+        self.source = .provider(provider)
         self.placement = placement
         self.existing = existing
     }
@@ -37,7 +44,11 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
         parameters: [String: String] = [:], headers: [String: String] = [:],
         placement: ParameterPlacement = .query, existing: ExistingParameterPolicy = .keep
     ) {
-        self.init(placement: placement, existing: existing) { (parameters, headers) }
+        self.source = .fixed(
+            parameters: parameters.sorted { $0.key < $1.key },
+            headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, field: HTTPField.Name($0.key), value: $0.value) })
+        self.placement = placement
+        self.existing = existing
     }
 
     /// `.commonArguments`.
@@ -49,15 +60,28 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     /// Adds what the request does not already have (or replaces it, per ``existing``).
     public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else { return try await next(request, context) }
-        let (parameters, headers) = await provider()
+        let parameters: [(key: String, value: String)]
+        let headers: [(name: String, field: HTTPField.Name?, value: String)]
+        switch source {
+        case .fixed(let fixedParameters, let fixedHeaders):
+            (parameters, headers) = (fixedParameters, fixedHeaders)
+        case .provider(let provider):
+            let provided = await provider()
+            parameters = provided.parameters.sorted { $0.key < $1.key }
+            headers = provided.headers.sorted { $0.key < $1.key }.map { (name: $0.key, field: HTTPField.Name($0.key), value: $0.value) }
+        }
         var request = request
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            guard let fieldName = HTTPField.Name(name), HeaderValidation.isSafeValue(value) else {
+        for (name, fieldName, value) in headers {
+            guard let fieldName, HeaderValidation.isSafeValue(value) else {
                 throw CurlewError(code: .invalidHeader, message: "common header \(HeaderValidation.quoted(name)) is invalid", request: request.summary)
             }
-            if existing == .replace || request.headers[fieldName] == nil { request.headers[fieldName] = value }
+            if request.headers[fieldName] == nil {
+                request.headers.append(HTTPField(name: fieldName, value: value))
+            } else if existing == .replace {
+                request.headers[fieldName] = value
+            }
         }
-        try ParameterPlacer.place(parameters, in: &request, at: placement, existing: existing)
+        try ParameterPlacer.place(sorted: parameters, in: &request, at: placement, existing: existing)
         return try await next(request, context)
     }
 }

@@ -43,39 +43,62 @@ enum QueryString {
 
     /// The URL with `name=value` items appended to its query, RFC 3986 encoded; a `nil` value
     /// gives the bare name.
+    ///
+    /// Written in one pass straight into the new string's storage: every parameter-adding
+    /// middleware calls this on every request.
     static func appending(_ items: [(name: String, value: String?)], to url: String) -> String {
         guard !items.isEmpty else { return url }
         var url = url
         return url.withUTF8 { bytes in
-            let fragmentStart = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+            let fragmentStart = firstIndex(of: UInt8(ascii: "#"), in: bytes) ?? bytes.count
             let base = UnsafeBufferPointer(rebasing: bytes[..<fragmentStart])
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + items.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) + 2 } + 1)
-            out.append(contentsOf: base)
-            if base.contains(UInt8(ascii: "?")) {
-                if let last = base.last, last != UInt8(ascii: "?"), last != UInt8(ascii: "&") { out.append(UInt8(ascii: "&")) }
+            var separator: UInt8?
+            if firstIndex(of: UInt8(ascii: "?"), in: base) != nil {
+                if let last = base.last, last != UInt8(ascii: "?"), last != UInt8(ascii: "&") { separator = UInt8(ascii: "&") }
             } else {
-                out.append(UInt8(ascii: "?"))
+                separator = UInt8(ascii: "?")
             }
-            for (index, item) in items.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: "&")) }
-                PercentEncoding.appendQueryComponent(item.name, to: &out)
-                if let value = item.value {
-                    out.append(UInt8(ascii: "="))
-                    PercentEncoding.appendQueryComponent(value, to: &out)
+            // Room for the worst case (every byte escaped): one allocation, one pass.
+            var capacity = bytes.count + (separator == nil ? 0 : 1) + items.count - 1
+            for item in items {
+                capacity += 3 * item.name.utf8.count
+                if let value = item.value { capacity += 1 + 3 * value.utf8.count }
+            }
+            return String(unsafeUninitializedCapacity: capacity) { out in
+                var position = out.initialize(fromContentsOf: base)
+                if let separator {
+                    out[position] = separator
+                    position += 1
                 }
+                for (index, item) in items.enumerated() {
+                    if index > 0 {
+                        out[position] = UInt8(ascii: "&")
+                        position += 1
+                    }
+                    position = PercentEncoding.writeQueryComponent(item.name, into: out, at: position)
+                    if let value = item.value {
+                        out[position] = UInt8(ascii: "=")
+                        position = PercentEncoding.writeQueryComponent(value, into: out, at: position + 1)
+                    }
+                }
+                let fragment = UnsafeBufferPointer(rebasing: bytes[fragmentStart...])
+                return position + UnsafeMutableBufferPointer(rebasing: out[position...]).initialize(fromContentsOf: fragment)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[fragmentStart...]))
-            return String(decoding: out, as: UTF8.self)
         }
     }
 
+    /// The first index of `byte` (`memchr`: the generic `firstIndex(of:)` costs several
+    /// instructions a byte).
+    static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty, let found = memchr(base, Int32(byte), bytes.count) else { return nil }
+        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+    }
+
     /// The bytes between the first `?` and the first `#` after it.
-    private static func queryRange(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        var end = question + 1
-        while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
-        return (question + 1)..<end
+    static func queryRange(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let question = firstIndex(of: UInt8(ascii: "?"), in: bytes) else { return nil }
+        let rest = UnsafeBufferPointer(rebasing: bytes[(question + 1)...])
+        return (question + 1)..<(question + 1 + (firstIndex(of: UInt8(ascii: "#"), in: rest) ?? rest.count))
     }
 
     private static func pairs(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> [(name: String, value: String)] {

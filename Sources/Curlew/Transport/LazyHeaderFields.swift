@@ -1,3 +1,4 @@
+internal import Glibc
 internal import HTTPTypes
 internal import Synchronization
 
@@ -68,23 +69,27 @@ final class RawHeaderBlock: Sendable {
     /// name occurs once with a plain value; otherwise parses.
     subscript(name: HTTPField.Name) -> String? {
         if let parsed = parsed.withLock({ $0 }) { return parsed[name] }
-        let wanted = Array(name.canonicalName.utf8)
+        var wanted = name.canonicalName
         var found: String?
         var needsFields = false
-        bytes.withUnsafeBufferPointer { block in
-            var lineStart = 0
-            while lineStart < block.count, !needsFields {
-                var lineEnd = lineStart
-                while lineEnd < block.count, block[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
-                switch Self.value(of: wanted, in: UnsafeBufferPointer(rebasing: block[lineStart..<lineEnd])) {
-                case .none:
-                    break
-                case .plain(let value):
-                    if found == nil { found = value } else { needsFields = true }
-                case .unusual:
-                    needsFields = true
+        wanted.withUTF8 { wanted in
+            bytes.withUnsafeBufferPointer { block in
+                guard let base = block.baseAddress else { return }
+                var lineStart = 0
+                while lineStart < block.count, !needsFields {
+                    // `memchr`: a byte loop here cost about ten instructions a byte.
+                    let lineEnd = memchr(base + lineStart, Int32(UInt8(ascii: "\n")), block.count - lineStart)
+                        .map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? block.count
+                    switch Self.value(of: wanted, in: UnsafeBufferPointer(rebasing: block[lineStart..<lineEnd])) {
+                    case .none:
+                        break
+                    case .plain(let value):
+                        if found == nil { found = value } else { needsFields = true }
+                    case .unusual:
+                        needsFields = true
+                    }
+                    lineStart = lineEnd + 1
                 }
-                lineStart = lineEnd + 1
             }
         }
         return needsFields ? fields[name] : found
@@ -98,7 +103,7 @@ final class RawHeaderBlock: Sendable {
     }
 
     /// Whether `line` is `name: value` for the lower-case `name`, and its trimmed value.
-    private static func value(of name: [UInt8], in line: UnsafeBufferPointer<UInt8>) -> Match {
+    private static func value(of name: UnsafeBufferPointer<UInt8>, in line: UnsafeBufferPointer<UInt8>) -> Match {
         guard line.count > name.count, line[name.count] == UInt8(ascii: ":") else { return .none }
         for index in 0..<name.count {
             var byte = line[index]

@@ -22,15 +22,22 @@ enum ParameterPlacer {
         existing: ExistingParameterPolicy
     ) throws(CurlewError) {
         guard !parameters.isEmpty else { return }
-        let items = parameters.sorted { $0.key < $1.key }
-        let kind = bodyKind(of: request)
+        try place(sorted: parameters.sorted { $0.key < $1.key }, in: &request, at: placement, existing: existing)
+    }
+
+    /// ``place(_:in:at:existing:)`` for parameters already sorted by name.
+    static func place(
+        sorted items: [(key: String, value: String)], in request: inout PreparedRequest, at placement: ParameterPlacement,
+        existing: ExistingParameterPolicy
+    ) throws(CurlewError) {
+        guard !items.isEmpty else { return }
         switch placement {
         case .query:
             placeInQuery(items, &request, existing: existing)
         case .alongsideParameters:
-            if let kind { try placeInBody(items, kind: kind, &request, existing: existing) } else { placeInQuery(items, &request, existing: existing) }
+            if let kind = bodyKind(of: request) { try placeInBody(items, kind: kind, &request, existing: existing) } else { placeInQuery(items, &request, existing: existing) }
         case .body:
-            if let kind {
+            if let kind = bodyKind(of: request) {
                 try placeInBody(items, kind: kind, &request, existing: existing)
             } else if request.content == nil {
                 request.headers[.contentType] = "application/x-www-form-urlencoded"
@@ -46,14 +53,16 @@ enum ParameterPlacer {
     }
 
     private static func placeInQuery(_ items: [(key: String, value: String)], _ request: inout PreparedRequest, existing: ExistingParameterPolicy) {
-        let url = request.url
-        // Byte searches: `String.firstIndex(of: Character)` walks grapheme clusters (about 12k
-        // instructions for a short URL); a `String.UTF8View` index is a valid `String` index.
-        guard let start = url.utf8.firstIndex(of: UInt8(ascii: "?")) else {
+        var url = request.url
+        // Byte searches (`memchr`): `String.firstIndex(of: Character)` walks grapheme clusters
+        // (about 12k instructions for a short URL), `String.UTF8View.firstIndex(of:)` still
+        // costs about thirty a byte.
+        guard let range = url.withUTF8(QueryString.queryRange(in:)) else {
             request.setURL(QueryString.appending(items.map { (name: $0.key, value: Optional($0.value)) }, to: url))
             return
         }
-        let end = url.utf8[start...].firstIndex(of: UInt8(ascii: "#")) ?? url.endIndex
+        let start = url.utf8.index(url.utf8.startIndex, offsetBy: range.lowerBound - 1)
+        let end = url.utf8.index(url.utf8.startIndex, offsetBy: range.upperBound)
         let query = String(url[url.utf8.index(after: start)..<end])
         if existing == .keep, !hasEmptyPair(query) {
             // The common case (common arguments on every call): append what is missing, byte-level,
