@@ -87,7 +87,7 @@ public struct SigningMiddleware: APIMiddleware {
         if let timestampParameter { added.append((timestampParameter, String(Int(now().timeIntervalSince1970)))) }
         if let nonceParameter { added.append((nonceParameter, UUID().uuidString.lowercased())) }
         if !added.isEmpty { request.setURL(QueryString.appending(added, to: request.url)) }
-        let signature = Self.signature(of: Self.canonicalString(for: request), secret: secret, algorithm: algorithm)
+        let signature = Self.signature(of: Self.canonicalBytes(for: request), secret: secret, algorithm: algorithm)
         switch output {
         case .parameter(let name):
             request.setURL(QueryString.appending([(name: name, value: Optional(signature))], to: request.url))
@@ -101,28 +101,23 @@ public struct SigningMiddleware: APIMiddleware {
     /// `a=1&b=2` over the decoded query parameters, form fields and JSON object members, sorted by
     /// name then value (the canonical form above).
     public static func canonicalString(for request: PreparedRequest) -> String {
-        var pairs = QueryString.items(of: request.url)
+        String(decoding: canonicalBytes(for: request), as: UTF8.self)
+    }
+
+    /// ``canonicalString(for:)`` as UTF-8 bytes, what the signature is computed over.
+    static func canonicalBytes(for request: PreparedRequest) -> [UInt8] {
+        var pairs = SignedPairs()
+        pairs.appendQuery(of: request.url)
         if let body = request.body {
             switch ParameterPlacer.bodyKind(of: request) {
-            case .form: pairs += QueryString.pairs(String(decoding: body, as: UTF8.self), plusIsSpace: true)
-            case .json: pairs += jsonPairs(body)
+            case .form: pairs.appendForm(body)
+            case .json: for (name, value) in jsonPairs(body) { pairs.append(name: name, value: value) }
             case nil: break
             }
         }
-        pairs.sort { ($0.name, $0.value) < ($1.name, $1.value) }
-        // Built as bytes: one buffer, no `String.append` per piece.
-        var canonical: [UInt8] = []
-        canonical.reserveCapacity(pairs.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
-        for (index, pair) in pairs.enumerated() {
-            if index > 0 { canonical.append(UInt8(ascii: "&")) }
-            canonical.append(contentsOf: pair.name.utf8)
-            canonical.append(UInt8(ascii: "="))
-            canonical.append(contentsOf: pair.value.utf8)
-        }
-        return String(decoding: canonical, as: UTF8.self)
+        return pairs.canonicalBytes()
     }
 
-    /// The pairs a JSON body contributes (see the canonical form above).
     static func jsonPairs(_ body: Data) -> [(name: String, value: String)] {
         guard !body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: body) else { return [] }
         func text(_ value: JSONValue) -> String {
@@ -137,30 +132,35 @@ public struct SigningMiddleware: APIMiddleware {
 
     /// The lower-case hex signature of a canonical string.
     public static func signature(of canonical: String, secret: String, algorithm: Algorithm) -> String {
+        signature(of: Array(canonical.utf8), secret: secret, algorithm: algorithm)
+    }
+
+    /// ``signature(of:secret:algorithm:)`` over the canonical form's bytes.
+    static func signature(of canonical: [UInt8], secret: String, algorithm: Algorithm) -> String {
         switch algorithm {
         case .md5:
-            // Straight from the strings' bytes: no `Data` copies.
+            // Straight from the bytes: no `Data` copies.
             var hasher = Insecure.MD5()
-            var canonical = canonical, secret = secret
-            canonical.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            var secret = secret
+            canonical.withUnsafeBytes { hasher.update(bufferPointer: $0) }
             secret.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-            return hex(hasher.finalize())
+            return hasher.finalize().withUnsafeBytes(hex)
         case .hmacSHA256:
             let key = SymmetricKey(data: Data(secret.utf8))
-            return hex(HMAC<SHA256>.authenticationCode(for: Data(canonical.utf8), using: key))
+            return HMAC<SHA256>.authenticationCode(for: canonical, using: key).withUnsafeBytes(hex)
         }
     }
 
-    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    private static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
         let digits: StaticString = "0123456789abcdef"
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        digits.withUTF8Buffer { digits in
-            for byte in bytes {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
+        return digits.withUTF8Buffer { digits in
+            String(unsafeUninitializedCapacity: 2 * bytes.count) { text in
+                for (index, byte) in bytes.enumerated() {
+                    text[2 * index] = digits[Int(byte >> 4)]
+                    text[2 * index + 1] = digits[Int(byte & 0x0F)]
+                }
+                return 2 * bytes.count
             }
         }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -1,0 +1,155 @@
+internal import Foundation
+
+/// The `name=value` pairs a signature covers, decoded into one byte buffer, and the canonical
+/// `a=1&b=2` text built from them (``SigningMiddleware``'s canonical form).
+///
+/// The signing middleware builds this on every request and attempt. Pairs are byte ranges of one
+/// buffer, not a `String` each; when every pair is ASCII they are sorted by their bytes, which is
+/// the order `String`'s `<` gives ASCII text. Any non-ASCII pair sorts all of them as `String`s,
+/// exactly as before (canonical equivalence included), so signatures never change.
+struct SignedPairs {
+    private var storage: [UInt8] = []
+    private var pairs: [(name: Range<Int>, value: Range<Int>)] = []
+    private var isASCII = true
+
+    init() {
+        storage.reserveCapacity(128)
+    }
+
+    /// Adds the decoded query items of a URL (`+` stays a plus, as Curlew encodes spaces in
+    /// queries as `%20`).
+    mutating func appendQuery(of url: String) {
+        var url = url
+        url.withUTF8 { bytes in
+            guard let range = QueryString.queryRange(in: bytes) else { return }
+            appendPairs(of: UnsafeBufferPointer(rebasing: bytes[range]), plusIsSpace: false)
+        }
+    }
+
+    /// Adds the decoded fields of an `application/x-www-form-urlencoded` body (`+` is a space).
+    mutating func appendForm(_ body: Data) {
+        var text = String(decoding: body, as: UTF8.self)
+        text.withUTF8 { appendPairs(of: $0, plusIsSpace: true) }
+    }
+
+    /// Adds one pair as it is.
+    mutating func append(name: String, value: String) {
+        let nameRange = append(contentsOf: name)
+        pairs.append((nameRange, append(contentsOf: value)))
+    }
+
+    /// `a=1&b=2`, sorted by name, then value.
+    func canonicalBytes() -> [UInt8] {
+        var order = Array(pairs.indices)
+        if isASCII {
+            storage.withUnsafeBufferPointer { bytes in
+                order.sort { left, right in
+                    let l = pairs[left], r = pairs[right]
+                    let byName = Self.compare(bytes, l.name, r.name)
+                    return byName != 0 ? byName < 0 : Self.compare(bytes, l.value, r.value) < 0
+                }
+            }
+        } else {
+            let text = pairs.map { (name: string(at: $0.name), value: string(at: $0.value)) }
+            order.sort { (text[$0].name, text[$0].value) < (text[$1].name, text[$1].value) }
+        }
+        var canonical: [UInt8] = []
+        canonical.reserveCapacity(storage.count + 2 * pairs.count)
+        for (position, index) in order.enumerated() {
+            if position > 0 { canonical.append(UInt8(ascii: "&")) }
+            canonical.append(contentsOf: storage[pairs[index].name])
+            canonical.append(UInt8(ascii: "="))
+            canonical.append(contentsOf: storage[pairs[index].value])
+        }
+        return canonical
+    }
+
+    private func string(at range: Range<Int>) -> String {
+        String(decoding: storage[range], as: UTF8.self)
+    }
+
+    private mutating func append(contentsOf text: String) -> Range<Int> {
+        let start = storage.count
+        var text = text
+        text.withUTF8 { bytes in
+            storage.append(contentsOf: bytes)
+            if isASCII, !bytes.allSatisfy({ $0 < 0x80 }) { isASCII = false }
+        }
+        return start..<storage.count
+    }
+
+    /// Each non-empty `&`-separated part, split at its first `=` (no `=`: an empty value).
+    private mutating func appendPairs(of bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) {
+        var start = 0
+        while start < bytes.count {
+            let rest = UnsafeBufferPointer(rebasing: bytes[start...])
+            let end = start + (QueryString.firstIndex(of: UInt8(ascii: "&"), in: rest) ?? rest.count)
+            if end > start {
+                let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if let equals = QueryString.firstIndex(of: UInt8(ascii: "="), in: part) {
+                    let name = appendDecoded(UnsafeBufferPointer(rebasing: part[..<equals]), plusIsSpace: plusIsSpace)
+                    pairs.append((name, appendDecoded(UnsafeBufferPointer(rebasing: part[(equals + 1)...]), plusIsSpace: plusIsSpace)))
+                } else {
+                    let name = appendDecoded(part, plusIsSpace: plusIsSpace)
+                    pairs.append((name, storage.count..<storage.count))
+                }
+            }
+            start = end + 1
+        }
+    }
+
+    /// Appends the percent-decoded bytes (`+` as a space for forms); like
+    /// ``QueryString/decode(_:plusIsSpace:)``, a malformed escape or a result that is not UTF-8
+    /// keeps the text as it was (after the `+` replacement).
+    private mutating func appendDecoded(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> Range<Int> {
+        let start = storage.count
+        let needsWork = bytes.contains { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }
+        guard needsWork else {
+            storage.append(contentsOf: bytes)
+            if isASCII, !bytes.allSatisfy({ $0 < 0x80 }) { isASCII = false }
+            return start..<storage.count
+        }
+        var index = 0
+        var decodedCleanly = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2]) else {
+                    decodedCleanly = false
+                    break
+                }
+                storage.append(high << 4 | low)
+                index += 3
+            } else {
+                storage.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        if decodedCleanly, String(validating: storage[start...], as: UTF8.self) == nil { decodedCleanly = false }
+        if !decodedCleanly {
+            storage.removeSubrange(start...)
+            for byte in bytes { storage.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte) }
+        }
+        if isASCII, !storage[start...].allSatisfy({ $0 < 0x80 }) { isASCII = false }
+        return start..<storage.count
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// `memcmp` order of two ranges of `bytes` (a shorter prefix first).
+    private static func compare(_ bytes: UnsafeBufferPointer<UInt8>, _ left: Range<Int>, _ right: Range<Int>) -> Int {
+        let common = min(left.count, right.count)
+        if common > 0, let base = bytes.baseAddress {
+            let result = memcmp(base + left.lowerBound, base + right.lowerBound, common)
+            if result != 0 { return Int(result) }
+        }
+        return left.count - right.count
+    }
+}
