@@ -81,7 +81,7 @@ public struct AuthorizationMiddleware: APIMiddleware {
             return try await next(request, context)
         }
         var credential = context.credential?.token
-        if credential == nil { credential = await store.current()?.0 }
+        if credential == nil { credential = store.snapshot?.0 }
         guard let credential else {
             if context.requiresAuthentication {
                 throw CurlewError(code: .notLoggedIn, message: "this request requires login and there is no credential", request: request.summary)

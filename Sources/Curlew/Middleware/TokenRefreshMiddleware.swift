@@ -72,7 +72,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     /// Sends, refreshing and resending while the server answers "expired".
     public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var context = context
-        var snapshot = await store.current()
+        var snapshot = store.snapshot
         while true {
             if let (credential, version) = snapshot { context.credential = (credential, version) }
             do {

@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// The current credential and its version, with single-flight refresh.
 ///
 /// Every change bumps ``version``. A request remembers the version it was sent with; when it
@@ -32,6 +34,11 @@ public actor TokenStore {
     private var credential: Credential?
     /// Bumped on every change of credential.
     public private(set) var version = 0
+    /// The credential and version as of the last change, readable without hopping onto the actor
+    /// (the authorization middleware reads it on every request; the hop cost more than the rest
+    /// of that middleware). Written by the actor at the end of every change (``publish()``), so
+    /// the pair is always one the actor held; the mutex guards it.
+    private let published: Mutex<(Credential, Int)?>
     private var refreshInFlight: (from: Int, task: Task<(Credential, Int), any Error>)?
     /// How many refreshes have completed successfully.
     public private(set) var refreshCount = 0
@@ -42,12 +49,15 @@ public actor TokenStore {
     public init(credential: Credential? = nil) {
         self.credential = credential
         self.storage = nil
+        self.published = Mutex(credential.map { ($0, 0) })
     }
 
     /// Creates a store that restores its credential from `storage` and saves every change to it.
     public init(storage: any CredentialStorage) {
-        self.credential = storage.loadCredential()
+        let loaded = storage.loadCredential()
+        self.credential = loaded
         self.storage = storage
+        self.published = Mutex(loaded.map { ($0, 0) })
     }
 
     /// The credential and its version, or `nil` when logged out.
@@ -55,10 +65,22 @@ public actor TokenStore {
         credential.map { ($0, version) }
     }
 
+    private func publish() {
+        let current = credential.map { ($0, version) }
+        published.withLock { $0 = current }
+    }
+
+    /// The credential and its version as of the store's last change, read without waiting for
+    /// the actor: what ``current()`` returns once every change already made has been applied.
+    public nonisolated var snapshot: (Credential, Int)? {
+        published.withLock { $0 }
+    }
+
     /// Stores a new credential (after a login).
     public func update(_ credential: Credential) {
         self.credential = credential
         version += 1
+        publish()
         storage?.saveCredential(credential)
     }
 
@@ -66,6 +88,7 @@ public actor TokenStore {
     public func clear() {
         credential = nil
         version += 1
+        publish()
         refreshInFlight = nil
         storage?.saveCredential(nil)
     }
@@ -118,6 +141,7 @@ public actor TokenStore {
         guard version == from else { return (credential ?? fresh, version) }
         credential = fresh
         version += 1
+        publish()
         refreshCount += 1
         storage?.saveCredential(fresh)
         return (fresh, version)
