@@ -7,6 +7,11 @@ struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible {
 
     let components: [Component]
 
+    /// A path of these components.
+    init(components: [Component]) {
+        self.components = components
+    }
+
     /// Parses dotted keys and `[n]` indices. Returns `nil` for an empty or malformed path
     /// (`a..b`, `a[x]`, `a[`, `a.`).
     init?(_ text: String) {

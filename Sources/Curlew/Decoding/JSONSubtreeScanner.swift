@@ -31,7 +31,43 @@ struct JSONSubtreeScanner {
         return try result.get()
     }
 
+    /// The kind of JSON value (`object`, `array`, `string`, `number`, `bool`, `null`) at a
+    /// decoder's coding path, or `nil` when the path does not lead to one. Each key is taken as an
+    /// index where the scanner meets an array and as a name where it meets an object, as the
+    /// decoder did. Linear in the body, whatever its nesting (the decoding-failure message asks
+    /// this of bodies a server chose).
+    static func kindOfValue(at codingPath: [any CodingKey], in data: Data) -> String? {
+        data.withUnsafeBytes { buffer -> String? in
+            var scanner = JSONSubtreeScanner(buffer)
+            scanner.skipWhitespace()
+            for key in codingPath {
+                let component: JSONKeyPath.Component
+                switch scanner.peek() {
+                case UInt8(ascii: "["):
+                    guard let index = key.intValue, index >= 0 else { return nil }
+                    component = .index(index)
+                case UInt8(ascii: "{"):
+                    component = .key(key.stringValue)
+                default:
+                    return nil
+                }
+                guard (try? scanner.descend(JSONKeyPath(components: [component]))) != nil else { return nil }
+            }
+            guard scanner.peek() != nil else { return nil }
+            let kind = scanner.kindHere()
+            return kind == "invalid JSON" ? nil : kind
+        }
+    }
+
     private mutating func follow(_ path: JSONKeyPath) throws(JSONKeyPathFailure) -> Range<Int> {
+        try descend(path)
+        let start = position
+        try skipValue(at: path.description)
+        return start..<position
+    }
+
+    /// Moves to the first byte of the value at `path` (siblings skipped, the value itself not).
+    private mutating func descend(_ path: JSONKeyPath) throws(JSONKeyPathFailure) {
         var walked: [JSONKeyPath.Component] = []
         for component in path.components {
             let here = JSONKeyPath.render(walked)
@@ -86,9 +122,6 @@ struct JSONSubtreeScanner {
             }
         }
         skipWhitespace()
-        let start = position
-        try skipValue(at: path.description)
-        return start..<position
     }
 
     private func label(_ path: String) -> String { path.isEmpty ? "<root>" : path }

@@ -65,56 +65,10 @@ struct DecodingFailure {
     }
 
     /// What JSON value sits at the coding path: `number`, `string`, `bool`, `null`, `object`,
-    /// `array`, or `nil` when it cannot be determined.
+    /// `array`, or `nil` when it cannot be determined. Found by scanning the bytes (linear in the
+    /// body): decoding a tree of probes by trial, as this once did, took time that grew with the
+    /// nesting times the size, and the body is the server's.
     static func kindOfValue(at codingPath: [any CodingKey], in body: Data) -> String? {
-        guard var value = try? JSONDecoder().decode(JSONProbe.self, from: body) else { return nil }
-        for key in codingPath {
-            switch value {
-            case .array(let array):
-                guard let index = key.intValue, array.indices.contains(index) else { return nil }
-                value = array[index]
-            case .object(let object):
-                guard let next = object[key.stringValue] else { return nil }
-                value = next
-            default:
-                return nil
-            }
-        }
-        return value.kind
-    }
-}
-
-/// Just enough of a JSON tree to say what kind of value sits at a path.
-private enum JSONProbe: Decodable {
-    case null, bool, number, string
-    case array([JSONProbe])
-    case object([String: JSONProbe])
-
-    var kind: String {
-        switch self {
-        case .null: "null"
-        case .bool: "bool"
-        case .number: "number"
-        case .string: "string"
-        case .array: "array"
-        case .object: "object"
-        }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if (try? container.decode(Bool.self)) != nil {
-            self = .bool
-        } else if (try? container.decode(Double.self)) != nil {
-            self = .number
-        } else if (try? container.decode(String.self)) != nil {
-            self = .string
-        } else if let array = try? container.decode([JSONProbe].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONProbe].self))
-        }
+        JSONSubtreeScanner.kindOfValue(at: codingPath, in: body)
     }
 }
