@@ -37,12 +37,14 @@ else
     run=("$target")
 fi
 
-# SwiftPM honours only the last `--product`, so `all` builds the whole package.
-if [ "$target" = all ]; then products=(); else products=(--product "$target"); fi
-# `-c debug` keeps `@testable import` (and the binaries in $scratch/debug); `-O` makes the code
-# under test optimised, as it ships: at -Onone every generic Codable path and every byte loop is
-# dozens of calls, and the targets ran 20–4,000 executions a second instead of thousands.
-(cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -O --scratch-path "$scratch" "${products[@]}")
+# One `--product` at a time (SwiftPM honours only the last one): a build of the whole package
+# also links the Curlew package's own executables (SearchDemo…) with libFuzzer's `main`, which
+# fails. `-c debug` keeps `@testable import` (and the binaries in $scratch/debug); `-O` makes the
+# code under test optimised, as it ships: at -Onone every generic Codable path and every byte
+# loop is dozens of calls, and the targets ran 20–4,000 executions a second instead of thousands.
+for name in "${run[@]}"; do
+    (cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -O --scratch-path "$scratch" --product "$name")
+done
 
 # AddressSanitizer: a small quarantine (8 MB instead of 256 MB: peak RSS ~100 MB instead of
 # ~540 MB, and freed memory is reused while it is still in cache instead of faulting in fresh
