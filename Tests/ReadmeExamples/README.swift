@@ -23,16 +23,16 @@
 //   block 21 (README.md:750): declarations, file scope
 //   block 22 (README.md:828): declarations, file scope
 //   block 23 (README.md:866): declarations, file scope
-//   block 24 (README.md:939): declarations, file scope
-//   block 25 (README.md:1002): declarations, file scope
-//   block 26 (README.md:1035): skipped (no-compile)
-//   block 27 (README.md:1045): declarations, file scope
-//   block 28 (README.md:1062): skipped (no-compile)
-//   block 29 (README.md:1102): skipped (no-compile)
-//   block 30 (README.md:1178): skipped (no-compile)
-//   block 31 (README.md:1252): declarations, file scope
-//   block 32 (README.md:1351): declarations, file scope
-//   block 33 (README.md:1388): declarations, file scope
+//   block 24 (README.md:941): declarations, file scope
+//   block 25 (README.md:1004): declarations, file scope
+//   block 26 (README.md:1037): skipped (no-compile)
+//   block 27 (README.md:1047): declarations, file scope
+//   block 28 (README.md:1064): skipped (no-compile)
+//   block 29 (README.md:1104): skipped (no-compile)
+//   block 30 (README.md:1180): skipped (no-compile)
+//   block 31 (README.md:1254): declarations, file scope
+//   block 32 (README.md:1353): declarations, file scope
+//   block 33 (README.md:1390): declarations, file scope
 
 import Curlew
 import Foundation
@@ -603,8 +603,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:939
-#sourceLocation(file: "README.md", line: 940)
+// MARK: block 24, README.md:941
+#sourceLocation(file: "README.md", line: 942)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -633,8 +633,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1002
-#sourceLocation(file: "README.md", line: 1003)
+// MARK: block 25, README.md:1004
+#sourceLocation(file: "README.md", line: 1005)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -656,8 +656,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1045
-#sourceLocation(file: "README.md", line: 1046)
+// MARK: block 27, README.md:1047
+#sourceLocation(file: "README.md", line: 1048)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -668,8 +668,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1252
-#sourceLocation(file: "README.md", line: 1253)
+// MARK: block 31, README.md:1254
+#sourceLocation(file: "README.md", line: 1255)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -766,8 +766,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1351
-#sourceLocation(file: "README.md", line: 1352)
+// MARK: block 32, README.md:1353
+#sourceLocation(file: "README.md", line: 1354)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -802,8 +802,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1388
-#sourceLocation(file: "README.md", line: 1389)
+// MARK: block 33, README.md:1390
+#sourceLocation(file: "README.md", line: 1391)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
