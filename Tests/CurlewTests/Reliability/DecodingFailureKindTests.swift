@@ -57,4 +57,16 @@ import Testing
         let failure = try #require(error.map { DecodingFailure($0, body: body) })
         #expect(failure.message == "[1][1]: expected Int, found array")
     }
+
+    /// FuzzJSONScanner: `[\0]\0-` is `[]` to Foundation's decoder, which guesses UTF-16 from the
+    /// zero bytes; the key-path scanner reads JSON as UTF-8 only (RFC 8259 §8.1), so a key path
+    /// into such a body is a typed decoding error (the zero byte it finds does not decode).
+    @Test func aKeyPathIntoAUTF16BodyIsATypedError() throws {
+        let body = Data([0x5B, 0x00, 0x5D, 0x00, 0x2D])
+        #expect(try JSONDecoder().decode([Int].self, from: body) == [])
+        let raw = RawResponse(status: .ok, body: body, url: "https://example.com/")
+        let error = #expect(throws: CurlewError.self) { try raw.json(at: "[0]") }
+        #expect(error?.code == .decodingFailed)
+        #expect(error?.message == "[0]: data corrupted: The given data was not valid JSON.")
+    }
 }
