@@ -63,6 +63,16 @@ enum PercentEncoding {
         }
     }
 
+    /// The value of one hexadecimal digit, or `nil`.
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// `A–Z a–z 0–9 - . _ ~`.
     static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {

@@ -46,9 +46,14 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     ) {
         self.source = .fixed(
             parameters: parameters.sorted { $0.key < $1.key },
-            headers: headers.sorted { $0.key < $1.key }.map { (name: $0.key, field: HTTPField.Name($0.key), value: $0.value) })
+            headers: Self.named(headers))
         self.placement = placement
         self.existing = existing
+    }
+
+    /// Headers sorted by name, each with its field name (`nil` when the name is invalid).
+    private static func named(_ headers: [String: String]) -> [(name: String, field: HTTPField.Name?, value: String)] {
+        headers.sorted { $0.key < $1.key }.map { (name: $0.key, field: HTTPField.Name($0.key), value: $0.value) }
     }
 
     /// `.commonArguments`.
@@ -68,7 +73,7 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
         case .provider(let provider):
             let provided = await provider()
             parameters = provided.parameters.sorted { $0.key < $1.key }
-            headers = provided.headers.sorted { $0.key < $1.key }.map { (name: $0.key, field: HTTPField.Name($0.key), value: $0.value) }
+            headers = Self.named(provided.headers)
         }
         var request = request
         for (name, fieldName, value) in headers {

@@ -140,35 +140,37 @@ enum QueryString {
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> String {
         let needsWork = bytes.contains { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }
         guard needsWork else { return String(decoding: bytes, as: UTF8.self) }
-        var spaced = Array(bytes)
-        if plusIsSpace {
-            for index in spaced.indices where spaced[index] == UInt8(ascii: "+") { spaced[index] = UInt8(ascii: " ") }
-        }
         var decoded: [UInt8] = []
-        decoded.reserveCapacity(spaced.count)
+        appendDecoded(bytes, plusIsSpace: plusIsSpace, to: &decoded)
+        return String(decoding: decoded, as: UTF8.self)
+    }
+
+    /// Appends what ``decode(_:plusIsSpace:)`` gives, as bytes, to `out` (which the signing
+    /// middleware's ``SignedPairs`` fills with every pair).
+    static func appendDecoded(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool, to out: inout [UInt8]) {
+        let start = out.count
         var index = 0
-        while index < spaced.count {
-            let byte = spaced[index]
+        var decodedCleanly = true
+        while index < bytes.count {
+            let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < spaced.count, let high = hexValue(spaced[index + 1]), let low = hexValue(spaced[index + 2]) else {
-                    return String(decoding: spaced, as: UTF8.self)
+                guard index + 2 < bytes.count, let high = PercentEncoding.hexValue(bytes[index + 1]),
+                    let low = PercentEncoding.hexValue(bytes[index + 2])
+                else {
+                    decodedCleanly = false
+                    break
                 }
-                decoded.append(high << 4 | low)
+                out.append(high << 4 | low)
                 index += 3
             } else {
-                decoded.append(byte)
+                out.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
                 index += 1
             }
         }
-        return String(validating: decoded, as: UTF8.self) ?? String(decoding: spaced, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
+        if decodedCleanly, String(validating: out[start...], as: UTF8.self) == nil { decodedCleanly = false }
+        if !decodedCleanly {
+            out.removeSubrange(start...)
+            for byte in bytes { out.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte) }
         }
     }
 }

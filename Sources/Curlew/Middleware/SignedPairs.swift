@@ -98,49 +98,17 @@ struct SignedPairs {
         }
     }
 
-    /// Appends the percent-decoded bytes (`+` as a space for forms); like
-    /// ``QueryString/decode(_:plusIsSpace:)``, a malformed escape or a result that is not UTF-8
-    /// keeps the text as it was (after the `+` replacement).
+    /// Appends the decoded bytes (``QueryString/appendDecoded(_:plusIsSpace:to:)``).
     private mutating func appendDecoded(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> Range<Int> {
         let start = storage.count
         let needsWork = bytes.contains { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }
-        guard needsWork else {
+        if needsWork {
+            QueryString.appendDecoded(bytes, plusIsSpace: plusIsSpace, to: &storage)
+        } else {
             storage.append(contentsOf: bytes)
-            if isASCII, !bytes.allSatisfy({ $0 < 0x80 }) { isASCII = false }
-            return start..<storage.count
-        }
-        var index = 0
-        var decodedCleanly = true
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2]) else {
-                    decodedCleanly = false
-                    break
-                }
-                storage.append(high << 4 | low)
-                index += 3
-            } else {
-                storage.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index += 1
-            }
-        }
-        if decodedCleanly, String(validating: storage[start...], as: UTF8.self) == nil { decodedCleanly = false }
-        if !decodedCleanly {
-            storage.removeSubrange(start...)
-            for byte in bytes { storage.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte) }
         }
         if isASCII, !storage[start...].allSatisfy({ $0 < 0x80 }) { isASCII = false }
         return start..<storage.count
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `memcmp` order of two ranges of `bytes` (a shorter prefix first).

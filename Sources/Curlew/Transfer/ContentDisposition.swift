@@ -76,7 +76,7 @@ enum ContentDisposition {
         while let byte = utf8.first {
             utf8 = utf8.dropFirst()
             if byte == UInt8(ascii: "%") {
-                guard utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1]) else { return nil }
+                guard utf8.count >= 2, let high = PercentEncoding.hexValue(utf8[utf8.startIndex]), let low = PercentEncoding.hexValue(utf8[utf8.startIndex + 1]) else { return nil }
                 bytes.append(high << 4 | low)
                 utf8 = utf8.dropFirst(2)
             } else {
@@ -132,14 +132,5 @@ enum ContentDisposition {
             }
         }
         return kept + suffix
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
