@@ -24,7 +24,7 @@ extension PreparedRequest {
     /// The body as JSON, `nil` when there is none or it is not JSON.
     public var jsonBody: JSONValue? {
         guard let body, !body.isEmpty else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: body)
+        return try? JSONValue(jsonData: body)
     }
 
     /// The body decoded as `T`.

@@ -31,13 +31,20 @@ struct FuzzModel: Decodable, Sendable {
     var extra: JSONValue?
 }
 
-/// Input: arbitrary JSON. Decodes it as `JSONValue`, as a model using every lenient and
-/// polymorphic wrapper (directly and under a key path), and re-encodes what decoded.
+/// Input: arbitrary JSON. Decodes it as `JSONValue` (through `Decodable` and through the linear
+/// parser, which must agree or step aside), as a model using every lenient and polymorphic
+/// wrapper (directly and under a key path), and re-encodes what decoded.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLenientDecoding(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     let body = start.map { Data(bytes: $0, count: count) } ?? Data()
     let decoder = JSONDecoder()
-    if let value = try? decoder.decode(JSONValue.self, from: body) {
+    // JSONValue's linear parser must read exactly what the Decodable conformance reads, or step aside.
+    let decoded = try? decoder.decode(JSONValue.self, from: body)
+    if let parsed = JSONValueParser.parse(body) {
+        fuzzCheck(parsed == decoded, "the parser reads \(parsed) where JSONDecoder reads \(decoded.map(\.description) ?? "an error")")
+    }
+    fuzzCheck((try? JSONValue(jsonData: body)) == decoded, "JSONValue(jsonData:) differs from JSONDecoder")
+    if let value = decoded {
         _ = value.intValue
         _ = value.stringValue
         if let encoded = try? JSONEncoder().encode(value) {

@@ -22,6 +22,41 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Decodes JSON text: the value `JSONDecoder().decode(JSONValue.self, from: data)` returns,
+    /// read in one pass over the bytes.
+    ///
+    /// Decoding `JSONValue` through `Decodable` costs the body's size times its nesting (each value
+    /// is tried as every type in turn); this reads JSON linearly, with `JSONDecoder`'s results
+    /// (its liberties too: a byte order mark, `[1,]`, a repeated key whose first value wins), and
+    /// leaves what it cannot decide — UTF-16, nesting deeper than 500, a few huge numbers — to
+    /// `JSONDecoder`. Text that is not JSON fails at once with `DecodingError.dataCorrupted`
+    /// naming the byte. ``RawResponse/json(at:)`` and decoding a response as `JSONValue` with a
+    /// `JSONDecoder` without key or float strategies use it.
+    ///
+    /// ```swift
+    /// let value = try JSONValue(jsonData: Data(#"{"resp":{"code":0}}"#.utf8))
+    /// value.resp?.code  // .int(0)
+    /// ```
+    ///
+    /// - Throws: `DecodingError` (from `JSONDecoder`) when `data` is not JSON.
+    public init(jsonData data: Data) throws {
+        if let value = try Self.parsed(data) {
+            self = value
+        } else {
+            self = try JSONDecoder().decode(JSONValue.self, from: data)
+        }
+    }
+
+    /// The value of `data` read by ``JSONValueParser``; `nil` when it leaves the text to Foundation.
+    /// - Throws: `DecodingError.dataCorrupted` when the text is certainly not JSON.
+    static func parsed(_ data: Data) throws(DecodingError) -> JSONValue? {
+        switch JSONValueParser.read(data) {
+        case .value(let value): value
+        case .invalid(let offset): throw JSONValueParser.invalidError(at: offset)
+        case .undecided: nil
+        }
+    }
+
     /// Encodes the value as it is.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()

@@ -38,7 +38,11 @@ extension RawResponse {
                 prefix = parsed.description
             }
             do {
-                value = try decoder.decode(T.self, from: slice)
+                if T.self == JSONValue.self, JSONValueParser.readsLike(decoder), let parsed = try JSONValue.parsed(slice) as? T {
+                    value = parsed
+                } else {
+                    value = try decoder.decode(T.self, from: slice)
+                }
             } catch let error as DecodingError {
                 throw Self.explain(error, body: slice, prefix: prefix)
             } catch {

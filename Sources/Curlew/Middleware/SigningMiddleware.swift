@@ -119,7 +119,7 @@ public struct SigningMiddleware: APIMiddleware {
     }
 
     static func jsonPairs(_ body: Data) -> [(name: String, value: String)] {
-        guard !body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: body) else { return [] }
+        guard !body.isEmpty, let value = try? JSONValue(jsonData: body) else { return [] }
         func text(_ value: JSONValue) -> String {
             if case .string(let string) = value { return string }
             var writer = JSONWriter(sortedKeys: true)

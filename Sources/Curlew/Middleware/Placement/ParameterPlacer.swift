@@ -89,7 +89,7 @@ enum ParameterPlacer {
             if body.isEmpty {
                 members = [:]
             } else {
-                guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+                guard case .object(let object)? = try? JSONValue(jsonData: body) else {
                     throw CurlewError(code: .encodingFailed, message: "parameters can only be added to a JSON object body", request: request.summary)
                 }
                 members = object

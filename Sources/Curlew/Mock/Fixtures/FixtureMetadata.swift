@@ -36,7 +36,7 @@ struct FixtureMetadata {
         }
         let json: JSONValue
         do {
-            json = try JSONDecoder().decode(JSONValue.self, from: data)
+            json = try JSONValue(jsonData: data)
         } catch {
             throw invalid("not JSON (\(error))")
         }
