@@ -44,20 +44,7 @@ python3 scripts/readme-examples.py README.md Tests/ReadmeExamples/README.swift
 # Built before the servers start: they are needed only by the tests.
 swift build --build-tests --scratch-path "$scratch" "${build_flags[@]}"
 
-CURLEW_HTTPBIN_PID=""
-NGINX_STARTED=0
-CONNECTION_SERVERS_STARTED=0
-stop_servers() {
-    [ -n "$CURLEW_HTTPBIN_PID" ] && bash scripts/httpbin.sh stop "$CURLEW_HTTPBIN_PID" || true
-    [ "$NGINX_STARTED" = 1 ] && bash scripts/nginx.sh stop || true
-    [ "$CONNECTION_SERVERS_STARTED" = 1 ] && bash scripts/connection-servers.sh stop || true
-}
-trap stop_servers EXIT
-eval "$(bash scripts/httpbin.sh start)"
-eval "$(bash scripts/nginx.sh start)"
-NGINX_STARTED=1
-CONNECTION_SERVERS_STARTED=1
-eval "$(bash scripts/connection-servers.sh start)"
+source scripts/test-servers.sh
 
 log="$scratch/sanitize-$mode.log"
 set +e
