@@ -12,17 +12,19 @@ import Foundation
 /// `JSONDecoder().decode(JSONValue.self, from:)` returns (checked by FuzzLenientDecoding against
 /// Foundation), for RFC 8259 JSON in UTF-8 plus the three liberties Foundation takes — a leading
 /// byte order mark, one comma before a closing bracket (`[1,]`, `{"a":1,}`), and a repeated key,
-/// whose first value wins. On anything else it returns `nil` and the caller decodes with
-/// Foundation, which then also produces the error: invalid JSON, UTF-16 or UTF-32 text, numbers
-/// whose reading as an integer Foundation decides through `Decimal` (whole numbers of magnitude
-/// 2⁵³ and up written with a fraction or an exponent), numbers beyond `Double`, and nesting
-/// deeper than 500. Those stay as slow as `Decodable` is.
+/// whose first value wins.
 ///
 /// Text that is certainly not JSON to Foundation is ``Outcome/invalid(at:)`` at once, because
 /// Foundation finds some of it only while decoding — a malformed number or string deep inside is
 /// reached after the trial decoding above it. Certainly means: no zero byte and no UTF-16 byte
 /// order mark (Foundation would read another encoding), and not inside the value of a repeated
 /// key, which Foundation skips without decoding (`{"a":1,"a":05}` is `{"a":1}` to it).
+///
+/// The rest is ``Outcome/undecided`` and the caller decodes with Foundation (which also produces
+/// the error, if any): UTF-16 or UTF-32 text, numbers whose reading as an integer Foundation
+/// decides through `Decimal` (whole numbers of magnitude 2⁵³ and up written with a fraction or an
+/// exponent), numbers beyond `Double`, nesting deeper than 500, and anything wrong inside a
+/// repeated key's value. Those stay as slow as `Decodable` is.
 ///
 /// Numbers follow Foundation's reading for `JSONValue`: an integer literal that fits in `Int` is
 /// ``JSONValue/int(_:)``; any other number is parsed as a `Double` (correctly rounded, as
@@ -36,10 +38,14 @@ struct JSONValueParser {
     /// `2⁵³`: from here on Foundation reads a whole `Double` as an integer through `Decimal`.
     private static let exactIntegerLimit = 9_007_199_254_740_992.0
 
-    /// A container being filled, innermost last.
-    private enum Frame {
-        case array([JSONValue])
-        case object([String: JSONValue], key: String)
+    /// A container being filled, innermost last. A struct mutated in place on the stack (an enum's
+    /// payload would be copied out and back, and every append would copy the array).
+    private struct Frame {
+        var isObject: Bool
+        var elements: [JSONValue] = []
+        var members: [String: JSONValue] = [:]
+        /// The key whose value is being read (objects).
+        var key = ""
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -124,7 +130,7 @@ struct JSONValueParser {
                     index += 1
                     value = .array([])
                 } else {
-                    stack.append(.array([]))
+                    stack.append(Frame(isObject: false))
                     continue
                 }
             case UInt8(ascii: "{"):
@@ -136,7 +142,7 @@ struct JSONValueParser {
                     value = .object([:])
                 } else {
                     guard let key = memberKey() else { return nil }
-                    stack.append(.object([:], key: key))
+                    stack.append(Frame(isObject: true, key: key))
                     continue
                 }
             case UInt8(ascii: "\""):
@@ -160,7 +166,7 @@ struct JSONValueParser {
             // The value is complete: hand it to its container, closing every container it completes.
             while true {
                 skipWhitespace()
-                guard let frame = stack.popLast() else {
+                guard !stack.isEmpty else {
                     // (Not a `? :` with `nil`: JSONValue is ExpressibleByNilLiteral, so that `nil` is `.null`.)
                     guard index == bytes.count else { return nil }
                     return value
@@ -168,30 +174,30 @@ struct JSONValueParser {
                 guard index < bytes.count else { return nil }
                 let next = bytes[index]
                 index += 1
-                switch frame {
-                case .array(var elements):
-                    elements.append(value)
+                let top = stack.count - 1
+                if !stack[top].isObject {
+                    stack[top].elements.append(value)
                     // Foundation also takes one comma before the bracket: `[1,]`.
                     if next == UInt8(ascii: "]") || next == UInt8(ascii: ",") && closes(UInt8(ascii: "]")) {
-                        value = .array(elements)
+                        value = .array(stack.removeLast().elements)
                         continue
                     }
                     guard next == UInt8(ascii: ",") else { return nil }
-                    stack.append(.array(elements))
-                case .object(var members, let key):
+                } else {
                     // Foundation keeps the first of equal keys (equal as Strings: "é" and "e\u{301}" too).
-                    if members[key] == nil { members[key] = value }
+                    let key = stack[top].key
+                    if stack[top].members[key] == nil { stack[top].members[key] = value }
                     let ends = next == UInt8(ascii: "}") || next == UInt8(ascii: ",") && closes(UInt8(ascii: "}"))
                     guard ends || next == UInt8(ascii: ",") else { return nil }
                     // A skipped value ends at the delimiter after it (Foundation's tokens: `05` is one).
-                    if stack.count + 1 == skippedLevel { skippedLevel = nil }
+                    if stack.count == skippedLevel { skippedLevel = nil }
                     if ends {
-                        value = .object(members)
+                        value = .object(stack.removeLast().members)
                         continue
                     }
                     guard let key = memberKey() else { return nil }
-                    stack.append(.object(members, key: key))
-                    if skippedLevel == nil, members[key] != nil { skippedLevel = stack.count }
+                    stack[top].key = key
+                    if skippedLevel == nil, stack[top].members[key] != nil { skippedLevel = stack.count }
                 }
                 break
             }
