@@ -42,6 +42,11 @@ fi
 # fails. `-c debug` keeps `@testable import` (and the binaries in $scratch/debug); `-O` makes the
 # code under test optimised, as it ships: at -Onone every generic Codable path and every byte
 # loop is dozens of calls, and the targets ran 20–4,000 executions a second instead of thousands.
+# The build plan is dropped first: Fuzz/ reaches Curlew's sources through the `Fuzz/Curlew`
+# symlink, and SwiftPM's incremental build once did not notice a file added behind it (the
+# target linked without it); without the plan it re-reads the sources, and recompiles only what
+# changed.
+rm -f "$scratch/debug.yaml"
 for name in "${run[@]}"; do
     (cd Fuzz && swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -O --scratch-path "$scratch" --product "$name")
 done
