@@ -18,7 +18,11 @@ import Foundation
 /// Foundation finds some of it only while decoding — a malformed number or string deep inside is
 /// reached after the trial decoding above it. Certainly means: no zero byte and no UTF-16 byte
 /// order mark (Foundation would read another encoding), and not inside the value of a repeated
-/// key, which Foundation skips without decoding (`{"a":1,"a":05}` is `{"a":1}` to it).
+/// key, which Foundation skips without decoding (`{"a":1,"a":05}` is `{"a":1}` to Swift 6.3's
+/// Foundation; older ones decoded it and failed, which an undecided outcome leaves to them too).
+///
+/// Being iterative, it also reads nesting Foundation's recursive decoding might not survive on a
+/// thread with a small stack.
 ///
 /// The rest is ``Outcome/undecided`` and the caller decodes with Foundation (which also produces
 /// the error, if any): UTF-16 or UTF-32 text, numbers whose reading as an integer Foundation
