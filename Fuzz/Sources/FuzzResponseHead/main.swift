@@ -1,10 +1,12 @@
 import Foundation
 import FuzzSupport
+import HTTPTypes
 @testable import Curlew
 
 /// Input: header lines as libcurl hands them over (each ending in LF). Feeds them to the engine
 /// side of `ResponseHeadParser` and parses the block into fields on the caller side; checks that
-/// no field value keeps a CR, LF or NUL and that no name is empty.
+/// no field value keeps a CR, LF or NUL, that no name is empty, and that the lazy header lookup
+/// (`RawHeaderBlock`'s scan) agrees with the parsed fields.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzResponseHead(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard let start else { return 0 }
@@ -20,6 +22,14 @@ public func fuzzResponseHead(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     for field in fields {
         fuzzCheck(!field.name.rawName.isEmpty, "empty field name")
         fuzzCheck(!field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }), "CR/LF/NUL in \(field.name): \(field.value.debugDescription)")
+    }
+    // The lazy lookup a response's headers get before anyone asks for `HTTPFields` (a scan of the
+    // raw block) must say what the parsed fields say, for every name there and a few common ones.
+    var names = Set(fields.map(\.name))
+    names.formUnion([.contentType, .contentLength, .setCookie, .location, .eTag, .cacheControl])
+    for name in names {
+        let scanned = RawHeaderBlock(parser.block)[name]
+        fuzzCheck(scanned == fields[name], "lookup of \(name): \(String(describing: scanned)) but the fields hold \(String(describing: fields[name]))")
     }
     _ = ResponseHeadParser.fields(of: Array(bytes))
     return 0
