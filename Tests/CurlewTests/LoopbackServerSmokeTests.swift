@@ -44,37 +44,22 @@ struct LoopbackServerSmokeTests {
         let outputHandle = try FileHandle(forWritingTo: outputURL)
         defer { try? outputHandle.close() }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: smokeTestCurlPath)
-        process.arguments = ["--noproxy", "*", "-sS"] + arguments
-        process.standardOutput = outputHandle
-        process.standardError = FileHandle.nullDevice
-        let (exits, exitContinuation) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { finished in
-            exitContinuation.yield(finished.terminationStatus)
-            exitContinuation.finish()
-        }
-        try process.run()
+        // posix_spawn, not Foundation's Process (see SpawnedProcess).
+        let process = try SpawnedProcess(path: smokeTestCurlPath, arguments: ["--noproxy", "*", "-sS"] + arguments,
+                                         standardOutput: outputHandle.fileDescriptor)
+        async let exitStatus = process.terminationStatus()
 
         var terminatedAt: ContinuousClock.Instant?
         if let condition {
             if await eventually(condition) {
                 terminatedAt = .now
                 // SIGKILL: the test runner may hand children an ignored or blocked SIGTERM.
-                kill(process.processIdentifier, SIGKILL)
+                kill(process.pid, SIGKILL)
             } else {
                 Issue.record("the condition for terminating curl never held")
             }
         }
-        var status: Int32 = -1
-        for await exitStatus in exits {
-            status = exitStatus
-        }
-        // Returns at once (the process has exited), and releases the run-loop source that
-        // `run()` created: that source retains the Process, which holds it back until
-        // `waitUntilExit()` clears it (swift-corelibs-foundation), so without this call every
-        // Process, its arguments and its file handles leak as a cycle.
-        process.waitUntilExit()
+        let status = await exitStatus
         let data = try Data(contentsOf: outputURL)
         return CurlRun(exitStatus: status, data: data, terminatedAt: terminatedAt)
     }
