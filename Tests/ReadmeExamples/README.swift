@@ -5,34 +5,34 @@
 //   block 3 (README.md:136): declarations, file scope
 //   block 4 (README.md:169): declarations, file scope
 //   block 5 (README.md:210): declarations, file scope
-//   block 6 (README.md:274): declarations, file scope
-//   block 7 (README.md:300): declarations, file scope
-//   block 8 (README.md:353): declarations, file scope
-//   block 9 (README.md:390): declarations, file scope
-//   block 10 (README.md:414): declarations, file scope
-//   block 11 (README.md:430): declarations, file scope
-//   block 12 (README.md:448): declarations, file scope
-//   block 13 (README.md:480): statements, readmeExample13()
-//   block 14 (README.md:522): declarations, file scope
-//   block 15 (README.md:551): declarations, file scope
-//   block 16 (README.md:594): declarations, file scope
-//   block 17 (README.md:612): declarations, file scope
-//   block 18 (README.md:645): declarations, file scope
-//   block 19 (README.md:684): declarations, file scope
-//   block 20 (README.md:723): declarations, file scope
-//   block 21 (README.md:750): declarations, file scope
-//   block 22 (README.md:828): declarations, file scope
-//   block 23 (README.md:866): declarations, file scope
-//   block 24 (README.md:941): declarations, file scope
-//   block 25 (README.md:1004): declarations, file scope
-//   block 26 (README.md:1037): skipped (no-compile)
-//   block 27 (README.md:1047): declarations, file scope
-//   block 28 (README.md:1064): skipped (no-compile)
-//   block 29 (README.md:1104): skipped (no-compile)
-//   block 30 (README.md:1180): skipped (no-compile)
-//   block 31 (README.md:1254): declarations, file scope
-//   block 32 (README.md:1353): declarations, file scope
-//   block 33 (README.md:1390): declarations, file scope
+//   block 6 (README.md:276): declarations, file scope
+//   block 7 (README.md:302): declarations, file scope
+//   block 8 (README.md:355): declarations, file scope
+//   block 9 (README.md:392): declarations, file scope
+//   block 10 (README.md:416): declarations, file scope
+//   block 11 (README.md:432): declarations, file scope
+//   block 12 (README.md:450): declarations, file scope
+//   block 13 (README.md:482): statements, readmeExample13()
+//   block 14 (README.md:524): declarations, file scope
+//   block 15 (README.md:553): declarations, file scope
+//   block 16 (README.md:596): declarations, file scope
+//   block 17 (README.md:614): declarations, file scope
+//   block 18 (README.md:647): declarations, file scope
+//   block 19 (README.md:686): declarations, file scope
+//   block 20 (README.md:725): declarations, file scope
+//   block 21 (README.md:752): declarations, file scope
+//   block 22 (README.md:830): declarations, file scope
+//   block 23 (README.md:868): declarations, file scope
+//   block 24 (README.md:943): declarations, file scope
+//   block 25 (README.md:1006): declarations, file scope
+//   block 26 (README.md:1039): skipped (no-compile)
+//   block 27 (README.md:1049): declarations, file scope
+//   block 28 (README.md:1066): skipped (no-compile)
+//   block 29 (README.md:1106): skipped (no-compile)
+//   block 30 (README.md:1183): skipped (no-compile)
+//   block 31 (README.md:1257): declarations, file scope
+//   block 32 (README.md:1356): declarations, file scope
+//   block 33 (README.md:1393): declarations, file scope
 
 import Curlew
 import Foundation
@@ -190,8 +190,8 @@ func searchMedia(_ client: APIClient) async throws -> Int {
 }
 #sourceLocation()
 
-// MARK: block 6, README.md:274
-#sourceLocation(file: "README.md", line: 275)
+// MARK: block 6, README.md:276
+#sourceLocation(file: "README.md", line: 277)
 struct LegacySearchRequest: Endpoint {
     typealias Response = [Picture]
     var path: String { "legacy/search" }
@@ -206,8 +206,8 @@ struct LegacySearchRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 7, README.md:300
-#sourceLocation(file: "README.md", line: 301)
+// MARK: block 7, README.md:302
+#sourceLocation(file: "README.md", line: 303)
 struct SavedTokens: Sendable {
     var access: String
     var refresh: String
@@ -240,8 +240,8 @@ func makeGalleryClient(saved: SavedTokens, secret: String, transport: any Transp
 }
 #sourceLocation()
 
-// MARK: block 8, README.md:353
-#sourceLocation(file: "README.md", line: 354)
+// MARK: block 8, README.md:355
+#sourceLocation(file: "README.md", line: 356)
 struct RequestIDHeader: APIMiddleware {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
@@ -262,8 +262,8 @@ struct CannedAnswer: APIMiddleware {
 }
 #sourceLocation()
 
-// MARK: block 9, README.md:390
-#sourceLocation(file: "README.md", line: 391)
+// MARK: block 9, README.md:392
+#sourceLocation(file: "README.md", line: 393)
 func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
     do {
         return try await client.send(SearchRequest(key: "fog")).pictures
@@ -279,8 +279,8 @@ func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
 }
 #sourceLocation()
 
-// MARK: block 10, README.md:414
-#sourceLocation(file: "README.md", line: 415)
+// MARK: block 10, README.md:416
+#sourceLocation(file: "README.md", line: 417)
 func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
@@ -293,8 +293,8 @@ func watch(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 11, README.md:430
-#sourceLocation(file: "README.md", line: 431)
+// MARK: block 11, README.md:432
+#sourceLocation(file: "README.md", line: 433)
 func fetchAllPages(_ client: APIClient) async {
     let tracker = RequestTracker()
     for page in 1...5 {
@@ -307,8 +307,8 @@ func fetchAllPages(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 12, README.md:448
-#sourceLocation(file: "README.md", line: 449)
+// MARK: block 12, README.md:450
+#sourceLocation(file: "README.md", line: 451)
 struct ExportRequest: Endpoint {
     typealias Response = Data
     var path: String { "export" }
@@ -330,9 +330,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:480
+// MARK: block 13, README.md:482
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 481)
+#sourceLocation(file: "README.md", line: 483)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -346,8 +346,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:522
-#sourceLocation(file: "README.md", line: 523)
+// MARK: block 14, README.md:524
+#sourceLocation(file: "README.md", line: 525)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -372,8 +372,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:551
-#sourceLocation(file: "README.md", line: 552)
+// MARK: block 15, README.md:553
+#sourceLocation(file: "README.md", line: 554)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -406,8 +406,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:594
-#sourceLocation(file: "README.md", line: 595)
+// MARK: block 16, README.md:596
+#sourceLocation(file: "README.md", line: 597)
 
 
 func testSearch() async throws {
@@ -420,8 +420,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:612
-#sourceLocation(file: "README.md", line: 613)
+// MARK: block 17, README.md:614
+#sourceLocation(file: "README.md", line: 615)
 
 
 func testAgainstALocalServer() async throws {
@@ -435,8 +435,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:645
-#sourceLocation(file: "README.md", line: 646)
+// MARK: block 18, README.md:647
+#sourceLocation(file: "README.md", line: 648)
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
     let store = try FixtureStore(directory: fixtures)          // or FixtureStore(bundle: .module)
 
@@ -462,8 +462,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:684
-#sourceLocation(file: "README.md", line: 685)
+// MARK: block 19, README.md:686
+#sourceLocation(file: "README.md", line: 687)
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
     var id: Int
     var name: String
@@ -495,8 +495,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:723
-#sourceLocation(file: "README.md", line: 724)
+// MARK: block 20, README.md:725
+#sourceLocation(file: "README.md", line: 726)
 
 
 
@@ -516,8 +516,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:750
-#sourceLocation(file: "README.md", line: 751)
+// MARK: block 21, README.md:752
+#sourceLocation(file: "README.md", line: 753)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -553,8 +553,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:828
-#sourceLocation(file: "README.md", line: 829)
+// MARK: block 22, README.md:830
+#sourceLocation(file: "README.md", line: 831)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -588,8 +588,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:866
-#sourceLocation(file: "README.md", line: 867)
+// MARK: block 23, README.md:868
+#sourceLocation(file: "README.md", line: 869)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -603,8 +603,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:941
-#sourceLocation(file: "README.md", line: 942)
+// MARK: block 24, README.md:943
+#sourceLocation(file: "README.md", line: 944)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -633,8 +633,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1004
-#sourceLocation(file: "README.md", line: 1005)
+// MARK: block 25, README.md:1006
+#sourceLocation(file: "README.md", line: 1007)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -656,8 +656,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1047
-#sourceLocation(file: "README.md", line: 1048)
+// MARK: block 27, README.md:1049
+#sourceLocation(file: "README.md", line: 1050)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -668,8 +668,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1254
-#sourceLocation(file: "README.md", line: 1255)
+// MARK: block 31, README.md:1257
+#sourceLocation(file: "README.md", line: 1258)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -766,8 +766,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1353
-#sourceLocation(file: "README.md", line: 1354)
+// MARK: block 32, README.md:1356
+#sourceLocation(file: "README.md", line: 1357)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -802,8 +802,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1390
-#sourceLocation(file: "README.md", line: 1391)
+// MARK: block 33, README.md:1393
+#sourceLocation(file: "README.md", line: 1394)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
