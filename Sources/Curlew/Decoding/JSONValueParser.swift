@@ -126,27 +126,18 @@ struct JSONValueParser {
             guard index < bytes.count else { return nil }
             var value: JSONValue
             switch bytes[index] {
-            case UInt8(ascii: "["):
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
                 guard stack.count < Self.maximumDepth else { return leftToFoundation() }
+                let isObject = bytes[index] == UInt8(ascii: "{")
                 index += 1
-                skipWhitespace()
-                if peek(UInt8(ascii: "]")) {
-                    index += 1
-                    value = .array([])
-                } else {
-                    stack.append(Frame(isObject: false))
-                    continue
-                }
-            case UInt8(ascii: "{"):
-                guard stack.count < Self.maximumDepth else { return leftToFoundation() }
-                index += 1
-                skipWhitespace()
-                if peek(UInt8(ascii: "}")) {
-                    index += 1
-                    value = .object([:])
-                } else {
+                if closes(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    value = isObject ? .object([:]) : .array([])
+                } else if isObject {
                     guard let key = memberKey() else { return nil }
                     stack.append(Frame(isObject: true, key: key))
+                    continue
+                } else {
+                    stack.append(Frame(isObject: false))
                     continue
                 }
             case UInt8(ascii: "\""):
@@ -211,7 +202,8 @@ struct JSONValueParser {
 
     // MARK: Pieces
 
-    /// After a comma: whether `bracket` follows (past whitespace), consuming both if so.
+    /// Whether `bracket` follows (past whitespace), consuming both if so: an empty container, or
+    /// the comma Foundation allows before a closing bracket.
     private mutating func closes(_ bracket: UInt8) -> Bool {
         skipWhitespace()
         guard peek(bracket) else { return false }
