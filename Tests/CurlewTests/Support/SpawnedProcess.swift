@@ -27,7 +27,8 @@ struct SpawnedProcess: Sendable {
     /// Starts `path` with `arguments`; standard input and error are `/dev/null`, standard output
     /// is `standardOutput` (a descriptor of the caller's, duplicated) or `/dev/null`.
     /// - Throws: `POSIXError` when the child cannot be started.
-    init(path: String, arguments: [String], standardOutput: Int32? = nil) throws {
+    init(path: String, arguments: [String], standardOutput: Int32? = nil, mergesStandardError: Bool = false,
+         environment: [String: String]? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -37,14 +38,20 @@ struct SpawnedProcess: Sendable {
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if mergesStandardError {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         guard let addCloseFrom = Self.addCloseFrom else { throw POSIXError(.ENOSYS) }
         let closing = addCloseFrom(&actions, 3)
         guard closing == 0 else { throw POSIXError(POSIXErrorCode(rawValue: closing) ?? .EINVAL) }
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        let environmentEntries: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { for entry in environmentEntries ?? [] { free(entry) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let result = environmentEntries.map { posix_spawn(&pid, path, &actions, nil, argv, $0) } ?? posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
         self.pid = pid
     }

@@ -226,17 +226,14 @@ func memoryChildEnvironment(_ environment: [String: String]) -> [String: String]
 /// Runs the test binary again with only `filter` and extra environment; returns its exit status
 /// and output.
 func runInChildProcess(filter: String, environment extra: [String: String]) async throws -> (Int32, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-    process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-    process.environment = memoryChildEnvironment(ProcessInfo.processInfo.environment.merging(extra) { $1 })
+    // posix_spawn, not Foundation's Process (see SpawnedProcess).
     let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
+    let process = try SpawnedProcess(path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
+                                     standardOutput: pipe.fileHandleForWriting.fileDescriptor, mergesStandardError: true,
+                                     environment: memoryChildEnvironment(ProcessInfo.processInfo.environment.merging(extra) { $1 }))
+    try pipe.fileHandleForWriting.close()
     let output = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
         Thread.detachNewThread { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
     }
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    return (await process.terminationStatus(), String(decoding: output, as: UTF8.self))
 }
