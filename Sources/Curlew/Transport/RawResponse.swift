@@ -4,16 +4,25 @@ public import HTTPTypes
 /// What a ``Transport`` returns: status, headers and body bytes, whatever the status.
 public struct RawResponse: Sendable {
     /// The final status (after redirects).
-    public var status: HTTPResponse.Status
+    public var status: HTTPResponse.Status {
+        _read { yield fields.value.status }
+        _modify { yield &fields.value.status }
+    }
     /// The final response's headers.
     public var headers: HTTPFields {
         get { headerFields.fields }
         set { headerFields.fields = newValue }
     }
     /// The headers, possibly still the transport's raw block (parsed on first read).
-    var headerFields: LazyHeaderFields
+    var headerFields: LazyHeaderFields {
+        _read { yield fields.value.headerFields }
+        _modify { yield &fields.value.headerFields }
+    }
     /// The body: collected bytes (the default), a file or a stream.
-    public var content: ResponseContent
+    public var content: ResponseContent {
+        _read { yield fields.value.content }
+        _modify { yield &fields.value.content }
+    }
     /// The body bytes, decoded if they were compressed; empty when the body is a file or a
     /// stream. Setting it replaces ``content``.
     public var body: Data {
@@ -25,21 +34,46 @@ public struct RawResponse: Sendable {
     }
     /// libcurl's timings and counters, `nil` when the response did not come from the network.
     public var metrics: TransferMetrics? {
-        get { metricsBox?.metrics }
-        set { metricsBox = newValue.map(MetricsBox.init) }
+        get { fields.value.metricsBox?.metrics }
+        set { fields.value.metricsBox = newValue.map(MetricsBox.init) }
     }
-    /// The metrics behind one reference: a response is copied several times on its way out, and
-    /// the metrics are read rarely.
-    private var metricsBox: MetricsBox?
     /// The business code of a checked ``ResponseEnvelope``, `nil` when there is no envelope or it
     /// was not checked yet.
-    public var businessCode: String?
+    public var businessCode: String? {
+        _read { yield fields.value.businessCode }
+        _modify { yield &fields.value.businessCode }
+    }
     /// The envelope's message (HttpManager's `n`), when the envelope has one.
-    public var businessMessage: String?
+    public var businessMessage: String? {
+        _read { yield fields.value.businessMessage }
+        _modify { yield &fields.value.businessMessage }
+    }
     /// The URL that produced this response (after redirects).
-    public var url: String
+    public var url: String {
+        _read { yield fields.value.url }
+        _modify { yield &fields.value.url }
+    }
     /// Where the response came from: `.network` for real transports, `.mock` for mocks.
-    public var source: ResponseSource
+    public var source: ResponseSource {
+        _read { yield fields.value.source }
+        _modify { yield &fields.value.source }
+    }
+
+    /// The fields behind one reference (a response is copied through every layer on its way out).
+    private var fields: CopyOnWriteBox<Fields>
+
+    private struct Fields: Sendable {
+        var status: HTTPResponse.Status
+        var headerFields: LazyHeaderFields
+        var content: ResponseContent
+        /// The metrics, read rarely, behind one more reference so that a write elsewhere copies
+        /// one pointer for them.
+        var metricsBox: MetricsBox?
+        var businessCode: String?
+        var businessMessage: String?
+        var url: String
+        var source: ResponseSource
+    }
 
     /// Creates a raw response.
     public init(status: HTTPResponse.Status, headers: HTTPFields = [:], body: Data = Data(), url: String, source: ResponseSource = .network) {
@@ -53,12 +87,9 @@ public struct RawResponse: Sendable {
 
     /// Creates a raw response whose headers may still be a raw block.
     init(status: HTTPResponse.Status, headerFields: LazyHeaderFields, content: ResponseContent, url: String, source: ResponseSource = .network, metrics: TransferMetrics? = nil) {
-        self.status = status
-        self.headerFields = headerFields
-        self.content = content
-        self.metricsBox = metrics.map(MetricsBox.init)
-        self.url = url
-        self.source = source
+        fields = CopyOnWriteBox(Fields(
+            status: status, headerFields: headerFields, content: content, metricsBox: metrics.map(MetricsBox.init),
+            businessCode: nil, businessMessage: nil, url: url, source: source))
     }
 }
 

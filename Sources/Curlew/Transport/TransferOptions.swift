@@ -31,13 +31,22 @@ public struct TransferOptions: Sendable, Hashable {
     /// cut short fails with `.protocolError` (truncation) even when `Content-Length` matched.
     public var acceptsCompressedResponses: Bool = true
     /// A PEM bundle of trusted CA certificates; `nil` uses the system bundle.
-    public var caBundlePath: String?
+    public var caBundlePath: String? {
+        _read { yield shared.value.caBundlePath }
+        _modify { yield &shared.value.caBundlePath }
+    }
     /// Headers that, like `Authorization` and `Cookie`, are never sent to another origin (scheme,
     /// host or port) on a redirect — a signature header, an API key.
-    public var originBoundHeaders: Set<HTTPField.Name> = []
+    public var originBoundHeaders: Set<HTTPField.Name> {
+        _read { yield shared.value.originBoundHeaders }
+        _modify { yield &shared.value.originBoundHeaders }
+    }
     /// TLS trust and client certificate, pins, proxy, cookie jar, host overrides and speed limits
     /// (see ``ConnectionOptions``).
-    public var connection = ConnectionOptions()
+    public var connection: ConnectionOptions {
+        _read { yield shared.value.connection }
+        _modify { yield &shared.value.connection }
+    }
     /// Follow a redirect from `https` to `http`. Off by default: such a hop fails with
     /// `.insecureRedirect`. When on, the hop loses every credential — `Authorization`,
     /// `Proxy-Authorization`, `Cookie`, the ``originBoundHeaders`` and any user-info in the URL.
@@ -45,6 +54,19 @@ public struct TransferOptions: Sendable, Hashable {
     /// Set on the hops ``RedirectStep`` follows for a client call: the innermost check passes a
     /// redirect up to it instead of checking its status.
     var redirectsFollowedByClient: Bool = false
+
+    /// The options that hold references, behind one reference of their own: every request
+    /// carries a copy of its options, and a pooled easy handle compares the options it carries
+    /// with a request's, which for these is one pointer comparison when both come from the same
+    /// client configuration. The plain values above copy and compare without reference counting,
+    /// so changing one (as the redirect step does on every call) leaves this box shared.
+    private var shared = CopyOnWriteBox(Shared())
+
+    private struct Shared: Sendable, Hashable {
+        var caBundlePath: String?
+        var originBoundHeaders: Set<HTTPField.Name> = []
+        var connection = ConnectionOptions()
+    }
 
     /// Creates options with the defaults documented on each property.
     public init() {}
