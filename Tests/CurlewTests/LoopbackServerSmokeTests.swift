@@ -54,7 +54,7 @@ struct LoopbackServerSmokeTests {
             if await eventually(condition) {
                 terminatedAt = .now
                 // SIGKILL: the test runner may hand children an ignored or blocked SIGTERM.
-                kill(process.pid, SIGKILL)
+                process.kill(SIGKILL)
             } else {
                 Issue.record("the condition for terminating curl never held")
             }

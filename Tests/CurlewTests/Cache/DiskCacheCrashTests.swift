@@ -61,9 +61,8 @@ struct DiskCacheCrashTests {
             _ = await eventually(within: 30) { Self.temporaryFiles(directory).count > 0 }
             if round.isMultiple(of: 2) { try await Task.sleep(for: .milliseconds(Int.random(in: 0..<120))) }
             if !Self.temporaryFiles(directory).isEmpty { killedMidWrite += 1 }
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
-            #expect(child.terminationReason == .uncaughtSignal)
+            child.kill(SIGKILL)
+            #expect(await child.termination().reason == .uncaughtSignal)
 
             let reopened = DiskCacheStorage(directory: directory)
             let found = await reopened.entry(for: Self.bigKey)
@@ -112,8 +111,7 @@ struct DiskCacheCrashTests {
         try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         let child = try Self.launchChild(
             "DiskCacheCrashTests/modesAre0700And0600WhateverTheUmask", environment: ["CURLEW_CACHE_CHILD": "umask", "CURLEW_CACHE_DIR": parent])
-        child.waitUntilExit()
-        #expect(child.terminationStatus == 0)
+        #expect(await child.terminationStatus() == 0)
         for name in ["open", "closed"] {
             let directory = parent + "/" + name
             #expect(try Self.mode(directory) == 0o700, "\(name) directory")
@@ -135,14 +133,9 @@ struct DiskCacheCrashTests {
     }
 
     /// Runs the test binary again with only `filter` and extra environment; output discarded.
-    static func launchChild(_ filter: String, environment extra: [String: String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    /// posix_spawn, not Foundation's Process (see SpawnedProcess).
+    static func launchChild(_ filter: String, environment extra: [String: String]) throws -> SpawnedProcess {
+        try SpawnedProcess(path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
+                           environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
     }
 }

@@ -15,8 +15,8 @@ struct TransferDispositionTests {
     /// that it passed.
     @Test func aQuarterGibibyteStreamsInBoundedMemory() async throws {
         guard ProcessInfo.processInfo.environment["CURLEW_MEMORY_CHILD"] == "1" else {
-            let (status, output) = try await runThisTestInAChildProcess(
-                filter: "TransferDispositionTests/aQuarterGibibyteStreamsInBoundedMemory")
+            let (status, output) = try await runInChildProcess(
+                filter: "TransferDispositionTests/aQuarterGibibyteStreamsInBoundedMemory", environment: ["CURLEW_MEMORY_CHILD": "1"])
             #expect(status == 0, "child process output:\n\(output)")
             #expect(output.contains("1 test"), "child process output:\n\(output)")
             return
@@ -50,28 +50,6 @@ struct TransferDispositionTests {
             #expect(peak - before < residentGrowthLimit, "resident memory grew by \(peak - before) bytes")
             #expect(await eventually { transport.statistics.activeTransfers == 0 })
         }
-    }
-
-    /// Runs the test binary again with only `filter` and `CURLEW_MEMORY_CHILD=1`; returns its exit
-    /// status and output.
-    private func runThisTestInAChildProcess(filter: String) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CURLEW_MEMORY_CHILD"] = "1"
-        process.environment = memoryChildEnvironment(environment)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
-            Thread.detachNewThread {
-                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
-            }
-        }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
     @Test func aSlowReaderPausesTheTransferAndTheServerStalls() async throws {

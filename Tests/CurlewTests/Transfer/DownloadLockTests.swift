@@ -89,16 +89,18 @@ struct DownloadLockTests {
             let plan = try DownloadPlan(destination: target, url: server.baseURL + path, options: resumable)
             let lockPath = try #require(plan.lockPath)
 
-            // util-linux flock(1) takes flock(LOCK_EX) on the same file in a child process.
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+            // util-linux flock(1) takes flock(LOCK_EX) on the same file in a child process
+            // (posix_spawn, not Foundation's Process: see SpawnedProcess).
             // It holds the lock until its standard input closes.
-            child.arguments = ["-n", lockPath, "-c", "echo held; read line || true"]
             let pipe = Pipe()
             let input = Pipe()
-            child.standardOutput = pipe
-            child.standardInput = input
-            try child.run()
+            let child = try SpawnedProcess(path: "/usr/bin/flock", arguments: ["-n", lockPath, "-c", "echo held; read line || true"],
+                                           standardInput: input.fileHandleForReading.fileDescriptor,
+                                           standardOutput: pipe.fileHandleForWriting.fileDescriptor)
+            // Only the child keeps these ends: the line read below sees the end of the output if
+            // flock fails, and the child sees the end of its input when the write end closes.
+            try pipe.fileHandleForWriting.close()
+            try input.fileHandleForReading.close()
             defer { if child.isRunning { child.terminate() } }
             let line = pipe.fileHandleForReading.availableLineOrWait()
             #expect(line == "held")
@@ -111,8 +113,7 @@ struct DownloadLockTests {
             #expect(access(target.path, F_OK) != 0)
 
             try input.fileHandleForWriting.close()
-            child.waitUntilExit()
-            #expect(child.terminationStatus == 0)
+            #expect(await child.terminationStatus() == 0)
             let file = try await client.download(FileGet(path: path), to: target, options: resumable)
             #expect(file.length == Int64(length))
             #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))

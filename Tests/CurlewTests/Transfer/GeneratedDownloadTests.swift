@@ -137,23 +137,20 @@ struct GeneratedDownloadTests {
     }
 }
 
-/// The test binary run again with only `filter`, whose output is readable while it runs.
+/// The test binary run again with only `filter`, whose output is readable while it runs
+/// (posix_spawn, not Foundation's Process: see SpawnedProcess).
 final class ChildProcess: Sendable {
     /// Guards the output read so far.
     private let collected = Mutex("")
-    /// Guards the process (Foundation's `Process` is not `Sendable`).
-    private let process: Mutex<Process>
+    /// The child (`Sendable`: its own lock guards what it knows).
+    private let process: SpawnedProcess
 
     init(filter: String, environment extra: [String: String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        self.process = Mutex(process)
+        process = try SpawnedProcess(path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
+                                     standardOutput: pipe.fileHandleForWriting.fileDescriptor, mergesStandardError: true,
+                                     environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
+        try pipe.fileHandleForWriting.close()
         let reader = pipe.fileHandleForReading
         Thread.detachNewThread { [self] in
             while true {
@@ -167,12 +164,12 @@ final class ChildProcess: Sendable {
     /// Everything it wrote so far.
     var output: String { collected.withLock { $0 } }
     /// Whether it still runs.
-    var isRunning: Bool { process.withLock { $0.isRunning } }
+    var isRunning: Bool { process.isRunning }
     /// Its exit status, once it ended.
-    var exitStatus: Int32? { process.withLock { $0.isRunning ? nil : $0.terminationStatus } }
+    var exitStatus: Int32? { process.terminationIfEnded?.status }
 
     /// Ends it if it still runs.
     func terminate() {
-        process.withLock { if $0.isRunning { $0.terminate() } }
+        if process.isRunning { process.terminate() }
     }
 }

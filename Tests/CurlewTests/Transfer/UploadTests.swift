@@ -227,13 +227,6 @@ func memoryChildEnvironment(_ environment: [String: String]) -> [String: String]
 /// and output.
 func runInChildProcess(filter: String, environment extra: [String: String]) async throws -> (Int32, String) {
     // posix_spawn, not Foundation's Process (see SpawnedProcess).
-    let pipe = Pipe()
-    let process = try SpawnedProcess(path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
-                                     standardOutput: pipe.fileHandleForWriting.fileDescriptor, mergesStandardError: true,
-                                     environment: memoryChildEnvironment(ProcessInfo.processInfo.environment.merging(extra) { $1 }))
-    try pipe.fileHandleForWriting.close()
-    let output = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
-        Thread.detachNewThread { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
-    }
-    return (await process.terminationStatus(), String(decoding: output, as: UTF8.self))
+    try await SpawnedProcess.run(path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
+                                 environment: memoryChildEnvironment(ProcessInfo.processInfo.environment.merging(extra) { $1 }))
 }
