@@ -95,13 +95,22 @@ enum HeaderValidation {
 /// `HTTPRequest.Method` already refuses non-token strings; this re-checks methods built otherwise.
 enum HTTPMethodValidation {
     static func isValid(_ method: String) -> Bool {
-        !method.isEmpty && method.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default:
-                "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
+        // Contiguous bytes first: walking `String.UTF8View` costs about fifty instructions a byte.
+        method.utf8.withContiguousStorageIfAvailable { !$0.isEmpty && $0.allSatisfy(isTokenByte) }
+            ?? (!method.isEmpty && method.utf8.allSatisfy(isTokenByte))
+    }
+
+    /// RFC 9110's `tchar`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
         }
     }
 }

@@ -98,8 +98,8 @@ struct RequestURLBuilder {
 
     /// The index after `http://` or `https://` (lower case) at the start, `nil` otherwise.
     private static func httpAuthorityStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        if bytes.starts(with: "http://".utf8) { return 7 }
-        if bytes.starts(with: "https://".utf8) { return 8 }
+        if bytes.hasPrefix("http://") { return 7 }
+        if bytes.hasPrefix("https://") { return 8 }
         return nil
     }
 

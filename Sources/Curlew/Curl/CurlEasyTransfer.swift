@@ -655,7 +655,10 @@ final class CurlEasyTransfer: @unchecked Sendable {
     }
 
     private func set(_ option: CURLoption, _ value: String) throws(CurlewError) {
-        try check(curlew_easy_setopt_string(handle, option, value), option)
+        // `withCString` lends a native string's own NUL-terminated storage; the implicit
+        // String-to-pointer conversion copies it into a new array first.
+        let handle = self.handle
+        try check(value.withCString { curlew_easy_setopt_string(handle, option, $0) }, option)
     }
 
     private func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(CurlewError) {

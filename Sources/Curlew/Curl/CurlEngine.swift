@@ -198,8 +198,13 @@ final class CurlEngine: @unchecked Sendable {
         engineThreadID.store(UInt(pthread_self()), ordering: .relaxed)
         var running: Int32 = 0
         var nextIdleCheck: UInt64 = 0
+        // The engine's halves of the inbox's double buffers (see `CurlEngineInbox.drain`).
+        var commands: [CurlEngineInbox.Command] = []
+        var jobs: [UnownedJob] = []
         while true {
-            let (commands, jobs, shutdown) = inbox.withLock { $0.drain() }
+            commands.removeAll(keepingCapacity: true)
+            jobs.removeAll(keepingCapacity: true)
+            let shutdown = inbox.withLock { $0.drain(into: &commands, jobs: &jobs) }
             for command in commands { apply(command, multi: multi) }
             if shutdown {
                 forward(jobs)
@@ -209,8 +214,9 @@ final class CurlEngine: @unchecked Sendable {
                 // Tasks that prefer the engine (see `CurlEngine+Executor`); what they submit is
                 // attached before libcurl runs, saving a loop.
                 runJobs(jobs)
-                let more = inbox.withLock { $0.drainCommands() }
-                for command in more { apply(command, multi: multi) }
+                commands.removeAll(keepingCapacity: true)
+                inbox.withLock { $0.drainCommands(into: &commands) }
+                for command in commands { apply(command, multi: multi) }
             }
             _ = curl_multi_perform(multi, &running)
             collectFinished(multi: multi)
@@ -234,7 +240,8 @@ final class CurlEngine: @unchecked Sendable {
         }
         transfers.removeAll()
         statistics.setActive(0)
-        let (late, lateJobs, _) = inbox.withLock { $0.drain() }
+        var late: [CurlEngineInbox.Command] = [], lateJobs: [UnownedJob] = []
+        _ = inbox.withLock { $0.drain(into: &late, jobs: &lateJobs) }
         for case .add(let job) in late { job.transfer.fail(Self.shutdownError(job.transfer.request)) }
         forward(lateJobs)
         upkeep?.stop(multi: multi)

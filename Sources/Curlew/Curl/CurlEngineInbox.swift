@@ -100,22 +100,21 @@ struct CurlEngineInbox {
         }
     }
 
-    /// The engine thread takes everything posted since its last look.
-    /// Returns the commands, the task jobs, and whether the engine must shut down.
-    mutating func drain() -> (commands: [Command], jobs: [UnownedJob], shutdown: Bool) {
-        let taken = commands
-        commands.removeAll(keepingCapacity: true)
-        let takenJobs = jobs
-        jobs.removeAll(keepingCapacity: true)
-        if case .shuttingDown = phase { return (taken, takenJobs, true) }
-        return (taken, takenJobs, false)
+    /// The engine thread takes everything posted since its last look, by swapping the queues
+    /// with its own empty ones (`commands` and `jobs`, emptied with their capacity kept after the
+    /// last round): the two pairs of buffers take turns, so a steady stream of requests allocates
+    /// no queue storage. Returns whether the engine must shut down.
+    mutating func drain(into commands: inout [Command], jobs: inout [UnownedJob]) -> Bool {
+        swap(&commands, &self.commands)
+        swap(&jobs, &self.jobs)
+        if case .shuttingDown = phase { return true }
+        return false
     }
 
-    /// The engine thread takes the commands posted since its last look (the jobs stay).
-    mutating func drainCommands() -> [Command] {
-        let taken = commands
-        commands.removeAll(keepingCapacity: true)
-        return taken
+    /// The engine thread takes the commands posted since its last look (the jobs stay), swapping
+    /// as ``drain(into:jobs:)`` does.
+    mutating func drainCommands(into commands: inout [Command]) {
+        swap(&commands, &self.commands)
     }
 
     /// The engine thread finished shutting down; returns the waiters to resume.

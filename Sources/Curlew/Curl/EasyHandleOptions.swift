@@ -21,7 +21,7 @@ struct EasyHandleOptions: Sendable, Equatable {
     init(_ request: PreparedRequest, limitsBody: Bool) {
         self.transfer = request.options
         self.limitsBody = limitsBody
-        self.isHTTPS = request.url.utf8.starts(with: "https:".utf8)
+        self.isHTTPS = request.url.hasUTF8Prefix("https:")
     }
 
     /// Sets the options that never change (on a new or reset handle), then this value's.

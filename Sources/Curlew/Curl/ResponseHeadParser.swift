@@ -9,6 +9,9 @@ struct ResponseHeadParser {
     /// Header bytes seen so far, across all responses (activity for idle detection).
     private(set) var bytesSeen = 0
 
+    /// The block's first allocation: room for a typical response head.
+    static let initialCapacity = 1024
+
     /// Engine thread: records one header line.
     mutating func consume(line bytes: UnsafeRawBufferPointer) {
         bytesSeen += bytes.count
@@ -16,6 +19,8 @@ struct ResponseHeadParser {
             block.removeAll(keepingCapacity: true)
             return
         }
+        // One allocation for a typical head (a few hundred bytes) instead of three as it grows.
+        if block.capacity == 0 { block.reserveCapacity(Self.initialCapacity) }
         block.append(contentsOf: bytes)
     }
 

@@ -60,9 +60,22 @@ struct EngineUnitTests {
         let first = inbox.post(.cancel(1))
         let second = inbox.post(.cancel(2))
         #expect(first && !second)
-        #expect(inbox.drain().commands.count == 2)
+        var commands: [CurlEngineInbox.Command] = [], jobs: [UnownedJob] = []
+        let shutdown = inbox.drain(into: &commands, jobs: &jobs)
+        #expect(!shutdown)
+        #expect(commands.count == 2 && jobs.isEmpty)
         let afterDrain = inbox.post(.cancel(3))
         #expect(afterDrain)
+        // The engine's emptied buffer went into the inbox: the next drain hands back only what
+        // was posted since, in order.
+        commands.removeAll(keepingCapacity: true)
+        inbox.drainCommands(into: &commands)
+        guard commands.count == 1, case .cancel(let id) = commands[0] else {
+            Issue.record("expected the one command posted after the drain, got \(commands.count)")
+            return
+        }
+        #expect(id == 3)
+        #expect(inbox.isEmpty)
     }
 
     @Test func inboxRejectsWorkAfterShutdownAndStopsOnce() {
@@ -79,9 +92,10 @@ struct EngineUnitTests {
         }
         let acceptedAfterShutdown = inbox.post(.cancel(2))
         #expect(!acceptedAfterShutdown)
-        let drained = inbox.drain()
-        #expect(drained.commands.count == 1)
-        #expect(drained.shutdown)
+        var commands: [CurlEngineInbox.Command] = [], jobs: [UnownedJob] = []
+        let shutdown = inbox.drain(into: &commands, jobs: &jobs)
+        #expect(commands.count == 1)
+        #expect(shutdown)
         let waiters = inbox.markStopped()
         #expect(waiters.isEmpty)
         guard case .resumeNow = inbox.requestShutdown() else {

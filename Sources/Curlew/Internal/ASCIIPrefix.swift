@@ -1,0 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the bytes start with `prefix`, by one `memcmp`. The generic `starts(with:)` over
+    /// `String.UTF8View` costs about a hundred instructions a call; this is on every request's
+    /// path (scheme checks).
+    func hasPrefix(_ prefix: StaticString) -> Bool {
+        guard let base = baseAddress, count >= prefix.utf8CodeUnitCount else { return prefix.utf8CodeUnitCount == 0 }
+        return memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+    }
+}
+
+extension String {
+    /// Whether the string's UTF-8 starts with `prefix` (see `UnsafeBufferPointer.hasPrefix`).
+    func hasUTF8Prefix(_ prefix: StaticString) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.hasPrefix(prefix) } ?? utf8.starts(with: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+    }
+}
