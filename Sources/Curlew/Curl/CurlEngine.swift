@@ -91,7 +91,7 @@ final class CurlEngine: @unchecked Sendable {
     /// With a `.stream` disposition it returns once the final head is complete and the body
     /// keeps arriving through the returned stream, whose cancellation (or loss) cancels the
     /// transfer. `followsRedirectsInSwift` marks a hop of ``RedirectFollower``.
-    func execute(_ request: PreparedRequest, context: TransportContext, followsRedirectsInSwift: Bool = false) async throws -> RawResponse {
+    nonisolated(nonsending) func execute(_ request: PreparedRequest, context: TransportContext, followsRedirectsInSwift: Bool = false) async throws -> RawResponse {
         if let startFailure {
             throw CurlewError(code: .transportFailure, message: startFailure, request: request.summary)
         }

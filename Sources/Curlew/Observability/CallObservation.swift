@@ -35,9 +35,9 @@ struct CallObservation: Sendable {
     /// Runs the call's chain and decoding (`body` returns the raw response and the output) in the
     /// call span, then records the call's count, duration and outcome — when a streamed body
     /// ends, for a stream.
-    static func run<Output>(
+    nonisolated(nonsending) static func run<Output>(
         _ observation: CallObservation?, _ request: PreparedRequest,
-        _ body: () async throws -> (RawResponse, Output)
+        _ body: nonisolated(nonsending) () async throws -> (RawResponse, Output)
     ) async throws -> (RawResponse, Output) {
         guard let observation else { return try await body() }
         let started = ContinuousClock.now
@@ -79,8 +79,8 @@ struct CallObservation: Sendable {
 
     /// One attempt on the transport: a child span whose context is injected into the request's
     /// headers, and the attempt's count and bytes — when a streamed body ends, for a stream.
-    static func attempt(
-        _ request: PreparedRequest, attempt: Int, _ send: (PreparedRequest) async throws -> RawResponse
+    nonisolated(nonsending) static func attempt(
+        _ request: PreparedRequest, attempt: Int, _ send: nonisolated(nonsending) (PreparedRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
         guard let observation = current else { return try await send(request) }
         guard let tracer = observation.tracer else {
