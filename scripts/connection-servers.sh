@@ -132,6 +132,7 @@ start_nginx() {
     local common='
         location = /conn { default_type text/plain; return 200 "$connection $server_protocol"; }
         location = /via { default_type text/plain; return 200 "$http_via"; }
+        location = /target { default_type text/plain; return 200 "$request_uri $server_protocol"; }
         location = /cookies/echo { default_type text/plain; return 200 "$http_cookie"; }
         location = /cookies/set-secure {
             add_header Set-Cookie "tls_token=t1; Secure; HttpOnly; Path=/";

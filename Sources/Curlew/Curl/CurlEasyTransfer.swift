@@ -38,6 +38,9 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// Whether this transfer set only options the next one overwrites or shares (see
     /// ``configureMethodAndBody(_:)``), so the handle can go back without `curl_easy_reset`.
     @exclusivity(unchecked) private var keepsOptions = false
+    /// Whether `CURLOPT_URL` is only the URL's part up to the query (``configureURL()``), so
+    /// libcurl's effective URL lacks the query.
+    @exclusivity(unchecked) private var sendsRequestTarget = false
     private let errorBuffer: UnsafeMutablePointer<CChar>
     @exclusivity(unchecked) private var continuation: Continuation?
     @exclusivity(unchecked) private var head = ResponseHeadParser()
@@ -153,7 +156,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
         let this = Unmanaged.passUnretained(self).toOpaque()
         let outcome = pooled.ensure(EasyHandleOptions(request, limitsBody: limitsBody))
         if case .refused(let option, let code) = outcome { try check(code, option) }
-        try set(CURLOPT_URL, request.url)
+        try configureURL()
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(id)))
         // TLS, proxy, speed limits, cookies and host overrides depend only on the transfer
@@ -187,6 +190,25 @@ final class CurlEasyTransfer: @unchecked Sendable {
             try set(CURLOPT_XFERINFODATA, pointer: this)
             try set(CURLOPT_NOPROGRESS, 0)
             keepsOptions = false
+        }
+    }
+
+    /// `CURLOPT_URL`, and `CURLOPT_REQUEST_TARGET` for a URL with a query that libcurl sends in
+    /// origin form (``RequestTarget``); a handle that carries a target from an earlier transfer
+    /// has it cleared when this one sends none.
+    private func configureURL() throws(CurlewError) {
+        let https = request.url.hasUTF8Prefix("https:")
+        if request.options.connection.proxy.sendsOriginForm(https: https), let split = RequestTarget.split(request.url) {
+            try set(CURLOPT_URL, split.url)
+            try set(CURLOPT_REQUEST_TARGET, split.target)
+            pooled.carriesRequestTarget = true
+            sendsRequestTarget = true
+            return
+        }
+        try set(CURLOPT_URL, request.url)
+        if pooled.carriesRequestTarget {
+            try check(curlew_easy_setopt_string(handle, CURLOPT_REQUEST_TARGET, nil), CURLOPT_REQUEST_TARGET)
+            pooled.carriesRequestTarget = false
         }
     }
 
@@ -553,6 +575,8 @@ final class CurlEasyTransfer: @unchecked Sendable {
 
     /// `CURLINFO_EFFECTIVE_URL`: the URL after libcurl's redirects.
     private func effectiveURL() -> String {
+        // libcurl follows no redirects (Curlew does), so the URL it used is the request's.
+        if sendsRequestTarget { return request.url }
         var effective: UnsafePointer<CChar>? = nil
         _ = curlew_easy_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
         return effective.map { String(cString: $0) } ?? request.url

@@ -18,6 +18,9 @@ struct PooledEasyHandle: Sendable {
     private var headerListBits: UInt = 0
     /// Whether that list ends with the `Expect:` / `Content-Type:` removals (requests with a body).
     private var listHasBodyRemovals = false
+    /// Whether `CURLOPT_REQUEST_TARGET` is set (see ``RequestTarget``): the next transfer that
+    /// sends none must clear it.
+    var carriesRequestTarget = false
 
     /// A new handle from `curl_easy_init`, `nil` if libcurl cannot allocate one.
     static func make() -> PooledEasyHandle? {
@@ -82,6 +85,7 @@ struct PooledEasyHandle: Sendable {
     mutating func reset() {
         curl_easy_reset(handle)
         applied = nil
+        carriesRequestTarget = false
         freeHeaderList()
     }
 

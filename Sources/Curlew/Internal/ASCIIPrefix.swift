@@ -10,6 +10,14 @@ extension UnsafeBufferPointer<UInt8> {
         guard let base = baseAddress, count >= prefix.utf8CodeUnitCount else { return prefix.utf8CodeUnitCount == 0 }
         return memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
     }
+
+    /// The index of the first `byte` in `range`, by `memchr`.
+    func firstIndex(ofByte byte: UInt8, in range: Range<Int>) -> Int? {
+        guard let base = baseAddress, !range.isEmpty else { return nil }
+        return memchr(base + range.lowerBound, Int32(byte), range.count).map {
+            UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base
+        }
+    }
 }
 
 extension String {
