@@ -35,7 +35,7 @@ public final class MockTransport: Transport {
     private let recordedContexts = Mutex<[TransportContext]>([])
 
     /// Records the request and returns the handler's response, marked with source `.mock`.
-    public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+    public nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         recorded.withLock { $0.append(request) }
         recordedContexts.withLock { $0.append(Self.detached(context)) }
         try Task.checkCancellation()

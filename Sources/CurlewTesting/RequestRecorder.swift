@@ -50,7 +50,7 @@ public final class RequestRecorder: APIMiddleware {
     public func reset() { recorded.withLock { $0.removeAll() } }
 
     /// Records the request and its outcome.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         do {
             let response = try await next(request, context)
             recorded.withLock {

@@ -75,7 +75,7 @@ public final class CurlTransport: Transport {
     /// Request bodies in a file or a stream are read while sending; a stream without a length is
     /// sent with chunked encoding over HTTP/1.1. When someone listens to
     /// ``TransportContext/events``, progress and the head are reported.
-    public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+    public nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         // A persisted cookie jar writes what the exchange changed.
         defer { request.options.connection.cookies?.exchangeEnded() }
         guard request.options.redirectLimit > 0 else {

@@ -50,7 +50,13 @@ public protocol APIMiddleware: Sendable {
     ///   - next: The rest of the chain.
     /// - Returns: The raw response, usually what `next` returned.
     /// - Throws: Usually a ``CurlewError``.
-    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse
+    ///
+    /// The requirement is `nonisolated(nonsending)`: the chain runs on the executor of the call
+    /// (which has left the caller's actor), so passing a request from one layer to the next is a
+    /// plain call, not a change of executor. Curlew's own middleware are declared that way. An
+    /// implementation written as a plain `async` function satisfies the requirement too; it then
+    /// runs on the global concurrent executor, as before.
+    nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse
 }
 
 extension APIMiddleware {
@@ -60,8 +66,9 @@ extension APIMiddleware {
     public var phase: MiddlewarePhase? { nil }
 }
 
-/// The rest of the chain, as seen by an ``APIMiddleware``.
-public typealias MiddlewareNext = @Sendable (PreparedRequest, MiddlewareContext) async throws -> RawResponse
+/// The rest of the chain, as seen by an ``APIMiddleware``. It runs on its caller's executor
+/// (`nonisolated(nonsending)`), so calling it does not change executor.
+public typealias MiddlewareNext = nonisolated(nonsending) @Sendable (PreparedRequest, MiddlewareContext) async throws -> RawResponse
 
 /// Names a kind of middleware so a call can skip it (``RequestOptions/skippedMiddleware``).
 public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {

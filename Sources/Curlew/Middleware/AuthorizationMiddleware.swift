@@ -72,7 +72,7 @@ public struct AuthorizationMiddleware: APIMiddleware {
     public var phase: MiddlewarePhase? { .authorization }
 
     /// Adds the header, or throws `.notLoggedIn` for a request that requires login.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else {
             // Another origin (a CDN, a partner API) never receives the credential.
             return try await next(request, context)

@@ -70,7 +70,7 @@ public struct BaseURLChoiceMiddleware: APIMiddleware {
 
     /// Moves the URL under the chosen base.
     /// - Throws: `.malformedURL` (before anything is sent) when the chosen base is not configured.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let choice = context.options.baseURLChoice
         guard choice != .main, Self.isUnder(main, request.url) else { return try await next(request, context) }
         guard let base = choice == .cdn ? cdn : secondary else {

@@ -63,7 +63,7 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     public var phase: MiddlewarePhase? { .commonArguments }
 
     /// Adds what the request does not already have (or replaces it, per ``existing``).
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else { return try await next(request, context) }
         let parameters: [(key: String, value: String)]
         let headers: [(name: String, field: HTTPField.Name?, value: String)]

@@ -31,7 +31,7 @@ public final class FailoverMiddleware: APIMiddleware {
     }
 
     /// Sends to the current base URL, moving along the list on connect-level failures.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard let path = baseURLs.lazy.compactMap({ Self.remainder(of: request.url, under: $0) }).first else {
             return try await next(request, context)
         }
@@ -90,7 +90,7 @@ public struct URLRewriteMiddleware: APIMiddleware {
     public var phase: MiddlewarePhase? { .urlRewrite }
 
     /// Sends to the rewritten URL; a rewrite to anything but http(s) fails with `.unsupportedScheme`.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         let url = rewrite(request.url)
         if url != request.url {

@@ -44,7 +44,7 @@ public struct RetryMiddleware: APIMiddleware {
     public var phase: MiddlewarePhase? { .retry }
 
     /// Sends, waiting and resending while the failure is retryable.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard retryableMethods.contains(request.method), request.content?.isReplayable ?? true else {
             return try await next(request, context)
         }

@@ -42,7 +42,7 @@ public final class ServerClock: APIMiddleware {
     public var currentOffset: TimeInterval? { state.withLock { $0.offset } }
 
     /// Adds the timestamp, sends, and learns the offset from the response.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         if let timestampParameter {
             request.setURL(QueryString.appending([(name: timestampParameter, value: Optional(String(Int(now().timeIntervalSince1970))))], to: request.url))

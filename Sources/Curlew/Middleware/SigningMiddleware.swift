@@ -80,7 +80,7 @@ public struct SigningMiddleware: APIMiddleware {
     public var phase: MiddlewarePhase? { .signing }
 
     /// Adds timestamp and nonce, computes the signature and attaches it.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else { return try await next(request, context) }
         var request = request
         var added: [(name: String, value: String?)] = []

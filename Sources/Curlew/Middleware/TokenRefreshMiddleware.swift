@@ -70,7 +70,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     public var phase: MiddlewarePhase? { .tokenRefresh }
 
     /// Sends, refreshing and resending while the server answers "expired".
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var context = context
         var snapshot = store.snapshot
         while true {

@@ -39,7 +39,7 @@ public struct MockMiddleware: APIMiddleware {
 
     /// Replaces the transport with the call's mock (unless an outer ``MockMiddleware`` already did,
     /// or the mode is off) and runs the rest of the chain.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard !(context.transport is MockModeTransport), let mode = context.options.mock ?? defaultMode, !mode.isOff else {
             return try await next(request, context)
         }

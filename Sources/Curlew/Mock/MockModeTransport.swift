@@ -6,7 +6,7 @@ internal import Foundation
 struct MockModeTransport: Transport {
     let mode: MockMode
 
-    func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+    nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         try Task.checkCancellation()
         let answer = try await mode.answer(for: request, context: context)
         if let delay = answer.delay, delay > .zero { try await mode.clock.sleep(delay) }

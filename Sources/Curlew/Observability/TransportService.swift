@@ -61,7 +61,7 @@ public final class TransportService: Transport, Service {
     public var isShuttingDown: Bool { state.withLock { !$0.accepting } }
 
     /// Sends through ``transport``; fails at once with `.shutdown` once shutdown has begun.
-    public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+    public nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         guard state.withLock({ $0.begin() }) else {
             throw CurlewError(code: .shutdown, message: "the transport service is shutting down", request: request.summary)
         }

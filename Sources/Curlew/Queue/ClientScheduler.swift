@@ -33,7 +33,7 @@ public struct ClientScheduler: APIMiddleware {
     public var phase: MiddlewarePhase? { .scheduling }
 
     /// Waits for a slot by priority (unless the call has a named queue), then sends.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.options.queue == nil else { return try await next(request, context) }
         return try await queues.run(in: queueName, priority: context.options.priority) {
             try await next(request, context)

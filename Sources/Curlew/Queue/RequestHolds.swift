@@ -63,7 +63,7 @@ public final class RequestHolds: APIMiddleware, Sendable {
     }
 
     /// Waits while a hold is in force, then sends; a holding call holds others while it runs.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         if !context.options.ignoresHolds { try await waitWhileHeld(context) }
         guard let hold = context.options.holdsLaterRequests else { return try await next(request, context) }
         state.withLock { $0.holds[hold.tag, default: Hold()].holderRunning = true }

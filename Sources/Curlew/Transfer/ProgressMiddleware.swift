@@ -13,7 +13,7 @@ struct ProgressMiddleware: APIMiddleware {
     var kind: MiddlewareKind { MiddlewareKind("progress") }
     var phase: MiddlewarePhase? { Self.phase }
 
-    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let upload = request.content != nil
         let offset: Int64
         if case .download(let target) = context.responseBody.storage { offset = target.resumeOffset ?? 0 } else { offset = 0 }

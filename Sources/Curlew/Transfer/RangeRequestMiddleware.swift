@@ -8,7 +8,7 @@ struct RangeRequestMiddleware: APIMiddleware {
 
     var kind: MiddlewareKind { MiddlewareKind("range") }
 
-    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         request.headers[.range] = "bytes=\(offset)-"
         request.headers[.ifRange] = validator

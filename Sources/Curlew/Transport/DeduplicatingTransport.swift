@@ -46,7 +46,7 @@ public final class DeduplicatingTransport: Transport {
     }
 
     /// Sends the request, joining an identical one already in flight.
-    public func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+    public nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         guard request.method == .get || request.method == .head, context.responseBody == .collect else { return try await base.send(request, context: context) }
         let key = Key(
             method: request.method.rawValue, url: request.url,

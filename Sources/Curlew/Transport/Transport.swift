@@ -22,13 +22,16 @@ public protocol Transport: Sendable {
     ///   - context: The call's id, name, attempt, identity, body disposition and event reporter.
     /// - Returns: The response, whatever its status.
     /// - Throws: ``CurlewError`` with a transport code, or `.cancelled` when the task is cancelled.
-    func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse
+    ///
+    /// Like ``APIMiddleware/intercept(_:context:next:)``, the requirement runs on its caller's
+    /// executor (`nonisolated(nonsending)`); a plain `async` implementation satisfies it too.
+    nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse
 }
 
 extension Transport {
     /// Sends a request outside any client call, with a ``TransportContext/standalone(for:name:)``
     /// context (a token refresh, a health check).
-    public func send(_ request: PreparedRequest) async throws -> RawResponse {
+    public nonisolated(nonsending) func send(_ request: PreparedRequest) async throws -> RawResponse {
         try await send(request, context: .standalone(for: request))
     }
 }

@@ -68,7 +68,7 @@ public struct TransportContext: Sendable {
 
 /// Stands in for "no transport" in the facts a standalone ``TransportContext`` holds.
 private struct UnusedTransport: Transport {
-    func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+    nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         throw CurlewError(code: .transportFailure, message: "no transport in a standalone context", request: request.summary)
     }
 }

@@ -41,7 +41,7 @@ public struct FixtureRecorder: APIMiddleware {
     public var phase: MiddlewarePhase? { .mock }
 
     /// Wraps the transport so each exchange is written down.
-    public func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var context = context
         context.transport = RecordingTransport(base: context.transport, recorder: self)
         return try await next(request, context)
@@ -81,7 +81,7 @@ struct RecordingTransport: Transport {
     let base: any Transport
     let recorder: FixtureRecorder
 
-    func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+    nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         do {
             let response = try await base.send(request, context: context)
             try recorder.record(.success(response), context: context)
