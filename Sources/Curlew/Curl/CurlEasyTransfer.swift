@@ -38,7 +38,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// Whether this transfer set only options the next one overwrites or shares (see
     /// ``configureMethodAndBody(_:)``), so the handle can go back without `curl_easy_reset`.
     @exclusivity(unchecked) private var keepsOptions = false
-    /// Whether `CURLOPT_URL` is only the URL's part up to the query (``configureURL()``), so
+    /// Whether `CURLOPT_URL` is only the URL's part up to the query (``configureURL(https:)``), so
     /// libcurl's effective URL lacks the query.
     @exclusivity(unchecked) private var sendsRequestTarget = false
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -154,9 +154,10 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// (URL, buffers, method and body, headers, callbacks' user data).
     private func configure(limitsBody: Bool) throws(CurlewError) {
         let this = Unmanaged.passUnretained(self).toOpaque()
-        let outcome = pooled.ensure(EasyHandleOptions(request, limitsBody: limitsBody))
+        let options = EasyHandleOptions(request, limitsBody: limitsBody)
+        let outcome = pooled.ensure(options)
         if case .refused(let option, let code) = outcome { try check(code, option) }
-        try configureURL()
+        try configureURL(https: options.isHTTPS)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set(CURLOPT_PRIVATE, pointer: UnsafeMutableRawPointer(bitPattern: UInt(id)))
         // TLS, proxy, speed limits, cookies and host overrides depend only on the transfer
@@ -196,8 +197,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// `CURLOPT_URL`, and `CURLOPT_REQUEST_TARGET` for a URL with a query that libcurl sends in
     /// origin form (``RequestTarget``); a handle that carries a target from an earlier transfer
     /// has it cleared when this one sends none.
-    private func configureURL() throws(CurlewError) {
-        let https = request.url.hasUTF8Prefix("https:")
+    private func configureURL(https: Bool) throws(CurlewError) {
         if request.options.connection.proxy.sendsOriginForm(https: https), let split = RequestTarget.split(request.url) {
             try set(CURLOPT_URL, split.url)
             try set(CURLOPT_REQUEST_TARGET, split.target)

@@ -24,7 +24,7 @@ struct RequestTarget: Equatable {
     static func split(_ url: String) -> RequestTarget? {
         var url = url
         return url.withUTF8 { bytes -> RequestTarget? in
-            guard let question = bytes.firstIndex(ofByte: UInt8(ascii: "?"), in: 0..<bytes.count) else { return nil }
+            guard let question = bytes.firstIndex(ofByte: UInt8(ascii: "?")) else { return nil }
             let authorityStart: Int
             if bytes.hasPrefix("http://") {
                 authorityStart = 7

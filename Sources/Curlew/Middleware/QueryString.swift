@@ -50,10 +50,10 @@ enum QueryString {
         guard !items.isEmpty else { return url }
         var url = url
         return url.withUTF8 { bytes in
-            let fragmentStart = firstIndex(of: UInt8(ascii: "#"), in: bytes) ?? bytes.count
+            let fragmentStart = bytes.firstIndex(ofByte: UInt8(ascii: "#")) ?? bytes.count
             let base = UnsafeBufferPointer(rebasing: bytes[..<fragmentStart])
             var separator: UInt8?
-            if firstIndex(of: UInt8(ascii: "?"), in: base) != nil {
+            if base.firstIndex(ofByte: UInt8(ascii: "?")) != nil {
                 if let last = base.last, last != UInt8(ascii: "?"), last != UInt8(ascii: "&") { separator = UInt8(ascii: "&") }
             } else {
                 separator = UInt8(ascii: "?")
@@ -87,18 +87,11 @@ enum QueryString {
         }
     }
 
-    /// The first index of `byte` (`memchr`: the generic `firstIndex(of:)` costs several
-    /// instructions a byte).
-    static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let base = bytes.baseAddress, !bytes.isEmpty, let found = memchr(base, Int32(byte), bytes.count) else { return nil }
-        return UnsafeRawPointer(found) - UnsafeRawPointer(base)
-    }
-
     /// The bytes between the first `?` and the first `#` after it.
     static func queryRange(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        guard let question = firstIndex(of: UInt8(ascii: "?"), in: bytes) else { return nil }
+        guard let question = bytes.firstIndex(ofByte: UInt8(ascii: "?")) else { return nil }
         let rest = UnsafeBufferPointer(rebasing: bytes[(question + 1)...])
-        return (question + 1)..<(question + 1 + (firstIndex(of: UInt8(ascii: "#"), in: rest) ?? rest.count))
+        return (question + 1)..<(question + 1 + (rest.firstIndex(ofByte: UInt8(ascii: "#")) ?? rest.count))
     }
 
     private static func pairs(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> [(name: String, value: String)] {

@@ -83,10 +83,10 @@ struct SignedPairs {
         var start = 0
         while start < bytes.count {
             let rest = UnsafeBufferPointer(rebasing: bytes[start...])
-            let end = start + (QueryString.firstIndex(of: UInt8(ascii: "&"), in: rest) ?? rest.count)
+            let end = start + (rest.firstIndex(ofByte: UInt8(ascii: "&")) ?? rest.count)
             if end > start {
                 let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                if let equals = QueryString.firstIndex(of: UInt8(ascii: "="), in: part) {
+                if let equals = part.firstIndex(ofByte: UInt8(ascii: "=")) {
                     let name = appendDecoded(UnsafeBufferPointer(rebasing: part[..<equals]), plusIsSpace: plusIsSpace)
                     pairs.append((name, appendDecoded(UnsafeBufferPointer(rebasing: part[(equals + 1)...]), plusIsSpace: plusIsSpace)))
                 } else {

@@ -34,8 +34,8 @@ public struct RawResponse: Sendable {
     }
     /// libcurl's timings and counters, `nil` when the response did not come from the network.
     public var metrics: TransferMetrics? {
-        get { fields.value.metricsBox?.metrics }
-        set { fields.value.metricsBox = newValue.map(MetricsBox.init) }
+        _read { yield fields.value.metrics }
+        _modify { yield &fields.value.metrics }
     }
     /// The business code of a checked ``ResponseEnvelope``, `nil` when there is no envelope or it
     /// was not checked yet.
@@ -66,9 +66,7 @@ public struct RawResponse: Sendable {
         var status: HTTPResponse.Status
         var headerFields: LazyHeaderFields
         var content: ResponseContent
-        /// The metrics, read rarely, behind one more reference so that a write elsewhere copies
-        /// one pointer for them.
-        var metricsBox: MetricsBox?
+        var metrics: TransferMetrics?
         var businessCode: String?
         var businessMessage: String?
         var url: String
@@ -88,13 +86,7 @@ public struct RawResponse: Sendable {
     /// Creates a raw response whose headers may still be a raw block.
     init(status: HTTPResponse.Status, headerFields: LazyHeaderFields, content: ResponseContent, url: String, source: ResponseSource = .network, metrics: TransferMetrics? = nil) {
         fields = CopyOnWriteBox(Fields(
-            status: status, headerFields: headerFields, content: content, metricsBox: metrics.map(MetricsBox.init),
+            status: status, headerFields: headerFields, content: content, metrics: metrics,
             businessCode: nil, businessMessage: nil, url: url, source: source))
     }
-}
-
-/// Holds a response's ``TransferMetrics`` (immutable, so shared between copies).
-final class MetricsBox: Sendable {
-    let metrics: TransferMetrics
-    init(_ metrics: TransferMetrics) { self.metrics = metrics }
 }

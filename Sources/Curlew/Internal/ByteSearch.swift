@@ -11,6 +11,12 @@ extension UnsafeBufferPointer<UInt8> {
         return memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
     }
 
+    /// The index of the first `byte`, by `memchr` (the generic `firstIndex(of:)` costs several
+    /// instructions a byte).
+    func firstIndex(ofByte byte: UInt8) -> Int? {
+        firstIndex(ofByte: byte, in: 0..<count)
+    }
+
     /// The index of the first `byte` in `range`, by `memchr`.
     func firstIndex(ofByte byte: UInt8, in range: Range<Int>) -> Int? {
         guard let base = baseAddress, !range.isEmpty else { return nil }
