@@ -113,42 +113,10 @@ extension APIClient {
         events.meter = observation?.meter
         var context = MiddlewareContext(
             requestID: reporter.requestID, requestName: reporter.requestName, identity: identity, options: options,
-            trustedOrigins: trustedOrigins, transport: transport, events: events, logger: logger)
+            trustedOrigins: trustedOrigins, transport: transport, events: events, logger: logger, endpoint: request)
         context.responseBody = responseBody
-        var next: MiddlewareNext = { prepared, context in
-            context.events.report(.attempt) { $0.attempt = context.attempt }
-            let raw: RawResponse
-            do {
-                raw = try await CallObservation.attempt(prepared, attempt: context.attempt) {
-                    try await context.transport.send($0, context: context.transportContext)
-                }
-            } catch {
-                throw Self.stamped(error, stage: .transport, request: prepared.summary)
-            }
-            // A hop the redirect step follows is not the call's answer: no status check.
-            if prepared.options.redirectsFollowedByClient, RedirectFollower.redirectStatuses.contains(raw.status.code),
-                raw.headers[.location] != nil
-            {
-                return raw
-            }
-            return try ResponseCheck.inspect(raw, of: request, summary: prepared.summary)
-        }
-        let chain = middlewareChain(for: options)
-        // Redirects are followed between the outer middleware and the ones that depend on the
-        // URL (authorization, signing, …), which then run again for every hop.
-        let redirectBoundary = (chain.lastIndex { !RedirectStep.dependsOnURL($0) } ?? -1) + 1
-        if redirectBoundary == chain.count { next = RedirectStep.wrap(next) }
-        for (index, middleware) in chain.enumerated().reversed() {
-            let inner = next
-            next = { request, context in
-                do {
-                    return try await middleware.intercept(request, context: context, next: inner)
-                } catch {
-                    throw Self.stamped(error, stage: .middleware(middleware.kind), request: request.summary, middleware: middleware.kind)
-                }
-            }
-            if index == redirectBoundary { next = RedirectStep.wrap(next) }
-        }
+        let next = options.middleware.isEmpty && options.skippedMiddleware.isEmpty
+            ? composedMiddleware : MiddlewareChain.compose(middlewareChain(for: options))
 
         let started = logger.logLevel <= .debug ? ContinuousClock.now : nil
         if logger.logLevel <= .trace {

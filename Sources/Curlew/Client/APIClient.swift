@@ -32,6 +32,9 @@ public actor APIClient {
     nonisolated let eventHub = EventBroadcaster()
     /// The client's middleware with built-ins in phase order (``MiddlewarePhase``).
     nonisolated let middleware: [any APIMiddleware]
+    /// ``middleware`` composed around the transport once, for every call that neither adds nor
+    /// skips middleware (``MiddlewareChain``).
+    nonisolated let composedMiddleware: MiddlewareNext
     /// The origins that receive credentials, signatures and common arguments.
     nonisolated let trustedOrigins: TrustedOrigins
     /// Whether an ``AuthorizationMiddleware`` is configured (a credential source).
@@ -65,6 +68,7 @@ public actor APIClient {
         self.transport = transport
         self.queues = queues
         self.middleware = MiddlewareArrangement.arrange(configuration.middleware)
+        self.composedMiddleware = MiddlewareChain.compose(middleware)
         var origins = configuration.trustedOrigins
         if let baseURL = configuration.baseURL { origins.insert(baseURL) }
         for case let failover as FailoverMiddleware in configuration.middleware { origins.formUnion(failover.baseURLs) }

@@ -13,10 +13,13 @@ public struct MiddlewareContext: Sendable {
         let transport: any Transport
         let events: EventReporter
         let logger: Logger
+        /// The endpoint whose ``Endpoint/accepts(_:)`` and envelope the innermost step checks
+        /// the response against; `nil` in a context made outside a call (no check).
+        let endpoint: (any Endpoint)?
 
         init(
             requestID: CallID, requestName: String, identity: RequestIdentity, trustedOrigins: TrustedOrigins,
-            transport: any Transport, events: EventReporter, logger: Logger
+            transport: any Transport, events: EventReporter, logger: Logger, endpoint: (any Endpoint)? = nil
         ) {
             self.requestID = requestID
             self.requestName = requestName
@@ -25,6 +28,7 @@ public struct MiddlewareContext: Sendable {
             self.transport = transport
             self.events = events
             self.logger = logger
+            self.endpoint = endpoint
         }
 
         func with(
@@ -35,7 +39,8 @@ public struct MiddlewareContext: Sendable {
             Facts(
                 requestID: requestID ?? self.requestID, requestName: requestName ?? self.requestName,
                 identity: identity ?? self.identity, trustedOrigins: trustedOrigins ?? self.trustedOrigins,
-                transport: transport ?? self.transport, events: events ?? self.events, logger: logger ?? self.logger)
+                transport: transport ?? self.transport, events: events ?? self.events, logger: logger ?? self.logger,
+                endpoint: endpoint)
         }
     }
 
@@ -87,6 +92,9 @@ public struct MiddlewareContext: Sendable {
     }
 
     /// Whether the call needs a credential (``RequestOptions/requiresAuthentication``).
+    /// The call's endpoint, for the innermost step's status and envelope checks.
+    var endpoint: (any Endpoint)? { facts.endpoint }
+
     public var requiresAuthentication: Bool { options.requiresAuthentication }
 
     /// Creates a context (the ``APIClient`` makes one per call; tests of middleware make their own).
@@ -95,9 +103,21 @@ public struct MiddlewareContext: Sendable {
         trustedOrigins: TrustedOrigins = TrustedOrigins([]), transport: any Transport,
         events: EventReporter? = nil, logger: Logger = Logger(label: "curlew")
     ) {
+        self.init(
+            requestID: requestID, requestName: requestName, identity: identity, options: options, trustedOrigins: trustedOrigins,
+            transport: transport, events: events, logger: logger, endpoint: nil)
+    }
+
+    /// A call's context: as the public initializer, plus the endpoint the innermost step checks
+    /// the response against.
+    init(
+        requestID: CallID, requestName: String, identity: RequestIdentity, options: RequestOptions, trustedOrigins: TrustedOrigins,
+        transport: any Transport, events: EventReporter?, logger: Logger, endpoint: (any Endpoint)?
+    ) {
         self.facts = Facts(
             requestID: requestID, requestName: requestName, identity: identity, trustedOrigins: trustedOrigins,
-            transport: transport, events: events ?? .silent(requestID: requestID, requestName: requestName), logger: logger)
+            transport: transport, events: events ?? .silent(requestID: requestID, requestName: requestName), logger: logger,
+            endpoint: endpoint)
         self.options = options
     }
 

@@ -1,0 +1,59 @@
+internal import HTTPTypes
+
+/// The middleware around the transport, composed into one ``MiddlewareNext``.
+///
+/// Composition depends only on the middleware list, never on the call: what the innermost step
+/// needs from the call (the transport, the endpoint whose ``Endpoint/accepts(_:)`` and envelope
+/// check the response) travels in the ``MiddlewareContext``. So a client composes its own list
+/// once, when it is created, and a call that adds or skips middleware composes its own.
+/// Composing per call cost a closure allocation per layer, plus one for the innermost step and
+/// one for each redirect step.
+enum MiddlewareChain {
+    /// `middleware` outermost first, as ``APIClient/middlewareChain(for:)`` returns it.
+    ///
+    /// Redirects are followed between the outer middleware and the ones that depend on the URL
+    /// (authorization, signing, …), which then run again for every hop.
+    static func compose(_ middleware: [any APIMiddleware]) -> MiddlewareNext {
+        var next: MiddlewareNext = innermost
+        let redirectBoundary = (middleware.lastIndex { !RedirectStep.dependsOnURL($0) } ?? -1) + 1
+        if redirectBoundary == middleware.count { next = RedirectStep.wrap(next) }
+        for (index, layer) in middleware.enumerated().reversed() {
+            let inner = next
+            next = { request, context in
+                do {
+                    return try await layer.intercept(request, context: context, next: inner)
+                } catch {
+                    throw APIClient.stamped(error, stage: .middleware(layer.kind), request: request.summary, middleware: layer.kind)
+                }
+            }
+            if index == redirectBoundary { next = RedirectStep.wrap(next) }
+        }
+        return next
+    }
+
+    /// The transport, then the endpoint's status and envelope checks.
+    private static let innermost: MiddlewareNext = { prepared, context in
+        context.events.report(.attempt) { $0.attempt = context.attempt }
+        let raw: RawResponse
+        do {
+            if CallObservation.current == nil {
+                // Nothing observes the attempt: two async frames (and executor checks) fewer.
+                raw = try await context.transport.send(prepared, context: context.transportContext)
+            } else {
+                raw = try await CallObservation.attempt(prepared, attempt: context.attempt) {
+                    try await context.transport.send($0, context: context.transportContext)
+                }
+            }
+        } catch {
+            throw APIClient.stamped(error, stage: .transport, request: prepared.summary)
+        }
+        // A hop the redirect step follows is not the call's answer: no status check.
+        if prepared.options.redirectsFollowedByClient, RedirectFollower.redirectStatuses.contains(raw.status.code),
+            raw.headers[.location] != nil
+        {
+            return raw
+        }
+        guard let endpoint = context.endpoint else { return raw }
+        return try ResponseCheck.inspect(raw, of: endpoint, summary: prepared.summary)
+    }
+}
