@@ -75,12 +75,14 @@ enum PercentEncoding {
 
     /// `A–Z a–z 0–9 - . _ ~`.
     static func isUnreserved(_ byte: UInt8) -> Bool {
+        // One bit per ASCII byte, set for the unreserved ones: a shift and a test instead of
+        // five range comparisons, for every byte of every query parameter middleware add.
+        let low: UInt64 = 0x03FF_6000_0000_0000  // - . 0–9
+        let high: UInt64 = 0x47FF_FFFE_87FF_FFFE  // A–Z _ a–z ~
         switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            true
-        default:
-            false
+        case 0..<64: return (low >> UInt64(byte)) & 1 == 1
+        case 64..<128: return (high >> UInt64(byte - 64)) & 1 == 1
+        default: return false
         }
     }
 

@@ -18,7 +18,11 @@ public struct RetryMiddleware: APIMiddleware {
     /// Statuses worth retrying.
     public var retryableStatuses: Set<Int>
     /// Methods that may be resent.
-    public var retryableMethods: Set<HTTPRequest.Method>
+    public var retryableMethods: Set<HTTPRequest.Method> {
+        didSet { methodList = Array(retryableMethods) }
+    }
+    /// ``retryableMethods`` as an array, scanned by every call (a handful of methods).
+    private var methodList: [HTTPRequest.Method]
 
     /// Creates the policy.
     public init(
@@ -35,6 +39,7 @@ public struct RetryMiddleware: APIMiddleware {
         self.maximumTotalTime = maximumTotalTime
         self.retryableStatuses = retryableStatuses
         self.retryableMethods = retryableMethods
+        self.methodList = Array(retryableMethods)
     }
 
     /// `.retry`.
@@ -45,7 +50,7 @@ public struct RetryMiddleware: APIMiddleware {
 
     /// Sends, waiting and resending while the failure is retryable.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        guard retryableMethods.contains(request.method), request.content?.isReplayable ?? true else {
+        guard isRetryable(request.method), request.content?.isReplayable ?? true else {
             return try await next(request, context)
         }
         var context = context
@@ -69,6 +74,12 @@ public struct RetryMiddleware: APIMiddleware {
                 context.attempt += 1
             }
         }
+    }
+
+    /// `retryableMethods.contains(method)` as a scan of ``methodList``: a few small-string
+    /// comparisons instead of hashing the method's name on every call.
+    private func isRetryable(_ method: HTTPRequest.Method) -> Bool {
+        methodList.contains(method)
     }
 
     private func isRetryable(_ error: CurlewError) -> Bool {

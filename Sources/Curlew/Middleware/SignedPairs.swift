@@ -40,28 +40,48 @@ struct SignedPairs {
 
     /// `a=1&b=2`, sorted by name, then value.
     func canonicalBytes() -> [UInt8] {
-        var order = Array(pairs.indices)
-        if isASCII {
-            storage.withUnsafeBufferPointer { bytes in
-                order.sort { left, right in
-                    let l = pairs[left], r = pairs[right]
-                    let byName = Self.compare(bytes, l.name, r.name)
-                    return byName != 0 ? byName < 0 : Self.compare(bytes, l.value, r.value) < 0
+        withCanonicalBytes { Array($0) }
+    }
+
+    /// Calls `body` with the canonical text, built in stack memory when it is small (the sort
+    /// order and the text need no heap array of their own).
+    func withCanonicalBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: pairs.count) { buffer in
+            var order = buffer
+            for index in pairs.indices { order.initializeElement(at: index, to: index) }
+            if isASCII {
+                storage.withUnsafeBufferPointer { bytes in
+                    order.sort { left, right in
+                        let l = pairs[left], r = pairs[right]
+                        let byName = Self.compare(bytes, l.name, r.name)
+                        return byName != 0 ? byName < 0 : Self.compare(bytes, l.value, r.value) < 0
+                    }
                 }
+            } else {
+                let text = pairs.map { (name: string(at: $0.name), value: string(at: $0.value)) }
+                order.sort { (text[$0].name, text[$0].value) < (text[$1].name, text[$1].value) }
             }
-        } else {
-            let text = pairs.map { (name: string(at: $0.name), value: string(at: $0.value)) }
-            order.sort { (text[$0].name, text[$0].value) < (text[$1].name, text[$1].value) }
+            let length = storage.count + max(0, 2 * pairs.count - 1)
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { canonical in
+                var position = 0
+                storage.withUnsafeBufferPointer { bytes in
+                    for (rank, index) in order.enumerated() {
+                        if rank > 0 {
+                            canonical.initializeElement(at: position, to: UInt8(ascii: "&"))
+                            position += 1
+                        }
+                        position = Self.copy(bytes, pairs[index].name, to: canonical, at: position)
+                        canonical.initializeElement(at: position, to: UInt8(ascii: "="))
+                        position = Self.copy(bytes, pairs[index].value, to: canonical, at: position + 1)
+                    }
+                }
+                return try body(UnsafeBufferPointer(rebasing: canonical[..<position]))
+            }
         }
-        var canonical: [UInt8] = []
-        canonical.reserveCapacity(storage.count + 2 * pairs.count)
-        for (position, index) in order.enumerated() {
-            if position > 0 { canonical.append(UInt8(ascii: "&")) }
-            canonical.append(contentsOf: storage[pairs[index].name])
-            canonical.append(UInt8(ascii: "="))
-            canonical.append(contentsOf: storage[pairs[index].value])
-        }
-        return canonical
+    }
+
+    private static func copy(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, to out: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
+        position + UnsafeMutableBufferPointer(rebasing: out[position...]).initialize(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
     }
 
     private func string(at range: Range<Int>) -> String {

@@ -86,15 +86,20 @@ public struct SigningMiddleware: APIMiddleware {
         var added: [(name: String, value: String?)] = []
         if let timestampParameter { added.append((timestampParameter, String(Int(now().timeIntervalSince1970)))) }
         if let nonceParameter { added.append((nonceParameter, UUID().uuidString.lowercased())) }
-        if !added.isEmpty { request.setURL(QueryString.appending(added, to: request.url)) }
-        let signature = Self.signature(of: Self.canonicalBytes(for: request), secret: secret, algorithm: algorithm)
+        // The signature covers the added parameters as if they were already in the URL; the URL
+        // is then rewritten once, with them and (as a parameter) the signature.
+        let (secret, algorithm) = (secret, algorithm)
+        let signature = Self.signedPairs(of: request, adding: added).withCanonicalBytes {
+            Self.signature(of: $0, secret: secret, algorithm: algorithm)
+        }
         switch output {
         case .parameter(let name):
-            request.setURL(QueryString.appending([(name: name, value: Optional(signature))], to: request.url))
+            added.append((name, signature))
         case .header(let name):
             request.headers[name] = signature
             request.options.originBoundHeaders.insert(name)
         }
+        if !added.isEmpty { request.setURL(QueryString.appending(added, to: request.url)) }
         return try await next(request, context)
     }
 
@@ -106,8 +111,15 @@ public struct SigningMiddleware: APIMiddleware {
 
     /// ``canonicalString(for:)`` as UTF-8 bytes, what the signature is computed over.
     static func canonicalBytes(for request: PreparedRequest) -> [UInt8] {
+        signedPairs(of: request).canonicalBytes()
+    }
+
+    /// The pairs a signature covers: the URL's query, `adding` (parameters not yet in the URL,
+    /// signed as if they were), and a form or JSON object body.
+    static func signedPairs(of request: PreparedRequest, adding: [(name: String, value: String?)] = []) -> SignedPairs {
         var pairs = SignedPairs()
         pairs.appendQuery(of: request.url)
+        for (name, value) in adding { pairs.append(name: name, value: value ?? "") }
         if let body = request.body {
             switch ParameterPlacer.bodyKind(of: request) {
             case .form: pairs.appendForm(body)
@@ -115,7 +127,7 @@ public struct SigningMiddleware: APIMiddleware {
             case nil: break
             }
         }
-        return pairs.canonicalBytes()
+        return pairs
     }
 
     static func jsonPairs(_ body: Data) -> [(name: String, value: String)] {
@@ -137,17 +149,21 @@ public struct SigningMiddleware: APIMiddleware {
 
     /// ``signature(of:secret:algorithm:)`` over the canonical form's bytes.
     static func signature(of canonical: [UInt8], secret: String, algorithm: Algorithm) -> String {
+        canonical.withUnsafeBufferPointer { signature(of: $0, secret: secret, algorithm: algorithm) }
+    }
+
+    static func signature(of canonical: UnsafeBufferPointer<UInt8>, secret: String, algorithm: Algorithm) -> String {
         switch algorithm {
         case .md5:
             // Straight from the bytes: no `Data` copies.
             var hasher = Insecure.MD5()
             var secret = secret
-            canonical.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(canonical))
             secret.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
             return hasher.finalize().withUnsafeBytes(hex)
         case .hmacSHA256:
             let key = SymmetricKey(data: Data(secret.utf8))
-            return HMAC<SHA256>.authenticationCode(for: canonical, using: key).withUnsafeBytes(hex)
+            return HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer(canonical), using: key).withUnsafeBytes(hex)
         }
     }
 
