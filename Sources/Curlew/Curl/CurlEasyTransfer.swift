@@ -198,9 +198,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// origin form (``RequestTarget``); a handle that carries a target from an earlier transfer
     /// has it cleared when this one sends none.
     private func configureURL(https: Bool) throws(CurlewError) {
-        if request.options.connection.proxy.sendsOriginForm(https: https), let split = RequestTarget.split(request.url) {
-            try set(CURLOPT_URL, split.url)
-            try set(CURLOPT_REQUEST_TARGET, split.target)
+        if request.options.connection.proxy.sendsOriginForm(https: https), try setSplitURL() {
             pooled.carriesRequestTarget = true
             sendsRequestTarget = true
             return
@@ -210,6 +208,28 @@ final class CurlEasyTransfer: @unchecked Sendable {
             try check(curlew_easy_setopt_string(handle, CURLOPT_REQUEST_TARGET, nil), CURLOPT_REQUEST_TARGET)
             pooled.carriesRequestTarget = false
         }
+    }
+
+    /// Sets `CURLOPT_URL` to the URL up to its query and `CURLOPT_REQUEST_TARGET` to path and
+    /// query (``RequestTarget``), both written as C strings into one stack buffer (libcurl copies
+    /// them); `false`, setting nothing, when the URL has no query.
+    private func setSplitURL() throws(CurlewError) -> Bool {
+        var url = request.url
+        let handle = self.handle
+        let codes = url.withUTF8 { bytes -> (CURLcode, CURLcode)? in
+            guard let ranges = RequestTarget.split(bytes) else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ranges.cStringLength) { buffer in
+                let targetStart = ranges.writeCStrings(of: bytes, into: buffer)
+                return buffer.withMemoryRebound(to: CChar.self) { text in
+                    guard let base = text.baseAddress else { return (CURLE_OUT_OF_MEMORY, CURLE_OUT_OF_MEMORY) }
+                    return (curlew_easy_setopt_string(handle, CURLOPT_URL, base), curlew_easy_setopt_string(handle, CURLOPT_REQUEST_TARGET, base + targetStart))
+                }
+            }
+        }
+        guard let codes else { return false }
+        try check(codes.0, CURLOPT_URL)
+        try check(codes.1, CURLOPT_REQUEST_TARGET)
+        return true
     }
 
     /// Method and body: in-memory bytes are copied to libcurl; files and streams are read while

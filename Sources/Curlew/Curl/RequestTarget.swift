@@ -14,37 +14,68 @@
 /// environment names) the request line must carry the whole URL, so those are left alone.
 /// Curlew follows redirects itself, so every hop is configured, and split, afresh.
 struct RequestTarget: Equatable {
-    /// The URL up to the query: scheme, authority and path.
     var url: String
-    /// `path?query`, without a fragment.
     var target: String
 
-    /// The split of `url`, or `nil` when it has no query (nothing to save) or is not absolute
-    /// `http(s)://`.
+    /// Where the two parts lie in the URL's bytes.
+    struct Ranges: Equatable {
+        /// The URL up to its `?`.
+        var url: Range<Int>
+        /// Path and query, without a fragment.
+        var target: Range<Int>
+        /// The path is empty: the target is `/` followed by ``target``.
+        var prependsSlash: Bool
+
+        /// The number of bytes of the two NUL-terminated C strings.
+        var cStringLength: Int { url.count + target.count + (prependsSlash ? 1 : 0) + 2 }
+
+        /// Writes the URL and the target as two NUL-terminated C strings into `out` (room for
+        /// ``cStringLength`` bytes); returns the offset of the target.
+        func writeCStrings(of bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+            var position = UnsafeMutableBufferPointer(rebasing: out[...]).initialize(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[url]))
+            out.initializeElement(at: position, to: 0)
+            let targetStart = position + 1
+            position = targetStart
+            if prependsSlash {
+                out.initializeElement(at: position, to: UInt8(ascii: "/"))
+                position += 1
+            }
+            position += UnsafeMutableBufferPointer(rebasing: out[position...]).initialize(fromContentsOf: UnsafeBufferPointer(rebasing: bytes[target]))
+            out.initializeElement(at: position, to: 0)
+            return targetStart
+        }
+    }
+
     static func split(_ url: String) -> RequestTarget? {
         var url = url
         return url.withUTF8 { bytes -> RequestTarget? in
-            guard let question = bytes.firstIndex(ofByte: UInt8(ascii: "?")) else { return nil }
-            let authorityStart: Int
-            if bytes.hasPrefix("http://") {
-                authorityStart = 7
-            } else if bytes.hasPrefix("https://") {
-                authorityStart = 8
-            } else {
-                return nil
-            }
-            // A "?" inside the fragment is no query.
-            guard bytes.firstIndex(ofByte: UInt8(ascii: "#"), in: 0..<question) == nil else { return nil }
-            // The path starts at the first "/" after the scheme; none before the "?" means an
-            // empty path, sent as "/".
-            var pathStart = authorityStart
-            while pathStart < question, bytes[pathStart] != UInt8(ascii: "/") { pathStart += 1 }
-            let end = bytes.firstIndex(ofByte: UInt8(ascii: "#"), in: question..<bytes.count) ?? bytes.count
-            let prefix = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<question]), as: UTF8.self)
-            // Path and query are contiguous in the URL: one string, unless the path is empty.
-            let target = String(decoding: UnsafeBufferPointer(rebasing: bytes[pathStart..<end]), as: UTF8.self)
-            return RequestTarget(url: prefix, target: pathStart == question ? "/" + target : target)
+            guard let ranges = split(bytes) else { return nil }
+            let target = String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges.target]), as: UTF8.self)
+            return RequestTarget(
+                url: String(decoding: UnsafeBufferPointer(rebasing: bytes[ranges.url]), as: UTF8.self),
+                target: ranges.prependsSlash ? "/" + target : target)
         }
+    }
+
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> Ranges? {
+        guard let question = bytes.firstIndex(ofByte: UInt8(ascii: "?")) else { return nil }
+        let authorityStart: Int
+        if bytes.hasPrefix("http://") {
+            authorityStart = 7
+        } else if bytes.hasPrefix("https://") {
+            authorityStart = 8
+        } else {
+            return nil
+        }
+        // A "?" inside the fragment is no query.
+        guard bytes.firstIndex(ofByte: UInt8(ascii: "#"), in: 0..<question) == nil else { return nil }
+        // The path starts at the first "/" after the scheme; none before the "?" means an
+        // empty path, sent as "/".
+        var pathStart = authorityStart
+        while pathStart < question, bytes[pathStart] != UInt8(ascii: "/") { pathStart += 1 }
+        let end = bytes.firstIndex(ofByte: UInt8(ascii: "#"), in: question..<bytes.count) ?? bytes.count
+        // Path and query are contiguous in the URL.
+        return Ranges(url: 0..<question, target: pathStart..<end, prependsSlash: pathStart == question)
     }
 }
 
