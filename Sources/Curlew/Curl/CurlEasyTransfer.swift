@@ -297,13 +297,16 @@ final class CurlEasyTransfer: @unchecked Sendable {
         // libcurl adds `Expect: 100-continue` and a form `Content-Type` only to a POST or an
         // upload; a GET, a HEAD or a bodiless custom method gets neither, and two removal lines
         // more would only lengthen the list libcurl searches for every header it considers.
-        let mayGainBodyHeaders = request.body != nil || source != nil || request.method == .post
-        let code = pooled.ensureHeaders(headers, withBodyRemovals: mayGainBodyHeaders) {
+        var extras: HeaderListExtras = []
+        if request.body != nil || source != nil || request.method == .post { extras.insert(.bodyRemovals) }
+        if request.options.acceptsCompressedResponses, headers[.acceptEncoding] == nil { extras.insert(.acceptEncoding) }
+        let code = pooled.ensureHeaders(headers, extras: extras) {
             var lines: [String] = []
-            lines.reserveCapacity(headers.count + 2)
+            lines.reserveCapacity(headers.count + 3)
             // Empty values as `Name;`, cookie fields joined into one line (``HeaderLines``).
             let hasContentType = HeaderLines.forEach(in: headers) { lines.append($0) }
-            guard mayGainBodyHeaders else { return lines }
+            if extras.contains(.acceptEncoding) { lines.append("Accept-Encoding: gzip, deflate") }
+            guard extras.contains(.bodyRemovals) else { return lines }
             // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
             lines.append("Expect:")
             if !hasContentType { lines.append("Content-Type:") }

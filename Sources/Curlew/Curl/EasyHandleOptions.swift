@@ -77,8 +77,8 @@ struct EasyHandleOptions: Sendable, Equatable {
         if options.acceptsCompressedResponses {
             // Curlew decodes (``ResponseContentDecoder``): libcurl 7.88 takes a compressed
             // stream cut short for a complete body. So only the codings Curlew decodes are asked
-            // for, and libcurl hands the body over as received.
-            string(CURLOPT_ACCEPT_ENCODING, "gzip, deflate")
+            // for (`Accept-Encoding: gzip, deflate`, a line of the header list:
+            // ``HeaderListExtras/acceptEncoding``), and libcurl hands the body over as received.
             long(CURLOPT_HTTP_CONTENT_DECODING, 0)
         }
         return failure

@@ -16,8 +16,8 @@ struct PooledEasyHandle: Sendable {
     /// The `curl_slist` the handle's `CURLOPT_HTTPHEADER` points at (0 for none). Owned by
     /// this value: freed when replaced or when the handle is cleaned up.
     private var headerListBits: UInt = 0
-    /// Whether that list ends with the `Expect:` / `Content-Type:` removals (requests with a body).
-    private var listHasBodyRemovals = false
+    /// The lines the list holds besides the header set's own.
+    private var listExtras: HeaderListExtras = []
     /// Whether `CURLOPT_REQUEST_TARGET` is set (see ``RequestTarget``): the next transfer that
     /// sends none must clear it.
     var carriesRequestTarget = false
@@ -60,15 +60,14 @@ struct PooledEasyHandle: Sendable {
     }
 
     /// Points `CURLOPT_HTTPHEADER` at a list for `headers`, built by `lines` only when the handle
-    /// does not carry a list for the same header set (and the same `withBodyRemovals`, whether
-    /// the list ends with the lines removing libcurl's body headers) already.
-    mutating func ensureHeaders(_ headers: HTTPFields, withBodyRemovals: Bool, lines: () -> [String]) -> CURLcode {
-        if let current = self.headers, headerListBits != 0, listHasBodyRemovals == withBodyRemovals,
+    /// does not carry a list for the same header set with the same `extras` already.
+    mutating func ensureHeaders(_ headers: HTTPFields, extras: HeaderListExtras, lines: () -> [String]) -> CURLcode {
+        if let current = self.headers, headerListBits != 0, listExtras == extras,
             current.elementsEqual(headers, by: Self.same)
         {
             return CURLE_OK
         }
-        listHasBodyRemovals = withBodyRemovals
+        listExtras = extras
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines() {
             if let next = curl_slist_append(list, line) { list = next }
@@ -105,4 +104,19 @@ struct PooledEasyHandle: Sendable {
     private static func same(_ lhs: HTTPField, _ rhs: HTTPField) -> Bool {
         lhs.name.rawName == rhs.name.rawName && lhs.value == rhs.value
     }
+}
+
+/// Lines a header list holds besides the request's own header fields.
+struct HeaderListExtras: OptionSet, Sendable {
+    let rawValue: UInt8
+
+    /// `Expect:` and (unless the request has one) `Content-Type:`, removing the headers libcurl
+    /// would add to a request with a body.
+    static let bodyRemovals = HeaderListExtras(rawValue: 1 << 0)
+    /// `Accept-Encoding: gzip, deflate` (``TransferOptions/acceptsCompressedResponses``, and the
+    /// request has no `Accept-Encoding` of its own). A line of the list rather than
+    /// `CURLOPT_ACCEPT_ENCODING`, which libcurl 7.88 formats twice per transfer, byte by byte
+    /// through its `printf` (about 4,000 instructions for these 31 bytes); Curlew decodes the
+    /// body itself either way (``ResponseContentDecoder``).
+    static let acceptEncoding = HeaderListExtras(rawValue: 1 << 1)
 }
