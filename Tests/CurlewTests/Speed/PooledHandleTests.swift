@@ -47,6 +47,23 @@ struct PooledHandleTests {
         }
     }
 
+    /// Curlew's `Accept-Encoding: gzip, deflate` is a line of the handle's header list: a
+    /// request's own `Accept-Encoding` replaces it (sent once, as it is), and the next request on
+    /// the same handle gets Curlew's back.
+    @Test func aRequestsOwnAcceptEncodingIsSentAloneAndDoesNotCarryOver() async throws {
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            var own = HTTPFields()
+            own[.acceptEncoding] = "identity"
+            _ = try await send(transport, server, headers: own)
+            _ = try await send(transport, server)
+            _ = try await send(transport, server, headers: own)
+            _ = try await send(transport, server) { $0.acceptsCompressedResponses = false }
+            let requests = server.requests
+            #expect(requests.map { $0.headerValues("Accept-Encoding") } == [["identity"], ["gzip, deflate"], ["identity"], []])
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
     @Test func aBodilessCustomMethodAfterAPostOfBytesSendsNoBody() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             // The POST of bytes leaves its handle with its options kept; the DELETE and OPTIONS
