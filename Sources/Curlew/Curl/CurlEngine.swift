@@ -41,8 +41,8 @@ final class CurlEngine: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer?
     private var thread: pthread_t?
     private var startFailure: String?
-    /// Engine thread only.
-    private var transfers: [UInt64: CurlEasyTransfer] = [:]
+    /// Engine thread only, never re-entered while changed: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var transfers = TransferTable<CurlEasyTransfer>()
     /// The engine thread's `pthread_self()`, set when it starts (0 before): work posted from the
     /// engine thread itself needs no wake-up.
     let engineThreadID = Atomic<UInt>(0)
@@ -236,7 +236,7 @@ final class CurlEngine: @unchecked Sendable {
             _ = curl_multi_poll(multi, nil, 0, waiting ? 0 : transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000), nil)
         }
         // Fail everything still in flight, then also any job posted in the same instant.
-        for (_, transfer) in transfers {
+        for (_, transfer) in transfers.transfers {
             curl_multi_remove_handle(multi, transfer.handle)
             transfer.fail(Self.shutdownError(transfer.request))
         }
@@ -263,7 +263,7 @@ final class CurlEngine: @unchecked Sendable {
                 transfer.fail(CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: transfer.request.summary))
                 return
             }
-            transfers[job.ticket.id] = transfer
+            transfers.insert(transfer, for: job.ticket.id)
             statistics.setActive(transfers.count)
             upkeep?.transferAdded(multi: multi, inFlight: transfers.count)
         case .cancel(let id):
@@ -280,9 +280,9 @@ final class CurlEngine: @unchecked Sendable {
     static let idleCheckInterval: UInt64 = 100_000_000
 
     private func failIdleTransfers(multi: UnsafeMutableRawPointer, now: UInt64) {
-        for (id, transfer) in transfers {
+        for (id, transfer) in transfers.transfers {
             guard let failure = transfer.idleFailure(now: now) else { continue }
-            transfers[id] = nil
+            transfers.removeValue(forKey: id)
             statistics.setActive(transfers.count)
             curl_multi_remove_handle(multi, transfer.handle)
             transfer.fail(failure)
