@@ -18,7 +18,12 @@ internal import HTTPTypes
 /// the runtime's dynamic exclusivity check (about 120 instructions an access, 14 per response
 /// head on the header callback alone) guards nothing here.
 final class CurlEasyTransfer: @unchecked Sendable {
-    typealias Continuation = CheckedContinuation<CompletedTransfer, any Error>
+    /// The caller's continuation: an unsafe one, resumed exactly once because only
+    /// ``takeContinuation()`` hands it out and it clears it, on the one thread that owns the
+    /// transfer at a time. A checked continuation allocated a canary object per request, and as a
+    /// type of the resilient standard library every copy or destroy of it (an `Optional` here)
+    /// went through its value witnesses.
+    typealias Continuation = UnsafeContinuation<CompletedTransfer, any Error>
 
     /// What a transfer needs from its engine while it is configured.
     struct Environment {

@@ -97,7 +97,7 @@ final class CurlEngine: @unchecked Sendable {
         }
         let ticket = TransferTicket(id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
         let completed = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CurlEasyTransfer.Continuation) in
+            try await withUnsafeThrowingContinuation { (continuation: CurlEasyTransfer.Continuation) in
                 // Configure the easy handle here, on the caller's thread: the engine thread only
                 // attaches it.
                 let transfer: CurlEasyTransfer
