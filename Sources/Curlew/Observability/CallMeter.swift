@@ -15,10 +15,21 @@ internal import HTTPTypes
 /// | `curlew_retries_total` | counter | request |
 /// | `curlew_credential_refreshes_total` | counter | request, outcome (`success`, `failure`) |
 /// | `curlew_cache_hits_total`, `curlew_cache_misses_total` | counter | request |
-struct CallMeter: Sendable {
+///
+/// A class (immutable): a call's ``EventReporter`` carries an optional meter, and an optional
+/// reference is one word that copies with a retain, where an optional struct of an existential
+/// and two strings was copied and destroyed through its value witnesses on every copy of the
+/// reporter, meter or not.
+final class CallMeter: Sendable {
     let factory: any MetricsFactory
     let method: String
     let request: String
+
+    init(factory: any MetricsFactory, method: String, request: String) {
+        self.factory = factory
+        self.method = method
+        self.request = request
+    }
 
     /// The status class of an outcome.
     static func statusClass(_ status: HTTPResponse.Status?, error: (any Error)?) -> String {

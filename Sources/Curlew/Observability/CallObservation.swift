@@ -14,7 +14,9 @@ internal import Tracing
 /// keeps its call and attempt open until it ends: the spans end, and the count, duration and
 /// bytes are recorded, once, when the last byte arrives, the transfer fails or the reader
 /// cancels (``ResponseBodyStream/whenEnded(_:)``).
-struct CallObservation: Sendable {
+/// A class (immutable), so that the `Optional` every call holds — `nil` unless something
+/// observes — is one word, not a struct copied and destroyed through value witnesses.
+final class CallObservation: Sendable {
     let tracer: (any Tracer)?
     let meter: CallMeter?
     let requestName: String
@@ -123,6 +125,7 @@ struct CallObservation: Sendable {
             span?.end()
             return
         }
+        let meter = meter
         stream.whenEnded { end in
             span.map { HTTPSpanAttributes.finish($0, status: status, metrics: end.metrics, error: end.error) }
             meter?.recordAttempt(end.metrics)
