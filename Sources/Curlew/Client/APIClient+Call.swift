@@ -106,13 +106,13 @@ extension APIClient {
         _ request: R, _ prepared: PreparedRequest, options: RequestOptions, responseBody: ResponseBodyDisposition,
         reporter: EventReporter, finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
-        let identity = RequestIdentity(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters)
         let logger = CallLogging.logger(for: options, client: configuration.logger)
         let observation = CallObservation(options: options, request: prepared, name: reporter.requestName)
         var events = reporter
         events.meter = observation?.meter
         var context = MiddlewareContext(
-            requestID: reporter.requestID, requestName: reporter.requestName, identity: identity, options: options,
+            requestID: reporter.requestID, requestName: reporter.requestName,
+            identity: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters), options: options,
             trustedOrigins: trustedOrigins, transport: transport, events: events, logger: logger, endpoint: request)
         context.responseBody = responseBody
         let next = options.middleware.isEmpty && options.skippedMiddleware.isEmpty

@@ -29,7 +29,7 @@ enum RedirectStep {
             var redirects = 0
             while true {
                 var response = try await inner(current, hopContext)
-                guard RedirectFollower.redirectStatuses.contains(response.status.code), let location = response.headers[.location] else {
+                guard RedirectFollower.isRedirect(response.status.code), let location = response.headers[.location] else {
                     if redirects > 0, var metrics = response.metrics {
                         metrics.redirectCount += redirects
                         response.metrics = metrics

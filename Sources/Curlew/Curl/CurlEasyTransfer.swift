@@ -613,7 +613,7 @@ final class CurlEasyTransfer: @unchecked Sendable {
     /// Publishes `headReceived` for a final head (not for a hop Curlew follows itself).
     private func reportHead(status: Int) {
         guard let events else { return }
-        if followsRedirectsInSwift, RedirectFollower.redirectStatuses.contains(status) { return }
+        if followsRedirectsInSwift, RedirectFollower.isRedirect(status) { return }
         events.headReceived(status: HTTPResponse.Status(code: status))
     }
 

@@ -21,8 +21,15 @@ internal import Glibc
 /// The body of a hop is discarded: a stream is dropped (which cancels its transfer), a file is
 /// removed so the next hop can create it again.
 struct RedirectFollower {
-    /// The statuses that are followed when they carry a `Location`.
-    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Whether `status` is followed when it carries a `Location`: 301, 302, 303, 307, 308. (A
+    /// switch, not a `Set<Int>`: every response is asked, and hashing the status cost more
+    /// than the comparisons.)
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
 
     /// Most hops followed.
     let limit: Int
@@ -36,7 +43,7 @@ struct RedirectFollower {
         var redirects = 0
         while true {
             var response = try await execute(current)
-            guard Self.redirectStatuses.contains(response.status.code), let location = response.headers[.location] else {
+            guard Self.isRedirect(response.status.code), let location = response.headers[.location] else {
                 if var metrics = response.metrics {
                     metrics.redirectCount += redirects
                     response.metrics = metrics

@@ -8,7 +8,9 @@ public struct MiddlewareContext: Sendable {
     final class Facts: Sendable {
         let requestID: CallID
         let requestName: String
-        let identity: RequestIdentity
+        /// Where ``identity`` comes from: given, or computed from the prepared request when
+        /// read (most calls never read it: it is the cache key and the fixture name).
+        private let identitySource: IdentitySource
         let trustedOrigins: TrustedOrigins
         let transport: any Transport
         let events: EventReporter
@@ -17,13 +19,37 @@ public struct MiddlewareContext: Sendable {
         /// the response against; `nil` in a context made outside a call (no check).
         let endpoint: (any Endpoint)?
 
-        init(
+        enum IdentitySource: Sendable {
+            case identity(RequestIdentity)
+            /// The request before any middleware, with the name and volatile parameters.
+            case request(PreparedRequest, name: String, volatileParameters: Set<String>)
+        }
+
+        /// The request's identity before any middleware.
+        var identity: RequestIdentity {
+            switch identitySource {
+            case .identity(let identity): identity
+            case .request(let request, let name, let volatileParameters):
+                RequestIdentity(request, name: name, volatileParameters: volatileParameters)
+            }
+        }
+
+        convenience init(
             requestID: CallID, requestName: String, identity: RequestIdentity, trustedOrigins: TrustedOrigins,
             transport: any Transport, events: EventReporter, logger: Logger, endpoint: (any Endpoint)? = nil
         ) {
+            self.init(
+                requestID: requestID, requestName: requestName, identitySource: .identity(identity), trustedOrigins: trustedOrigins,
+                transport: transport, events: events, logger: logger, endpoint: endpoint)
+        }
+
+        init(
+            requestID: CallID, requestName: String, identitySource: IdentitySource, trustedOrigins: TrustedOrigins,
+            transport: any Transport, events: EventReporter, logger: Logger, endpoint: (any Endpoint)?
+        ) {
             self.requestID = requestID
             self.requestName = requestName
-            self.identity = identity
+            self.identitySource = identitySource
             self.trustedOrigins = trustedOrigins
             self.transport = transport
             self.events = events
@@ -38,7 +64,7 @@ public struct MiddlewareContext: Sendable {
         ) -> Facts {
             Facts(
                 requestID: requestID ?? self.requestID, requestName: requestName ?? self.requestName,
-                identity: identity ?? self.identity, trustedOrigins: trustedOrigins ?? self.trustedOrigins,
+                identitySource: identity.map { .identity($0) } ?? identitySource, trustedOrigins: trustedOrigins ?? self.trustedOrigins,
                 transport: transport ?? self.transport, events: events ?? self.events, logger: logger ?? self.logger,
                 endpoint: endpoint)
         }
@@ -104,18 +130,18 @@ public struct MiddlewareContext: Sendable {
         events: EventReporter? = nil, logger: Logger = Logger(label: "curlew")
     ) {
         self.init(
-            requestID: requestID, requestName: requestName, identity: identity, options: options, trustedOrigins: trustedOrigins,
+            requestID: requestID, requestName: requestName, identity: .identity(identity), options: options, trustedOrigins: trustedOrigins,
             transport: transport, events: events, logger: logger, endpoint: nil)
     }
 
     /// A call's context: as the public initializer, plus the endpoint the innermost step checks
     /// the response against.
     init(
-        requestID: CallID, requestName: String, identity: RequestIdentity, options: RequestOptions, trustedOrigins: TrustedOrigins,
+        requestID: CallID, requestName: String, identity: Facts.IdentitySource, options: RequestOptions, trustedOrigins: TrustedOrigins,
         transport: any Transport, events: EventReporter?, logger: Logger, endpoint: (any Endpoint)?
     ) {
         self.facts = Facts(
-            requestID: requestID, requestName: requestName, identity: identity, trustedOrigins: trustedOrigins,
+            requestID: requestID, requestName: requestName, identitySource: identity, trustedOrigins: trustedOrigins,
             transport: transport, events: events ?? .silent(requestID: requestID, requestName: requestName), logger: logger,
             endpoint: endpoint)
         self.options = options
