@@ -14,6 +14,8 @@ struct SignedPairs {
 
     init() {
         storage.reserveCapacity(128)
+        // Room for the usual handful of pairs: one allocation, not one per doubling.
+        pairs.reserveCapacity(8)
     }
 
     /// Adds the decoded query items of a URL (`+` stays a plus, as Curlew encodes spaces in

@@ -84,6 +84,7 @@ public struct SigningMiddleware: APIMiddleware {
         guard context.trusts(request.url) else { return try await next(request, context) }
         var request = request
         var added: [(name: String, value: String?)] = []
+        added.reserveCapacity(3)
         if let timestampParameter { added.append((timestampParameter, String(Int(now().timeIntervalSince1970)))) }
         if let nonceParameter { added.append((nonceParameter, UUID().uuidString.lowercased())) }
         // The signature covers the added parameters as if they were already in the URL; the URL
