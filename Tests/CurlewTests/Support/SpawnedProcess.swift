@@ -13,8 +13,10 @@ import Synchronization
 /// (swiftlang/swift-corelibs-foundation#5472; seen in fresh-clone CI runs, in
 /// `Process.run() + 6428`). This starts the child directly and, like Foundation, closes every
 /// descriptor above 2 in it, so the child holds none of the test process's sockets or pipes. The
-/// child inherits the signal mask and the ignored signals of the thread that starts it, as a
-/// child of Foundation's `Process` does.
+/// child starts with no signal blocked and every signal at its default action
+/// (`POSIX_SPAWN_SETSIGMASK`, `POSIX_SPAWN_SETSIGDEF`): the Swift runtime's threads block
+/// `SIGTERM` and friends, and a child of Foundation's `Process` inherited that mask, so
+/// ``terminate()`` did not end it.
 ///
 /// The child is reaped exactly once, with `state` held: by ``isRunning`` or
 /// ``terminationIfEnded`` (`waitpid` with `WNOHANG`), or by the one thread that
@@ -106,8 +108,19 @@ final class SpawnedProcess: Sendable {
         defer { for argument in argv { free(argument) } }
         let environmentEntries: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for entry in environmentEntries ?? [] { free(entry) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var everySignal = sigset_t()
+        sigfillset(&everySignal)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = environmentEntries.map { posix_spawn(&pid, path, &actions, nil, argv, $0) } ?? posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let result = environmentEntries.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
         self.pid = pid
     }
@@ -198,8 +211,9 @@ final class SpawnedProcess: Sendable {
         }
     }
 
-    /// Sends `SIGTERM`, as Foundation's `terminate()` does. A child that inherited a blocked or
-    /// ignored `SIGTERM` (see the type's description) does not end; `kill(SIGKILL)` always ends it.
+    /// Sends `SIGTERM`, as Foundation's `terminate()` does. The child starts with `SIGTERM`
+    /// unblocked and at its default action (see the type's description), so this ends it unless
+    /// the child itself handles or ignores the signal; `kill(SIGKILL)` always ends it.
     func terminate() {
         kill(SIGTERM)
     }
