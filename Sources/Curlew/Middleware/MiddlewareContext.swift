@@ -117,10 +117,10 @@ public struct MiddlewareContext: Sendable {
         set { facts = facts.with(logger: newValue) }
     }
 
-    /// Whether the call needs a credential (``RequestOptions/requiresAuthentication``).
     /// The call's endpoint, for the innermost step's status and envelope checks.
     var endpoint: (any Endpoint)? { facts.endpoint }
 
+    /// Whether the call needs a credential (``RequestOptions/requiresAuthentication``).
     public var requiresAuthentication: Bool { options.requiresAuthentication }
 
     /// Creates a context (the ``APIClient`` makes one per call; tests of middleware make their own).
