@@ -25,12 +25,17 @@ struct NamedQueueState<Waiter> {
     /// Takes a slot at once when the gate is open, a slot is free and nobody waits ahead;
     /// otherwise records the waiter. Returns whether the caller may start now.
     mutating func arrive(id: UInt64, priority: QueuePriority, waiter: Waiter) -> Bool {
-        if !isHeld, running < limit, waitingCount == 0 {
-            running += 1
-            return true
-        }
+        if startIfFree() { return true }
         waiting[priority.rawValue].append((id, waiter))
         return false
+    }
+
+    /// Starts a caller when the queue is not held, has a free slot and nobody waits (no one is
+    /// overtaken); `false` changes nothing.
+    mutating func startIfFree() -> Bool {
+        guard !isHeld, running < limit, waitingCount == 0 else { return false }
+        running += 1
+        return true
     }
 
     /// Removes a waiter that gave up; it never held a slot. Returns it if it was still waiting.

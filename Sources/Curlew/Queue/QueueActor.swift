@@ -68,6 +68,10 @@ public actor QueueActor {
     /// Waits for a slot in the named queue.
     public func acquire(_ queue: String, priority: QueuePriority = .normal) async throws {
         try Task.checkCancellation()
+        // A free slot and nobody waiting (the usual case): start without suspending. A caller
+        // that must wait goes through the continuation below, which arrives again with the same
+        // state (nothing ran on the actor in between).
+        if queues[queue, default: NamedQueueState(limit: configuredLimits[queue] ?? 1)].startIfFree() { return }
         nextID += 1
         let id = nextID
         try await withTaskCancellationHandler {
@@ -84,11 +88,12 @@ public actor QueueActor {
 
     /// Frees a slot taken with ``acquire(_:priority:)``.
     public func release(_ queue: String) {
-        guard var state = queues[queue] else { return }
-        let admitted = state.finish()
-        queues[queue] = state
+        // One look-up of the queue's state, changed in place.
+        guard let index = queues.index(forKey: queue) else { return }
+        let admitted = queues.values[index].finish()
+        let isIdle = queues.values[index].isIdle
         for waiter in admitted { waiter.resume() }
-        notifyIfIdle(queue)
+        if isIdle { notifyIdle(queue) }
     }
 
     /// Changes a queue's limit; work not yet started sees the new limit.
@@ -153,8 +158,13 @@ public actor QueueActor {
 
     private func notifyIfIdle(_ queue: String) {
         guard let state = queues[queue], state.isIdle else { return }
+        notifyIdle(queue)
+    }
+
+    /// The queue has drained: the event, and whoever waits for it to be idle.
+    private func notifyIdle(_ queue: String) {
         publish(.queueDrained, queue)
-        let waiters = idleWaiters.removeValue(forKey: queue) ?? []
+        guard !idleWaiters.isEmpty, let waiters = idleWaiters.removeValue(forKey: queue) else { return }
         for waiter in waiters { waiter.resume() }
     }
 
