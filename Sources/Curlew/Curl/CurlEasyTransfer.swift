@@ -304,13 +304,15 @@ final class CurlEasyTransfer: @unchecked Sendable {
         // more would only lengthen the list libcurl searches for every header it considers.
         var extras: HeaderListExtras = []
         if request.body != nil || source != nil || request.method == .post { extras.insert(.bodyRemovals) }
-        if request.options.acceptsCompressedResponses, headers[.acceptEncoding] == nil { extras.insert(.acceptEncoding) }
+        if request.options.acceptsCompressedResponses { extras.insert(.acceptEncoding) }
         let code = pooled.ensureHeaders(headers, extras: extras) {
             var lines: [String] = []
             lines.reserveCapacity(headers.count + 3)
             // Empty values as `Name;`, cookie fields joined into one line (``HeaderLines``).
             let hasContentType = HeaderLines.forEach(in: headers) { lines.append($0) }
-            if extras.contains(.acceptEncoding) { lines.append("Accept-Encoding: gzip, deflate") }
+            // The header set is part of what the list is kept for, so its own `Accept-Encoding`
+            // is looked for only when a list is built.
+            if extras.contains(.acceptEncoding), headers[.acceptEncoding] == nil { lines.append("Accept-Encoding: gzip, deflate") }
             guard extras.contains(.bodyRemovals) else { return lines }
             // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
             lines.append("Expect:")

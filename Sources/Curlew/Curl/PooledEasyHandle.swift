@@ -113,8 +113,8 @@ struct HeaderListExtras: OptionSet, Sendable {
     /// `Expect:` and (unless the request has one) `Content-Type:`, removing the headers libcurl
     /// would add to a request with a body.
     static let bodyRemovals = HeaderListExtras(rawValue: 1 << 0)
-    /// `Accept-Encoding: gzip, deflate` (``TransferOptions/acceptsCompressedResponses``, and the
-    /// request has no `Accept-Encoding` of its own). A line of the list rather than
+    /// `Accept-Encoding: gzip, deflate` (``TransferOptions/acceptsCompressedResponses``), unless
+    /// the header set has an `Accept-Encoding` of its own. A line of the list rather than
     /// `CURLOPT_ACCEPT_ENCODING`, which libcurl 7.88 formats twice per transfer, byte by byte
     /// through its `printf` (about 4,000 instructions for these 31 bytes); Curlew decodes the
     /// body itself either way (``ResponseContentDecoder``).

@@ -1,5 +1,6 @@
-/// The engine's in-flight transfers by id (`Transfer` is `CurlEasyTransfer`; tests use others): an open-addressing table with multiplicative
-/// hashing and linear probing, deleting by backward shift (no tombstones).
+/// The engine's in-flight transfers by id (`Transfer` is `CurlEasyTransfer`; tests use others):
+/// an open-addressing table with multiplicative hashing and linear probing, deleting by backward
+/// shift (no tombstones).
 ///
 /// Every request inserts once and removes once; a `Dictionary<UInt64, _>` hashed the id with
 /// SipHash both times (about 300 instructions each). Ids are sequential, which a multiplicative

@@ -75,15 +75,8 @@ enum PercentEncoding {
 
     /// `A–Z a–z 0–9 - . _ ~`.
     static func isUnreserved(_ byte: UInt8) -> Bool {
-        // One bit per ASCII byte, set for the unreserved ones: a shift and a test instead of
-        // five range comparisons, for every byte of every query parameter middleware add.
-        let low: UInt64 = 0x03FF_6000_0000_0000  // - . 0–9
-        let high: UInt64 = 0x47FF_FFFE_87FF_FFFE  // A–Z _ a–z ~
-        switch byte {
-        case 0..<64: return (low >> UInt64(byte)) & 1 == 1
-        case 64..<128: return (high >> UInt64(byte - 64)) & 1 == 1
-        default: return false
-        }
+        // Every byte of every query parameter middleware add is asked.
+        ASCIIByteClass.unreserved.contains(byte)
     }
 
     /// `name=value&name=value`, RFC 3986 encoding; a `nil` value gives the bare name.
@@ -117,14 +110,7 @@ enum PercentEncoding {
 
     /// The ASCII test behind ``pathAllowed``, for the fast path that needs no encoding.
     static func isPathAllowed(_ byte: UInt8) -> Bool {
-        // The unreserved bytes and `! $ & ' ( ) * + , ; = : @ / % ?`, one bit each (as in
-        // ``isUnreserved(_:)``): every byte of every request path is asked.
-        let low: UInt64 = 0xAFFF_FFF2_0000_0000  // ! $ % & ' ( ) * + , - . / 0–9 : ; = ?
-        let high: UInt64 = 0x47FF_FFFE_87FF_FFFF  // @ A–Z _ a–z ~
-        switch byte {
-        case 0..<64: return (low >> UInt64(byte)) & 1 == 1
-        case 64..<128: return (high >> UInt64(byte - 64)) & 1 == 1
-        default: return false
-        }
+        // Every byte of every request path is asked.
+        ASCIIByteClass.pathAllowed.contains(byte)
     }
 }

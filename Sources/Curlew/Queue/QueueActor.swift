@@ -76,9 +76,9 @@ public actor QueueActor {
         let id = nextID
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Waiter) in
-                var state = queues[queue] ?? NamedQueueState(limit: configuredLimits[queue] ?? 1)
-                let startNow = state.arrive(id: id, priority: priority, waiter: continuation)
-                queues[queue] = state
+                // In place: a copy taken out of the dictionary would copy the waiting lists.
+                let startNow = queues[queue, default: NamedQueueState(limit: configuredLimits[queue] ?? 1)]
+                    .arrive(id: id, priority: priority, waiter: continuation)
                 if startNow { continuation.resume() }
             }
         } onCancel: {
