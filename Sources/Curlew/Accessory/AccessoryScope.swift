@@ -5,11 +5,11 @@ enum AccessoryScope {
     @TaskLocal static var insideGroup = false
 
     /// Reports `activity` to `accessories` around `work` (unless inside a group or empty).
-    static func run<T>(
+    nonisolated(nonsending) static func run<T>(
         _ activity: @autoclosure () -> Activity,
         accessories: [any Accessory],
         isFailure: (T) -> (any Error)? = { _ in nil },
-        _ work: () async throws -> T
+        _ work: nonisolated(nonsending) () async throws -> T
     ) async throws -> T {
         guard !accessories.isEmpty, !insideGroup else { return try await work() }
         let activity = activity()

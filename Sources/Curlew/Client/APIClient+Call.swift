@@ -80,12 +80,12 @@ extension APIClient {
     }
 
     /// Waits in the call's queue (if any), then runs the work.
-    private nonisolated func queued<T: Sendable>(
-        _ options: RequestOptions, reporter: EventReporter, _ work: @Sendable () async throws -> T
+    private nonisolated(nonsending) func queued<T: Sendable>(
+        _ options: RequestOptions, reporter: EventReporter, _ work: nonisolated(nonsending) () async throws -> T
     ) async throws -> T {
         guard let queue = options.queue else { return try await work() }
         reporter.report(.queued) { $0.queue = queue }
-        return try await queues.run(in: queue, priority: options.priority) {
+        return try await queues.runHere(in: queue, priority: options.priority) {
             reporter.report(.dequeued) { $0.queue = queue }
             return try await work()
         }

@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// Named concurrency limits for requests: serial or bounded queues with priorities, a gate that
 /// holds work back, and notification when a queue drains.
 ///
@@ -19,13 +21,13 @@
 ///
 /// Cancelling a waiting caller removes it without using a slot; the slot goes to the next in
 /// order. ``setLimit(_:for:)`` takes effect for work not yet started.
+///
+/// The queues' state sits behind a lock rather than in the actor's isolation: ``run(in:priority:_:)``
+/// takes a free slot and gives it back without an executor hop, and only a caller that must wait
+/// suspends. The methods stay actor methods, so every `await queues.…` keeps compiling as it is.
 public actor QueueActor {
-    private typealias Waiter = CheckedContinuation<Void, any Error>
-
-    private var queues: [String: NamedQueueState<Waiter>] = [:]
-    private var configuredLimits: [String: Int]
-    private var idleWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
-    private var nextID: UInt64 = 0
+    /// The queues, their limits and the drain waiters; every access takes the lock once.
+    private nonisolated let book: Mutex<QueueBook>
     private nonisolated let broadcaster = EventBroadcaster()
 
     /// A new subscription to this actor's queue events (``ClientEvent/Kind/queueDrained``,
@@ -37,7 +39,7 @@ public actor QueueActor {
     /// Creates the actor.
     /// - Parameter limits: Maximum concurrency per queue name; unnamed queues are serial.
     public init(limits: [String: Int] = [:]) {
-        self.configuredLimits = limits
+        self.book = Mutex(QueueBook(limits: limits))
     }
 
     deinit {
@@ -54,83 +56,55 @@ public actor QueueActor {
     public nonisolated func run<T: Sendable>(
         in queue: String, priority: QueuePriority = .normal, _ operation: @Sendable () async throws -> T
     ) async throws -> T {
-        try await acquire(queue, priority: priority)
-        do {
-            let value = try await operation()
-            await release(queue)
-            return value
-        } catch {
-            await release(queue)
-            throw error
-        }
+        try await enter(queue, priority: priority)
+        defer { leave(queue) }
+        return try await operation()
+    }
+
+    /// ``run(in:priority:_:)`` for Curlew's own calls: `operation` runs on the caller's executor
+    /// (the engine's, for a request task that prefers it), so a queued call changes executor
+    /// no more often than an unqueued one.
+    nonisolated(nonsending) func runHere<T: Sendable>(
+        in queue: String, priority: QueuePriority, _ operation: nonisolated(nonsending) () async throws -> T
+    ) async throws -> T {
+        try await enter(queue, priority: priority)
+        defer { leave(queue) }
+        return try await operation()
     }
 
     /// Waits for a slot in the named queue.
     public func acquire(_ queue: String, priority: QueuePriority = .normal) async throws {
-        try Task.checkCancellation()
-        // A free slot and nobody waiting (the usual case): start without suspending. A caller
-        // that must wait goes through the continuation below, which arrives again with the same
-        // state (nothing ran on the actor in between).
-        if queues[queue, default: NamedQueueState(limit: configuredLimits[queue] ?? 1)].startIfFree() { return }
-        nextID += 1
-        let id = nextID
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: Waiter) in
-                // In place: a copy taken out of the dictionary would copy the waiting lists.
-                let startNow = queues[queue, default: NamedQueueState(limit: configuredLimits[queue] ?? 1)]
-                    .arrive(id: id, priority: priority, waiter: continuation)
-                if startNow { continuation.resume() }
-            }
-        } onCancel: {
-            Task { await self.abandon(queue, id: id) }
-        }
+        try await enter(queue, priority: priority)
     }
 
     /// Frees a slot taken with ``acquire(_:priority:)``.
     public func release(_ queue: String) {
-        // One look-up of the queue's state, changed in place.
-        guard let index = queues.index(forKey: queue) else { return }
-        let admitted = queues.values[index].finish()
-        let isIdle = queues.values[index].isIdle
-        for waiter in admitted { waiter.resume() }
-        if isIdle { notifyIdle(queue) }
+        leave(queue)
     }
 
     /// Changes a queue's limit; work not yet started sees the new limit.
     public func setLimit(_ limit: Int, for queue: String) {
-        configuredLimits[queue] = limit
-        guard var state = queues[queue] else { return }
-        let admitted = state.setLimit(limit)
-        queues[queue] = state
-        for waiter in admitted { waiter.resume() }
+        carryOut(book.withLock { $0.setLimit(limit, for: queue) }, queue)
     }
 
     /// Closes the gate: work keeps arriving and waits (Monkey's `wait(for:tag:)`).
     public func hold(_ queue: String) {
-        var state = queues[queue] ?? NamedQueueState(limit: configuredLimits[queue] ?? 1)
-        state.hold()
-        queues[queue] = state
+        book.withLock { $0.hold(queue) }
         publish(.queueHeld, queue)
     }
 
     /// Opens the gate: waiting work starts in priority, then arrival, order.
     public func resume(_ queue: String) {
-        guard var state = queues[queue] else { return }
-        let admitted = state.resume()
-        queues[queue] = state
+        guard let aftermath = book.withLock({ $0.resume(queue) }) else { return }
         publish(.queueResumed, queue)
-        for waiter in admitted { waiter.resume() }
+        carryOut(aftermath, queue)
     }
 
     /// Fails everything waiting in the queue with `CancellationError` and opens the gate
     /// (Monkey's `cancelAllWaitRequest`). Running work is not affected.
     public func cancelHeld(_ queue: String) {
-        guard var state = queues[queue] else { return }
-        let dropped = state.removeAllWaiting()
-        _ = state.resume()
-        queues[queue] = state
-        for waiter in dropped { waiter.resume(throwing: CancellationError()) }
-        notifyIfIdle(queue)
+        guard let aftermath = book.withLock({ $0.cancelHeld(queue) }) else { return }
+        carryOut(aftermath, queue)
     }
 
     /// Returns once the named queue has nothing running and nothing waiting.
@@ -139,33 +113,56 @@ public actor QueueActor {
     /// not run yet is not counted. To wait for a known set of calls, whether or not they have
     /// reached the queue, use a ``RequestTracker``.
     public func waitUntilIdle(_ queue: String) async {
-        if queues[queue]?.isIdle ?? true { return }
-        await withCheckedContinuation { idleWaiters[queue, default: []].append($0) }
+        if book.withLock({ $0.isIdle(queue) }) { return }
+        await withCheckedContinuation { (waiter: QueueBook.IdleWaiter) in
+            // Asked again under the lock: the queue may have drained since.
+            if book.withLock({ $0.isIdleOrWait(queue, waiter: waiter) }) { waiter.resume() }
+        }
     }
 
     /// How many operations the queue runs now and how many wait.
     public func status(of queue: String) -> (running: Int, waiting: Int, isHeld: Bool) {
-        guard let state = queues[queue] else { return (0, 0, false) }
-        return (state.running, state.waitingCount, state.isHeld)
+        book.withLock { $0.status(of: queue) }
     }
 
-    private func abandon(_ queue: String, id: UInt64) {
-        guard var state = queues[queue], let waiter = state.leave(id: id) else { return }
-        queues[queue] = state
-        waiter.resume(throwing: CancellationError())
-        notifyIfIdle(queue)
+    /// Takes a slot: at once when one is free and nobody waits, otherwise in order.
+    ///
+    /// A waiter cancelled before it is queued is never queued: the cancellation flag is set
+    /// before the handler runs, and the check below and the handler's removal both happen under
+    /// the lock.
+    private nonisolated(nonsending) func enter(_ queue: String, priority: QueuePriority) async throws {
+        try Task.checkCancellation()
+        guard let ticket = book.withLock({ $0.startOrTicket(queue) }) else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: QueueBook.Waiter) in
+                let startsNow: Bool? = book.withLock { state in
+                    Task.isCancelled ? nil : state.arrive(queue, ticket: ticket, priority: priority, waiter: waiter)
+                }
+                switch startsNow {
+                case nil: waiter.resume(throwing: CancellationError())
+                case true?: waiter.resume()
+                case false?: break
+                }
+            }
+        } onCancel: {
+            guard let (waiter, aftermath) = book.withLock({ $0.leave(queue, ticket: ticket) }) else { return }
+            waiter.resume(throwing: CancellationError())
+            carryOut(aftermath, queue)
+        }
     }
 
-    private func notifyIfIdle(_ queue: String) {
-        guard let state = queues[queue], state.isIdle else { return }
-        notifyIdle(queue)
+    /// Gives a slot back.
+    private nonisolated func leave(_ queue: String) {
+        carryOut(book.withLock { $0.finish(queue) }, queue)
     }
 
-    /// The queue has drained: the event, and whoever waits for it to be idle.
-    private func notifyIdle(_ queue: String) {
+    /// Resumes what a transition released, outside the lock.
+    private nonisolated func carryOut(_ aftermath: QueueBook.Aftermath, _ queue: String) {
+        for waiter in aftermath.dropped { waiter.resume(throwing: CancellationError()) }
+        for waiter in aftermath.admitted { waiter.resume() }
+        guard aftermath.drained else { return }
         publish(.queueDrained, queue)
-        guard !idleWaiters.isEmpty, let waiters = idleWaiters.removeValue(forKey: queue) else { return }
-        for waiter in waiters { waiter.resume() }
+        for waiter in aftermath.idleWaiters { waiter.resume() }
     }
 
     private nonisolated func publish(_ kind: ClientEvent.Kind, _ queue: String) {
