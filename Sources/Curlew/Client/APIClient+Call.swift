@@ -107,7 +107,7 @@ extension APIClient {
         reporter: EventReporter, finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
         let logger = CallLogging.logger(for: options, client: configuration.logger)
-        let observation = CallObservation(options: options, request: prepared, name: reporter.requestName)
+        let observation = CallObservation.make(options: options, request: prepared, name: reporter.requestName)
         var events = reporter
         events.meter = observation?.meter
         var context = MiddlewareContext(

@@ -24,14 +24,22 @@ final class CallObservation: Sendable {
     /// The observation of the call running in this task, for its attempts.
     @TaskLocal static var current: CallObservation?
 
-    init?(options: RequestOptions, request: PreparedRequest, name: String) {
+    /// The call's observation, `nil` when neither a tracer nor a metrics factory is active.
+    ///
+    /// A factory rather than a failable initializer: a class's `init?` allocates the object
+    /// before it can fail, and every unobserved call paid for that allocation and its release.
+    static func make(options: RequestOptions, request: PreparedRequest, name: String) -> CallObservation? {
         let instrumentation = options.instrumentation
         let tracer = instrumentation.activeTracer
         let factory = instrumentation.activeMetricsFactory
         guard tracer != nil || factory != nil else { return nil }
+        return CallObservation(tracer: tracer, meter: factory.map { CallMeter(factory: $0, method: request.method.rawValue, request: name) }, requestName: name)
+    }
+
+    private init(tracer: (any Tracer)?, meter: CallMeter?, requestName: String) {
         self.tracer = tracer
-        self.meter = factory.map { CallMeter(factory: $0, method: request.method.rawValue, request: name) }
-        self.requestName = name
+        self.meter = meter
+        self.requestName = requestName
     }
 
     /// Runs the call's chain and decoding (`body` returns the raw response and the output) in the
