@@ -12,7 +12,9 @@
 #                                               # (`taskset`): the work, without cross-CPU wake-ups
 #   bash Benchmarks/run.sh --instructions       # instructions per request under callgrind, one
 #       [--instructions-requests N]             # row per client and level: (Ir(3N) - Ir(N)) / 2N,
-#       [--clients ...] [--concurrency 1,16,64] # N = 2000 by default; needs valgrind
+#       [--clients ...] [--concurrency 1,16,64] # N = 2000 by default; needs valgrind. The default
+#                                               # clients add libcurl-curlew-wire: libcurl sending
+#                                               # what Curlew sends, no Swift (the floor)
 #
 # Timings on a shared or small machine swing with thread placement and other load; instruction
 # counts repeat within about 0.3 %. Context switches per request come from
@@ -28,7 +30,7 @@ set -euo pipefail
 MODE=timing
 PIN=0
 IPR_REQUESTS=2000
-IPR_CLIENTS="curlew-data,curlew-decoded,curlew-queue,curlew-middleware,async-http-client,urlsession,libcurl"
+IPR_CLIENTS="curlew-data,curlew-decoded,curlew-queue,curlew-middleware,async-http-client,urlsession,libcurl,libcurl-curlew-wire"
 IPR_LEVELS="1,16,64"
 PASS=()
 while (($#)); do

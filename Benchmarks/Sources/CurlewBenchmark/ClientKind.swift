@@ -17,6 +17,10 @@ enum ClientKind: String, CaseIterable, Sendable {
     case urlSession = "urlsession"
     /// libcurl's multi interface driven directly on one thread, easy handles reused.
     case libcurl = "libcurl"
+    /// The same, sending what Curlew sends (`User-Agent` and `Accept-Encoding` lines), taking the
+    /// head through a header callback, with Curlew's default timeouts and body limit: the libcurl
+    /// part of a Curlew request, with no Swift. Opt-in (not in ``defaultClients``).
+    case libcurlCurlewWire = "libcurl-curlew-wire"
     /// Curlew (Data) answered from a `ResponseCache` on `MemoryCacheStorage` (`.maxAge`): after
     /// the first request, every request is a memory hit. Opt-in (not in ``defaultClients``).
     case curlewCacheMemory = "curlew-cache-memory"
@@ -42,6 +46,7 @@ enum ClientKind: String, CaseIterable, Sendable {
         case .asyncHTTPClient: "AsyncHTTPClient"
         case .urlSession: "URLSession"
         case .libcurl: "raw libcurl (multi)"
+        case .libcurlCurlewWire: "raw libcurl, Curlew's wire"
         case .curlewCacheMemory: "Curlew (memory cache hit)"
         case .curlewCacheDisk: "Curlew (disk cache hit)"
         case .curlewRevalidate: "Curlew (304 revalidation)"
@@ -66,6 +71,9 @@ enum ClientKind: String, CaseIterable, Sendable {
             return TaskGroupDriver(client: try URLSessionClient(url: options.url), expectedBytes: expected)
         case .libcurl:
             return try LibcurlMultiDriver(url: options.url, concurrency: concurrency, expectedBytes: expected, caFile: options.caFile, http2: options.http2)
+        case .libcurlCurlewWire:
+            return try LibcurlMultiDriver(
+                url: options.url, concurrency: concurrency, expectedBytes: expected, caFile: options.caFile, http2: options.http2, likeCurlew: true)
         case .curlewCacheMemory:
             return TaskGroupDriver(
                 client: try CurlewCacheClient(url: options.url, store: .memory, concurrency: concurrency, label: rawValue), expectedBytes: expected)

@@ -17,8 +17,15 @@ final class LibcurlMultiDriver: LoadDriver, @unchecked Sendable {
     private let bodyBytes: UnsafeMutablePointer<Int>
     private let startTimes: UnsafeMutablePointer<UInt64>
     private let check: ResponseCheck
+    /// Curlew's two request header lines, when the driver sends Curlew's wire (`likeCurlew`).
+    private let headerList: UnsafeMutablePointer<curl_slist>?
+    /// Header bytes received per slot (counted only with `likeCurlew`).
+    private let headerBytes: UnsafeMutablePointer<Int>
 
-    init(url: String, concurrency: Int, expectedBytes: Int?, caFile: String? = nil, http2: Bool = false) throws {
+    /// - Parameter likeCurlew: Send what a Curlew request sends and receive the head through a
+    ///   header callback, with Curlew's default timeouts and body limit (``ClientKind/libcurlCurlewWire``):
+    ///   the libcurl work any client that behaves like Curlew pays, without any Swift.
+    init(url: String, concurrency: Int, expectedBytes: Int?, caFile: String? = nil, http2: Bool = false, likeCurlew: Bool = false) throws {
         guard Self.globalInitialized, let multi = curl_multi_init() else {
             throw SetupError(message: "libcurl could not be initialised")
         }
@@ -32,6 +39,11 @@ final class LibcurlMultiDriver: LoadDriver, @unchecked Sendable {
         bodyBytes.initialize(repeating: 0, count: concurrency)
         startTimes = .allocate(capacity: concurrency)
         startTimes.initialize(repeating: 0, count: concurrency)
+        let headerCounters = UnsafeMutablePointer<Int>.allocate(capacity: concurrency)
+        headerCounters.initialize(repeating: 0, count: concurrency)
+        headerBytes = headerCounters
+        let headerList = likeCurlew ? curl_slist_append(curl_slist_append(nil, "User-Agent: Curlew"), "Accept-Encoding: gzip, deflate") : nil
+        self.headerList = headerList
         var handles: [UnsafeMutableRawPointer] = []
         for slot in 0..<concurrency {
             guard let easy = curl_easy_init() else { break }
@@ -48,6 +60,7 @@ final class LibcurlMultiDriver: LoadDriver, @unchecked Sendable {
                 && bench_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1) == CURLE_OK
                 && bench_easy_setopt_pointer(easy, CURLOPT_PRIVATE, UnsafeMutableRawPointer(bitPattern: slot + 1)) == CURLE_OK
                 && bench_easy_count_body(easy, bodyBytes + slot) == CURLE_OK
+                && (headerList.map { bench_easy_like_curlew(easy, $0, headerCounters + slot) == CURLE_OK } ?? true)
             guard configured else { break }
         }
         self.handles = handles
@@ -80,6 +93,8 @@ final class LibcurlMultiDriver: LoadDriver, @unchecked Sendable {
         curl_multi_cleanup(multi)
         bodyBytes.deallocate()
         startTimes.deallocate()
+        headerBytes.deallocate()
+        curl_slist_free_all(headerList)
     }
 
     /// The whole batch on the calling thread: keep every handle busy until `requests` are done.

@@ -12,6 +12,11 @@ CURLcode bench_easy_setopt_string(CURL *handle, CURLoption option, const char *v
 CURLcode bench_easy_setopt_pointer(CURL *handle, CURLoption option, void *_Nullable value);
 /// Makes the handle add every body byte count to `*counter` and discard the bytes.
 CURLcode bench_easy_count_body(CURL *handle, size_t *counter);
+/// Makes the handle do on the wire what a Curlew request does, and nothing in Swift: the same two
+/// header lines (`User-Agent: Curlew`, `Accept-Encoding: gzip, deflate`, from `list`, which the
+/// caller keeps alive), a header callback that counts the header bytes into `*headerCounter`,
+/// Curlew's default timeouts and body limit, and no decoding by libcurl.
+CURLcode bench_easy_like_curlew(CURL *handle, struct curl_slist *list, size_t *headerCounter);
 CURLcode bench_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode bench_easy_getinfo_pointer(CURL *handle, CURLINFO info, void *_Nullable *_Nonnull value);
 CURLMcode bench_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
