@@ -118,7 +118,9 @@ extension APIClient {
         let next = options.middleware.isEmpty && options.skippedMiddleware.isEmpty
             ? composedMiddleware : MiddlewareChain.compose(middlewareChain(for: options))
 
-        let started = logger.logLevel <= .debug ? ContinuousClock.now : nil
+        // Nanoseconds on the engine's monotonic clock: an optional `ContinuousClock.Instant`
+        // (a resilient standard-library type) was copied through value witnesses on every call.
+        let started: UInt64? = logger.logLevel <= .debug ? EngineClock.now() : nil
         if logger.logLevel <= .trace {
             // Names only: header values (tokens, cookies, signatures) never reach a log.
             logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.content?.length ?? 0) bytes")
@@ -143,7 +145,7 @@ extension APIClient {
                 throw error
             }
             EnvelopeEvents.reportSuccess(raw, envelope: request.envelope, summary: prepared.summary, reporter: reporter)
-            if let started { logger.debug("\(prepared.summary) → \(raw.status.code) in \(ContinuousClock.now - started)") }
+            if let started { logger.debug("\(prepared.summary) → \(raw.status.code) in \(Self.elapsed(since: started))") }
             reporter.report(.finished) { event in
                 event.status = raw.status
                 event.source = raw.source
@@ -151,9 +153,14 @@ extension APIClient {
             }
             return output
         } catch {
-            if let started { logger.debug("\(prepared.summary) → \((error as? CurlewError)?.code.description ?? "cancelled") in \(ContinuousClock.now - started)") }
+            if let started { logger.debug("\(prepared.summary) → \((error as? CurlewError)?.code.description ?? "cancelled") in \(Self.elapsed(since: started))") }
             throw error
         }
+    }
+
+    /// The time since `started` (``EngineClock`` nanoseconds), for the debug line of a call.
+    private static func elapsed(since started: UInt64) -> Duration {
+        .nanoseconds(Int64(truncatingIfNeeded: EngineClock.now() &- started))
     }
 
     /// Gives an error its stage (unless it has one) and its request; a non-``CurlewError`` from a
