@@ -6,46 +6,69 @@ public struct APIResponse<Value: Sendable>: Sendable {
     /// The decoded value.
     public var value: Value
     /// The response status.
-    public var status: HTTPResponse.Status
+    public var status: HTTPResponse.Status {
+        get { response.status }
+        set { response.status = newValue }
+    }
     /// The response headers.
     public var headers: HTTPFields {
-        get { headerFields.fields }
-        set { headerFields.fields = newValue }
+        get { response.headers }
+        set { response.headers = newValue }
     }
     /// The headers, possibly still the transport's raw block (parsed on first read).
-    var headerFields: LazyHeaderFields
+    var headerFields: LazyHeaderFields {
+        get { response.headerFields }
+        set { response.headerFields = newValue }
+    }
     /// The raw body bytes, kept beside the decoded value.
-    public var body: Data
+    public var body: Data {
+        get { response.body }
+        set { response.body = newValue }
+    }
     /// The URL that produced the response (after redirects).
-    public var url: String
+    public var url: String {
+        get { response.url }
+        set { response.url = newValue }
+    }
     /// Where the response came from.
-    public var source: ResponseSource
+    public var source: ResponseSource {
+        get { response.source }
+        set { response.source = newValue }
+    }
     /// The envelope's business code on success (``Endpoint/envelope``), `nil` without envelope.
-    public var businessCode: String?
+    public var businessCode: String? {
+        get { response.businessCode }
+        set { response.businessCode = newValue }
+    }
     /// The envelope's message on success (HttpManager shows its `n` on every response).
-    public var businessMessage: String?
+    public var businessMessage: String? {
+        get { response.businessMessage }
+        set { response.businessMessage = newValue }
+    }
     /// libcurl's timings and counters, `nil` when the answer did not come from the network.
-    public var metrics: TransferMetrics?
+    public var metrics: TransferMetrics? {
+        get { response.metrics }
+        set { response.metrics = newValue }
+    }
+
+    /// The response the value was decoded from, shared, not copied: ``RawResponse`` keeps its
+    /// fields in one copy-on-write box, so making an `APIResponse` is one reference count
+    /// instead of a copy of every field (and destroying it, one release). A setter above copies
+    /// the box only when it is shared.
+    private var response: RawResponse
 
     /// Creates a response from a decoded value and the raw response it came from.
     public init(value: Value, raw: RawResponse) {
         self.value = value
-        self.status = raw.status
-        self.headerFields = raw.headerFields
-        self.body = raw.body
-        self.url = raw.url
-        self.source = raw.source
-        self.businessCode = raw.businessCode
-        self.businessMessage = raw.businessMessage
-        self.metrics = raw.metrics
+        self.response = raw
     }
 
-    /// The response without the decoded value, e.g. to read another part of the body with
-    /// ``RawResponse/json(at:)`` (LCNetwork's `rawJSONObject`).
+    /// The response as a ``RawResponse`` (status, headers, body, URL, source, business fields, metrics).
     public var raw: RawResponse {
-        var raw = RawResponse(status: status, headerFields: headerFields, content: .data(body), url: url, source: source, metrics: metrics)
-        raw.businessCode = businessCode
-        raw.businessMessage = businessMessage
+        // A body that was streamed or written to a file reads as empty, as ``body`` does.
+        if case .data = response.content { return response }
+        var raw = response
+        raw.content = .data(Data())
         return raw
     }
 }
