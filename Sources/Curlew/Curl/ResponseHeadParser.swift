@@ -9,8 +9,10 @@ struct ResponseHeadParser {
     /// Header bytes seen so far, across all responses (activity for idle detection).
     private(set) var bytesSeen = 0
 
-    /// The block's first allocation: room for a typical response head.
-    static let initialCapacity = 1024
+    /// The block's first allocation: room for a typical response head. Under 1 KiB with the
+    /// array header, so glibc serves it from its per-thread cache (1 KiB took its slow path:
+    /// about 400 instructions more per response).
+    static let initialCapacity = 960
 
     /// Engine thread: records one header line.
     mutating func consume(line bytes: UnsafeRawBufferPointer) {
