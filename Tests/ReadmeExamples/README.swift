@@ -23,16 +23,16 @@
 //   block 21 (README.md:752): declarations, file scope
 //   block 22 (README.md:830): declarations, file scope
 //   block 23 (README.md:868): declarations, file scope
-//   block 24 (README.md:945): declarations, file scope
-//   block 25 (README.md:1008): declarations, file scope
-//   block 26 (README.md:1041): skipped (no-compile)
-//   block 27 (README.md:1051): declarations, file scope
-//   block 28 (README.md:1068): skipped (no-compile)
-//   block 29 (README.md:1108): skipped (no-compile)
-//   block 30 (README.md:1185): skipped (no-compile)
-//   block 31 (README.md:1259): declarations, file scope
-//   block 32 (README.md:1358): declarations, file scope
-//   block 33 (README.md:1395): declarations, file scope
+//   block 24 (README.md:948): declarations, file scope
+//   block 25 (README.md:1011): declarations, file scope
+//   block 26 (README.md:1044): skipped (no-compile)
+//   block 27 (README.md:1054): declarations, file scope
+//   block 28 (README.md:1071): skipped (no-compile)
+//   block 29 (README.md:1111): skipped (no-compile)
+//   block 30 (README.md:1188): skipped (no-compile)
+//   block 31 (README.md:1262): declarations, file scope
+//   block 32 (README.md:1361): declarations, file scope
+//   block 33 (README.md:1398): declarations, file scope
 
 import Curlew
 import Foundation
@@ -603,8 +603,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:945
-#sourceLocation(file: "README.md", line: 946)
+// MARK: block 24, README.md:948
+#sourceLocation(file: "README.md", line: 949)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -633,8 +633,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1008
-#sourceLocation(file: "README.md", line: 1009)
+// MARK: block 25, README.md:1011
+#sourceLocation(file: "README.md", line: 1012)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -656,8 +656,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1051
-#sourceLocation(file: "README.md", line: 1052)
+// MARK: block 27, README.md:1054
+#sourceLocation(file: "README.md", line: 1055)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -668,8 +668,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1259
-#sourceLocation(file: "README.md", line: 1260)
+// MARK: block 31, README.md:1262
+#sourceLocation(file: "README.md", line: 1263)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -766,8 +766,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1358
-#sourceLocation(file: "README.md", line: 1359)
+// MARK: block 32, README.md:1361
+#sourceLocation(file: "README.md", line: 1362)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -802,8 +802,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1395
-#sourceLocation(file: "README.md", line: 1396)
+// MARK: block 33, README.md:1398
+#sourceLocation(file: "README.md", line: 1399)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
