@@ -56,9 +56,7 @@ public actor QueueActor {
     public nonisolated func run<T: Sendable>(
         in queue: String, priority: QueuePriority = .normal, _ operation: @Sendable () async throws -> T
     ) async throws -> T {
-        try await enter(queue, priority: priority)
-        defer { leave(queue) }
-        return try await operation()
+        try await runHere(in: queue, priority: priority) { try await operation() }
     }
 
     /// ``run(in:priority:_:)`` for Curlew's own calls: `operation` runs on the caller's executor
