@@ -48,7 +48,7 @@ enum MiddlewareChain {
             throw APIClient.stamped(error, stage: .transport, request: prepared.summary)
         }
         // A hop the redirect step follows is not the call's answer: no status check.
-        if prepared.options.redirectsFollowedByClient, RedirectFollower.isRedirect(raw.status.code),
+        if context.followsRedirects, RedirectPolicy.isRedirect(raw.status.code),
             raw.headers[.location] != nil
         {
             return raw

@@ -1,11 +1,11 @@
 internal import Foundation
 internal import HTTPTypes
 
-/// Follows redirects for client calls *above* the middleware that depend on the URL
-/// (authorization, common arguments, server clock, signing — phases from
+/// The one place redirects are followed: for client calls, *above* the middleware that depend on
+/// the URL (authorization, common arguments, server clock, signing — phases from
 /// ``MiddlewarePhase/authorization`` inward), so each hop is authorised and signed again for the
-/// URL it goes to. The policy is ``RedirectFollower``'s, the same one the transport applies to
-/// requests sent without a client.
+/// URL it goes to. The policy is ``RedirectPolicy``'s; transports never follow, and drop the body
+/// of a hop this step follows unread.
 ///
 /// A hop that stays on the original request's origin keeps the call's trusted origins; a hop to
 /// another origin gets none, so no credential, common argument or signature is added to it.
@@ -23,27 +23,25 @@ enum RedirectStep {
             var current = request
             // The transport returns 3xx responses as they are, the innermost check lets them
             // through; this step follows them.
-            current.options.redirectLimit = 0
-            current.options.redirectsFollowedByClient = true
             var hopContext = context
+            hopContext.followsRedirects = true
             var redirects = 0
             while true {
                 var response = try await inner(current, hopContext)
-                guard RedirectFollower.isRedirect(response.status.code), let location = response.headers[.location] else {
+                guard RedirectPolicy.isRedirect(response.status.code), let location = response.headers[.location] else {
                     if redirects > 0, var metrics = response.metrics {
                         metrics.redirectCount += redirects
                         response.metrics = metrics
                     }
                     return response
                 }
-                RedirectFollower.discardBody(of: response)
+                RedirectPolicy.discardBody(of: response)
                 guard redirects < limit else {
                     throw CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary)
                 }
                 redirects += 1
-                current = try RedirectFollower.nextRequest(after: current, status: response.status.code, location: location)
-                current.options.redirectLimit = 0
-                if URL(string: current.url).map(RedirectFollower.origin) == URL(string: request.url).map(RedirectFollower.origin) {
+                current = try RedirectPolicy.nextRequest(after: current, status: response.status.code, location: location)
+                if URL(string: current.url).map(RedirectPolicy.origin) == URL(string: request.url).map(RedirectPolicy.origin) {
                     hopContext.trustedOrigins = context.trustedOrigins
                     hopContext.options.trustedOrigins = context.options.trustedOrigins
                 } else {

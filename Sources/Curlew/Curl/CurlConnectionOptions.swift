@@ -11,11 +11,10 @@ internal import Foundation
 /// ``CurlConnectionAttachment``, which the transfer keeps and detaches before the handle goes
 /// back to the pool.
 enum CurlConnectionOptions {
-    static func apply(
-        _ options: TransferOptions, to handle: UnsafeMutableRawPointer, request: RequestSummary
-    ) throws(CurlewError) -> CurlConnectionAttachment? {
+    /// TLS, proxy and speed limits: part of the handle's options block, set after a reset.
+    static func apply(_ options: TransferOptions, setter: CurlOptionSetter) throws(CurlewError) {
         let connection = options.connection
-        let setter = CurlOptionSetter(handle: handle, request: request)
+        let request = setter.request
         let proxy = try ProxyLine(connection.proxy, request: request)
         try checkSpeed(connection.maximumReceiveSpeed, "maximumReceiveSpeed", request: request)
         try checkSpeed(connection.maximumSendSpeed, "maximumSendSpeed", request: request)
@@ -24,7 +23,13 @@ enum CurlConnectionOptions {
         if let proxy { try proxy.apply(setter) }
         if let speed = connection.maximumReceiveSpeed { try setter.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: curl_off_t(speed)) }
         if let speed = connection.maximumSendSpeed { try setter.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: curl_off_t(speed)) }
+    }
 
+    /// The cookie jar and host overrides, which point at objects of this transfer: attached for
+    /// it and detached before its handle goes back to the pool.
+    static func attach(_ options: TransferOptions, setter: CurlOptionSetter) throws(CurlewError) -> CurlConnectionAttachment? {
+        let connection = options.connection
+        let request = setter.request
         guard connection.cookies != nil || !connection.hostOverrides.isEmpty else { return nil }
         let attachment = CurlConnectionAttachment(jar: connection.cookies)
         if let jar = connection.cookies {

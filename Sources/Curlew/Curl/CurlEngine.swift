@@ -90,8 +90,8 @@ final class CurlEngine: @unchecked Sendable {
     ///
     /// With a `.stream` disposition it returns once the final head is complete and the body
     /// keeps arriving through the returned stream, whose cancellation (or loss) cancels the
-    /// transfer. `followsRedirectsInSwift` marks a hop of ``RedirectFollower``.
-    nonisolated(nonsending) func execute(_ request: PreparedRequest, context: TransportContext, followsRedirectsInSwift: Bool = false) async throws -> RawResponse {
+    /// transfer.
+    nonisolated(nonsending) func execute(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         if let startFailure {
             throw CurlewError(code: .transportFailure, message: startFailure, request: request.summary)
         }
@@ -103,9 +103,8 @@ final class CurlEngine: @unchecked Sendable {
                 let transfer: CurlEasyTransfer
                 do {
                     transfer = try CurlEasyTransfer(
-                        id: ticket.id, request: request, context: context,
-                        environment: .init(engine: self, followsRedirectsInSwift: followsRedirectsInSwift),
-                        pool: handles, continuation: continuation)
+                        id: ticket.id, request: request, context: context, engine: self, pool: handles,
+                        continuation: continuation)
                 } catch {
                     continuation.resume(throwing: error)
                     return

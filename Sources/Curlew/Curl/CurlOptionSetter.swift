@@ -36,7 +36,8 @@ struct CurlOptionSetter {
         try check(code, option)
     }
 
-    private func check(_ code: CURLcode, _ option: CURLoption) throws(CurlewError) {
+    /// Turns libcurl's answer to setting `option` into an error.
+    func check(_ code: CURLcode, _ option: CURLoption) throws(CurlewError) {
         guard code == CURLE_OK else {
             throw CurlewError(
                 code: code == CURLE_NOT_BUILT_IN || code == CURLE_UNKNOWN_OPTION ? .invalidConnectionSettings : .transportFailure,

@@ -61,7 +61,7 @@ public final class CurlTransport: Transport {
     /// The body goes where ``TransportContext/responseBody`` says:
     /// - `.collect`: in memory, up to ``TransferOptions/maximumBodySize``; the call returns at
     ///   the end, with ``RawResponse/metrics``.
-    /// - `.stream`: the call returns when the final head is complete (after redirects and 1xx
+    /// - `.stream`: the call returns when the final head is complete (after 1xx
     ///   responses); the body arrives through a ``ResponseBodyStream`` that pauses the transfer
     ///   while the reader is behind. Errors after the head end the stream with the
     ///   ``CurlewError``; cancelling the reading task or dropping the stream cancels the
@@ -72,18 +72,18 @@ public final class CurlTransport: Transport {
     ///   before anything is sent; `.fileNotWritable` if it cannot be. A failed transfer removes
     ///   the partial file. ``TransferOptions/maximumBodySize`` does not apply.
     ///
+    /// The transport follows no redirect: a 3xx is returned like any other response, and the
+    /// ``APIClient``'s redirect step follows it (``TransferOptions/redirectLimit``). When the
+    /// client follows, a redirect's body is dropped unread — never decoded, never counted
+    /// against ``TransferOptions/maximumBodySize``.
+    ///
     /// Request bodies in a file or a stream are read while sending; a stream without a length is
     /// sent with chunked encoding over HTTP/1.1. When someone listens to
     /// ``TransportContext/events``, progress and the head are reported.
     public nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
         // A persisted cookie jar writes what the exchange changed.
         defer { request.options.connection.cookies?.exchangeEnded() }
-        guard request.options.redirectLimit > 0 else {
-            return try await engine.execute(request, context: context)
-        }
-        return try await RedirectFollower(limit: request.options.redirectLimit).send(request, context: context) {
-            try await engine.execute($0, context: context, followsRedirectsInSwift: true)
-        }
+        return try await engine.execute(request, context: context)
     }
 
     /// The engine thread as a task executor: tasks that prefer it run between libcurl's turns,

@@ -61,7 +61,7 @@ struct EasyHandleOptions: Sendable, Equatable {
         let options = transfer
         // TLS (peer verification, CA file or roots, client certificates), proxies and speed
         // limits: `CurlConnectionOptions`, applied per transfer after this block.
-        // Redirects are followed by ``RedirectFollower`` (one policy); libcurl's default is not to.
+        // Redirects are followed by ``RedirectPolicy`` (one policy); libcurl's default is not to.
         long(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         if let total = options.totalTimeout { long(CURLOPT_TIMEOUT_MS, Self.milliseconds(total)) }
         // The maximum body size protects memory: streams and files are not held in memory.

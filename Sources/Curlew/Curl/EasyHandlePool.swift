@@ -2,10 +2,10 @@ internal import CCurlShim
 internal import Synchronization
 
 /// Easy handles kept for reuse, so a request does not pay for `curl_easy_init`, libcurl's
-/// per-handle allocations, or setting the same options again. A handle comes back with its
-/// options (see ``PooledEasyHandle`` and ``EasyHandleOptions``), or reset (`curl_easy_reset`,
-/// which keeps the DNS and TLS session caches) when its transfer set options the next one would
-/// not overwrite. Any thread may take one; only one thread uses it at a time.
+/// per-handle allocations, or setting the same options again. A handle comes back with the
+/// settings it was configured with (``PooledEasyHandle``, ``EasyHandleSettings``); one whose
+/// configuration failed midway is reset (`curl_easy_reset`, which keeps the DNS and TLS session
+/// caches). Any thread may take one; only one thread uses it at a time.
 final class EasyHandlePool: Sendable {
     /// Idle handles, guarded by the mutex.
     private let idle = Mutex<[PooledEasyHandle]>([])
@@ -25,11 +25,11 @@ final class EasyHandlePool: Sendable {
         return PooledEasyHandle.make()
     }
 
-    /// Keeps a handle that is no longer attached to a multi handle (reset first unless
-    /// `keepsOptions`), or frees it when the pool is full.
-    func recycle(_ pooled: PooledEasyHandle, keepsOptions: Bool) {
+    /// Keeps a handle that is no longer attached to a multi handle (reset first when its settings
+    /// are unknown), or frees it when the pool is full.
+    func recycle(_ pooled: PooledEasyHandle) {
         var pooled = pooled
-        if !keepsOptions { pooled.reset() }
+        if pooled.settings == nil { pooled.reset() }
         let kept = idle.withLock { idle -> Bool in
             guard idle.count < capacity else { return false }
             idle.append(pooled)

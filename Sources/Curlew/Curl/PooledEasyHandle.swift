@@ -2,15 +2,16 @@ internal import CCurlShim
 internal import HTTPTypes
 
 /// An easy handle lent by the ``EasyHandlePool``, with what it still carries from its last
-/// transfer: the options block (``EasyHandleOptions``) and the header list it points at.
+/// transfer: its settings (``EasyHandleSettings``) and the header list it points at.
 ///
 /// Only one thread uses a lent handle at a time (the transfer that took it), which is all libcurl
 /// asks; the pool keeps the pointers as bit patterns (raw pointers are not `Sendable`).
 struct PooledEasyHandle: Sendable {
     /// The `CURL *`.
     private let handleBits: UInt
-    /// The options block set on the handle, `nil` for a new or reset handle (nothing set).
-    var applied: EasyHandleOptions?
+    /// What the handle was last configured with; `nil` for a new or reset handle, and while a
+    /// transfer configures it (a configuration that fails midway leaves a handle the pool resets).
+    private(set) var settings: EasyHandleSettings?
     /// The header set `headerListBits` was built from, `nil` when there is no list.
     private(set) var headers: HTTPFields?
     /// The `curl_slist` the handle's `CURLOPT_HTTPHEADER` points at (0 for none). Owned by
@@ -18,10 +19,6 @@ struct PooledEasyHandle: Sendable {
     private var headerListBits: UInt = 0
     /// The lines the list holds besides the header set's own.
     private var listExtras: HeaderListExtras = []
-    /// Whether `CURLOPT_REQUEST_TARGET` is set (see ``RequestTarget``): the next transfer that
-    /// sends none must clear it.
-    var carriesRequestTarget = false
-
     /// A new handle from `curl_easy_init`, `nil` if libcurl cannot allocate one.
     static func make() -> PooledEasyHandle? {
         guard let handle = curl_easy_init() else { return nil }
@@ -38,25 +35,27 @@ struct PooledEasyHandle: Sendable {
         UnsafeMutableRawPointer(bitPattern: handleBits).unsafelyUnwrapped
     }
 
-    /// Makes the handle carry `options`: nothing to do when it already does (`.carried`);
-    /// otherwise a reset (unless the handle is new) and every option again (`.applied`).
-    mutating func ensure(_ options: EasyHandleOptions) -> EnsureOutcome {
-        if applied == options { return .carried }
-        if applied != nil { reset() }
-        if let failure = options.apply(to: handle) { return .refused(failure.option, failure.code) }
-        applied = options
-        return .applied
+    /// Configures the handle for `new`, setting only what differs from what it carries. When the
+    /// options block differs, the handle is reset and the block applied whole, with the
+    /// connection options that depend only on it (``CurlConnectionOptions``).
+    mutating func configure(
+        _ new: EasyHandleSettings, body: EasyHandleBody, transfer: TransferOptions, setter: CurlOptionSetter
+    ) throws(CurlewError) {
+        var previous = settings
+        settings = nil
+        if previous?.options != new.options {
+            if previous != nil { reset() }
+            previous = nil
+            if let failure = new.options.apply(to: handle) { try setter.check(failure.code, failure.option) }
+            try CurlConnectionOptions.apply(transfer, setter: setter)
+        }
+        try new.apply(replacing: previous, to: handle, body: body, setter: setter)
+        settings = new
     }
 
-    /// What ``ensure(_:)`` did.
-    enum EnsureOutcome {
-        /// The handle already carried the options (and whatever was set after them for the
-        /// same options, such as ``CurlConnectionOptions``); nothing was set.
-        case carried
-        /// The options were set on a new or reset handle.
-        case applied
-        /// libcurl refused `option` with `code`.
-        case refused(CURLoption, CURLcode)
+    /// Records that `CURLOPT_FORBID_REUSE` was changed during the transfer.
+    mutating func noteForbidsReuse(_ forbidden: Bool) {
+        settings?.forbidsReuse = forbidden
     }
 
     /// Points `CURLOPT_HTTPHEADER` at a list for `headers`, built by `lines` only when the handle
@@ -81,8 +80,7 @@ struct PooledEasyHandle: Sendable {
     /// stay); the header list is dropped.
     mutating func reset() {
         curl_easy_reset(handle)
-        applied = nil
-        carriesRequestTarget = false
+        settings = nil
         freeHeaderList()
     }
 

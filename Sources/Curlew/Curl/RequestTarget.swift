@@ -57,6 +57,12 @@ struct RequestTarget: Equatable {
         }
     }
 
+    /// Whether `url` splits (an http or https URL with a query).
+    static func splits(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { split($0) != nil }
+    }
+
     static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> Ranges? {
         guard let question = bytes.firstIndex(ofByte: UInt8(ascii: "?")) else { return nil }
         let authorityStart: Int

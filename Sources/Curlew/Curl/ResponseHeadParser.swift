@@ -33,6 +33,26 @@ struct ResponseHeadParser {
             && bytes[3] == UInt8(ascii: "P") && bytes[4] == UInt8(ascii: "/")
     }
 
+    /// Whether the block has a field named `name` (lower-case ASCII) with a non-empty value,
+    /// compared without regard to case; asked only of redirect heads.
+    func hasField(named name: StaticString) -> Bool {
+        let wanted = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        var lineStart = 0
+        while lineStart < block.count {
+            var lineEnd = lineStart
+            while lineEnd < block.count, block[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            let colon = lineStart + wanted.count
+            if colon < lineEnd, block[colon] == UInt8(ascii: ":"),
+                wanted.indices.allSatisfy({ block[lineStart + $0] | 0x20 == wanted[$0] }),
+                block[(colon + 1)..<lineEnd].contains(where: { $0 > UInt8(ascii: " ") })
+            {
+                return true
+            }
+            lineStart = lineEnd + 1
+        }
+        return false
+    }
+
     /// Caller side: the fields of a block. Lines without a colon, with an invalid name, or
     /// starting with whitespace (obsolete folding) are skipped.
     static func fields(of block: [UInt8]) -> HTTPFields {

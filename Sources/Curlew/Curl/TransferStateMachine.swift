@@ -1,103 +1,185 @@
-/// The life of one transfer as a value: configured on the caller's thread, attached to the multi
-/// handle, head complete, body streaming (possibly paused by a slow reader or a slow request-body
-/// producer), then finished or failed.
+/// The life of one transfer as a value that owns what it guards: the caller waiting for the
+/// response, the body sink and source, and the reason a callback aborted the transfer.
 ///
-/// ``CurlEasyTransfer`` owns one and asks it what to do at each libcurl callback and engine
-/// command; every mutating method is a pure transition that returns the action to perform, so the
-/// rules (when the caller is resumed, whether a failure reaches the caller or the stream, which
-/// direction to un-pause) are unit-tested without I/O. Engine thread only once attached.
-struct TransferStateMachine {
-    /// Where the phases can be.
-    enum Phase: Equatable {
-        /// Options set; not yet attached to the multi handle.
-        case configured
-        /// Attached; the final response head is not complete yet (connecting, sending,
-        /// redirects, 1xx responses).
-        case attached
-        /// The final head is complete and body bytes go to a collecting or file sink; the caller
-        /// is resumed at the end.
-        case receiving
-        /// The caller has the head and reads the body as a stream.
-        case streaming
-        /// Streaming, but libcurl's receive side is paused (`CURL_WRITEFUNC_PAUSE`) because the
-        /// reader is behind.
-        case paused
-        /// Completed; the caller (or the stream) has the outcome.
-        case finished
-        /// Failed or cancelled; the caller (or the stream) has the error.
-        case failed
+/// ``CurlEasyTransfer`` feeds it every libcurl callback and engine command as an event; each
+/// event returns an action, and the class around the machine only performs actions. The caller
+/// (a continuation in production, any value in tests) leaves the machine inside the one action
+/// that resumes it, and no state after that holds it, so a caller is resumed exactly once, or
+/// never only when the transfer is dropped before it ends: by construction, not by convention.
+///
+/// ```
+/// configured ─attach─► awaitingHead ─headComplete─► receiving ──────────┐
+///      │                    │   │                   (collect, file)       │
+///      │                    │   └─headComplete(hop)─► skippingHop ───────┤ transferEnded
+///      │                    └─headComplete(stream)──► streaming ─────────┤ or fail
+///      └──────────────── fail ─────────────────────────────────────────── ► ended
+/// ```
+///
+/// Engine thread only once attached; tested event by event without I/O.
+struct TransferStateMachine<Caller> {
+    /// What a transfer in flight holds besides its caller.
+    struct Parties {
+        /// Where the response body goes.
+        let sink: any ResponseBodySink
+        /// Where a request body read while sending comes from; `nil` for none or bytes.
+        let source: RequestBodySource?
+        /// Why a callback aborted the transfer; the first reason wins, and it is what the caller
+        /// gets instead of libcurl's own error for the abort.
+        var abortReason: CurlewError?
+        /// Whether libcurl's send side is paused (`CURL_READFUNC_PAUSE`) waiting for request-body
+        /// chunks.
+        var sendPaused = false
+        /// Body bytes of a redirect hop dropped unread so far.
+        var discardedHopBytes = 0
     }
 
-    /// Whether the caller is resumed as soon as the head is complete (stream disposition) rather
-    /// than when the whole body has arrived.
+    /// Where a transfer can be.
+    enum State {
+        /// Options set; not yet attached to the multi handle.
+        case configured(Parties, caller: Caller)
+        /// Attached; the final head is not complete yet (connecting, sending, 1xx responses).
+        case awaitingHead(Parties, caller: Caller)
+        /// The final head is complete; body bytes go to a collecting or file sink, and the
+        /// caller is resumed at the end.
+        case receiving(Parties, caller: Caller)
+        /// The head is a redirect the client follows: its body is dropped unread (never decoded,
+        /// never counted against the size limit), and the caller gets the head at the end.
+        case skippingHop(Parties, caller: Caller)
+        /// The caller has the head and reads the body as a stream; `receivePaused` while the
+        /// reader is behind (`CURL_WRITEFUNC_PAUSE`).
+        case streaming(Parties, receivePaused: Bool)
+        /// Finished or failed: the caller, or the stream, has the outcome.
+        case ended
+    }
+
+    /// The current state.
+    private(set) var state: State
+    /// Whether the caller is resumed as soon as the head is complete (a streaming sink).
     let resumesAtHead: Bool
-    /// The current phase.
-    private(set) var phase: Phase = .configured
-    /// Whether libcurl's send side is paused (`CURL_READFUNC_PAUSE`) waiting for request-body
-    /// chunks.
-    private(set) var sendPaused = false
     /// How many times the receive side was paused (statistics and tests).
     private(set) var receivePauses = 0
 
-    /// Creates the machine for a transfer that resumes its caller at the head (`true`, streams)
-    /// or at the end (`false`, collect and file).
-    init(resumesAtHead: Bool) {
+    /// The most body bytes of a redirect hop read and dropped; a longer body stops the hop's
+    /// transfer (its connection closes) rather than reading on.
+    static var hopBodyLimit: Int { 1 << 20 }
+
+    /// A configured transfer whose `caller` waits; `resumesAtHead` for streaming sinks.
+    init(caller: Caller, sink: any ResponseBodySink, source: RequestBodySource?, resumesAtHead: Bool) {
+        self.state = .configured(Parties(sink: sink, source: source), caller: caller)
         self.resumesAtHead = resumesAtHead
     }
 
-    /// Whether the transfer has ended (finished or failed).
-    var isTerminal: Bool { phase == .finished || phase == .failed }
+    // MARK: Queries
 
-    /// Whether the caller is still waiting for the response (its continuation not yet resumed).
-    var callerWaiting: Bool {
-        switch phase {
-        case .configured, .attached, .receiving: true
-        case .streaming, .paused, .finished, .failed: false
+    /// Whether the transfer has ended.
+    var isEnded: Bool {
+        if case .ended = state { true } else { false }
+    }
+
+    /// Whether either direction is paused by Curlew (a consumer or a producer is behind, not the
+    /// network): idle detection skips such transfers.
+    var isPaused: Bool {
+        switch state {
+        case .streaming(let parties, let receivePaused): receivePaused || parties.sendPaused
+        case .configured(let parties, _), .awaitingHead(let parties, _), .receiving(let parties, _), .skippingHop(let parties, _):
+            parties.sendPaused
+        case .ended: false
         }
     }
 
-    /// Whether either direction is paused by Curlew (the network is not idle, a consumer or
-    /// producer is): idle detection skips such transfers.
-    var isPaused: Bool { phase == .paused || sendPaused }
+    /// The request-body source while the transfer is in flight (libcurl's read and seek
+    /// callbacks).
+    var source: RequestBodySource? {
+        switch state {
+        case .configured(let parties, _), .awaitingHead(let parties, _), .receiving(let parties, _), .skippingHop(let parties, _),
+            .streaming(let parties, _):
+            parties.source
+        case .ended: nil
+        }
+    }
 
-    // MARK: Transitions
+    // MARK: Events
 
-    /// The engine attached the handle. Returns `false` when the transfer was already over.
+    /// The engine attached the handle. Returns `false` when the transfer already ended.
     mutating func attach() -> Bool {
-        guard phase == .configured else { return false }
-        phase = .attached
+        guard case .configured(let parties, let caller) = state else { return false }
+        state = .awaitingHead(parties, caller: caller)
         return true
     }
 
-    /// What to do when the final head turns out to be complete.
-    enum HeadAction: Equatable {
-        /// Nothing new: the head was complete already.
+    /// What to do when the final head turns out complete (the first body byte arrived).
+    enum HeadAction {
+        /// The head was complete already, or the transfer ended.
         case none
-        /// The head just completed: report it, and resume the caller with it now when
-        /// `resumeCaller` (streams).
-        case headComplete(resumeCaller: Bool)
+        /// Tell `sink` the head (length, status) and report it; the caller waits for the end.
+        case deliverHead(any ResponseBodySink)
+        /// Tell `sink` the head, report it, and resume the caller now with the stream.
+        case resumeCallerWithStream(Caller, any ResponseBodySink)
+        /// A redirect the client follows: nothing is delivered or reported.
+        case skipHop
     }
 
-    /// The write callback got body bytes (the first body byte marks the final head complete).
-    mutating func bodyArrived() -> HeadAction {
-        guard phase == .attached else { return .none }
-        phase = resumesAtHead ? .streaming : .receiving
-        return .headComplete(resumeCaller: resumesAtHead)
+    /// The first body byte arrived: the final head is complete. `isFollowedRedirect` when the
+    /// head is a redirect that the client follows.
+    mutating func headComplete(isFollowedRedirect: Bool) -> HeadAction {
+        guard case .awaitingHead(let parties, let caller) = state else { return .none }
+        if isFollowedRedirect {
+            state = .skippingHop(parties, caller: caller)
+            return .skipHop
+        }
+        if resumesAtHead {
+            state = .streaming(parties, receivePaused: false)
+            return .resumeCallerWithStream(caller, parties.sink)
+        }
+        state = .receiving(parties, caller: caller)
+        return .deliverHead(parties.sink)
     }
 
-    /// The body sink refused a chunk (`CURL_WRITEFUNC_PAUSE`). Returns whether the receive
-    /// side just became paused.
+    /// What to do with a chunk of body bytes.
+    enum ChunkAction {
+        /// Hand the bytes to the sink (through the content decoder when there is one).
+        case deliver(any ResponseBodySink)
+        /// A followed redirect's body: take the bytes and drop them.
+        case discard
+        /// Stop the transfer (a hop's body beyond ``hopBodyLimit``, or bytes after the end).
+        case stop
+    }
+
+    /// `count` body bytes arrived (after ``headComplete(isFollowedRedirect:)``).
+    mutating func bodyChunk(count: Int) -> ChunkAction {
+        switch state {
+        case .receiving(let parties, _), .streaming(let parties, _):
+            return .deliver(parties.sink)
+        case .skippingHop(var parties, let caller):
+            parties.discardedHopBytes += count
+            let withinLimit = parties.discardedHopBytes <= Self.hopBodyLimit
+            state = .skippingHop(parties, caller: caller)
+            return withinLimit ? .discard : .stop
+        case .configured, .awaitingHead, .ended:
+            return .stop
+        }
+    }
+
+    /// The sink refused a chunk for now (`CURL_WRITEFUNC_PAUSE`). Returns whether the receive
+    /// side just became paused; only a streaming transfer pauses.
     mutating func receivePaused() -> Bool {
-        guard phase == .streaming else { return false }
-        phase = .paused
+        guard case .streaming(let parties, receivePaused: false) = state else { return false }
+        state = .streaming(parties, receivePaused: true)
         receivePauses += 1
         return true
     }
 
     /// The read callback had no request-body bytes yet (`CURL_READFUNC_PAUSE`).
     mutating func sendPausedForData() {
-        guard !isTerminal else { return }
-        sendPaused = true
+        update { $0.sendPaused = true }
+    }
+
+    /// A callback aborts the transfer for `reason` (it returns libcurl's abort code next); the
+    /// first reason is the one the caller gets.
+    mutating func abort(_ reason: CurlewError) {
+        update { parties in
+            if parties.abortReason == nil { parties.abortReason = reason }
+        }
     }
 
     /// The pause state libcurl must be given (`curl_easy_pause`): which directions stay paused.
@@ -108,69 +190,116 @@ struct TransferStateMachine {
         var send: Bool
     }
 
-    /// An `.unpause` command arrived. Un-pauses each paused direction whose side is ready;
-    /// returns the new pause state to hand to libcurl, or `nil` when nothing changes.
-    mutating func resume(receiveReady: Bool, sendReady: Bool) -> PauseState? {
-        guard !isTerminal else { return nil }
-        var changed = false
-        if phase == .paused, receiveReady {
-            phase = .streaming
-            changed = true
+    /// An `.unpause` command arrived: each paused direction whose party can go on again is
+    /// un-paused. Returns the new pause state for libcurl and whether the receive side was
+    /// un-paused, or `nil` when nothing changes.
+    mutating func unpause() -> (PauseState, resumedReceive: Bool)? {
+        switch state {
+        case .streaming(var parties, var receivePaused):
+            let resumedReceive = receivePaused && parties.sink.acceptsMore
+            let resumedSend = parties.sendPaused && (parties.source?.isReadable ?? true)
+            guard resumedReceive || resumedSend else { return nil }
+            if resumedReceive { receivePaused = false }
+            if resumedSend { parties.sendPaused = false }
+            state = .streaming(parties, receivePaused: receivePaused)
+            return (PauseState(receive: receivePaused, send: parties.sendPaused), resumedReceive)
+        case .configured(var parties, let caller), .awaitingHead(var parties, let caller), .receiving(var parties, let caller),
+            .skippingHop(var parties, let caller):
+            guard parties.sendPaused, parties.source?.isReadable ?? true else { return nil }
+            parties.sendPaused = false
+            state = Self.replacingParties(of: state, with: parties, caller: caller)
+            return (PauseState(receive: false, send: false), false)
+        case .ended:
+            return nil
         }
-        if sendPaused, sendReady {
-            sendPaused = false
-            changed = true
-        }
-        guard changed else { return nil }
-        return PauseState(receive: phase == .paused, send: sendPaused)
     }
 
-    /// What to do when libcurl reports the transfer done without error.
-    enum CompletionAction: Equatable {
-        /// Already over (cancelled, failed): nothing.
+    /// What to do when the transfer ends, however it ends.
+    enum EndAction {
+        /// It had ended already (a cancel racing the completion): nothing.
         case none
-        /// Resume the caller with the whole response; `reportHead` when the head was not
-        /// reported yet (a response without body bytes). A stream disposition gets an
-        /// already-ended stream.
-        case resumeCaller(reportHead: Bool)
-        /// The caller has the stream: end it.
-        case endStream
+        /// Resume the caller with the whole response. `reportHead` when the head was not reported
+        /// yet (a response without body bytes). A streaming sink gets an already-ended stream; a
+        /// skipped redirect hop gets an empty body.
+        case succeed(Caller, Parties, reportHead: Bool)
+        /// The caller has the stream: end it (with the final metrics).
+        case endStream(Parties, wasPaused: Bool)
+        /// Resume the caller with `error`; the sink discards what it has.
+        case failCaller(Caller, Parties, CurlewError)
+        /// The caller has the stream: end it with `error`.
+        case failStream(Parties, CurlewError, wasPaused: Bool)
     }
 
-    /// The transfer completed successfully.
-    mutating func complete() -> CompletionAction {
-        let action: CompletionAction
-        switch phase {
-        case .configured, .attached: action = .resumeCaller(reportHead: true)
-        case .receiving: action = .resumeCaller(reportHead: false)
-        case .streaming, .paused: action = .endStream
-        case .finished, .failed: return .none
+    /// libcurl reports the transfer done; `error` is what its result code means (`nil` for
+    /// success). A callback's abort reason takes precedence. A skipped redirect hop succeeds
+    /// whatever happened to the body nobody reads.
+    mutating func transferEnded(error: CurlewError?) -> EndAction {
+        let ending = state
+        switch ending {
+        case .configured(let parties, let caller), .awaitingHead(let parties, let caller):
+            state = .ended
+            if let failure = parties.abortReason ?? error { return .failCaller(caller, parties, failure) }
+            return .succeed(caller, parties, reportHead: true)
+        case .receiving(let parties, let caller):
+            state = .ended
+            if let failure = parties.abortReason ?? error { return .failCaller(caller, parties, failure) }
+            return .succeed(caller, parties, reportHead: false)
+        case .skippingHop(let parties, let caller):
+            state = .ended
+            if let failure = parties.abortReason { return .failCaller(caller, parties, failure) }
+            return .succeed(caller, parties, reportHead: false)
+        case .streaming(let parties, let receivePaused):
+            state = .ended
+            if let failure = parties.abortReason ?? error { return .failStream(parties, failure, wasPaused: receivePaused) }
+            return .endStream(parties, wasPaused: receivePaused)
+        case .ended:
+            return .none
         }
-        phase = .finished
-        sendPaused = false
-        return action
     }
 
-    /// What to do when the transfer fails (libcurl error, idle timeout, cancellation, shutdown).
-    enum FailureAction: Equatable {
-        /// Already over: nothing.
-        case none
-        /// The caller still waits: resume it with the error (and discard any partial body).
-        case failCaller
-        /// The caller has the stream: end it with the error.
-        case failStream
-    }
-
-    /// The transfer failed.
-    mutating func fail() -> FailureAction {
-        let action: FailureAction
-        switch phase {
-        case .configured, .attached, .receiving: action = .failCaller
-        case .streaming, .paused: action = .failStream
-        case .finished, .failed: return .none
+    /// The transfer fails with `error` from outside libcurl's result (cancelled, shut down, idle,
+    /// refused before it was submitted).
+    mutating func fail(_ error: CurlewError) -> EndAction {
+        let ending = state
+        switch ending {
+        case .configured(let parties, let caller), .awaitingHead(let parties, let caller), .receiving(let parties, let caller),
+            .skippingHop(let parties, let caller):
+            state = .ended
+            return .failCaller(caller, parties, error)
+        case .streaming(let parties, let receivePaused):
+            state = .ended
+            return .failStream(parties, error, wasPaused: receivePaused)
+        case .ended:
+            return .none
         }
-        phase = .failed
-        sendPaused = false
-        return action
+    }
+
+    // MARK: Helpers
+
+    /// Changes the parties of a transfer in flight; nothing once it ended.
+    private mutating func update(_ change: (inout Parties) -> Void) {
+        switch state {
+        case .configured(var parties, let caller), .awaitingHead(var parties, let caller), .receiving(var parties, let caller),
+            .skippingHop(var parties, let caller):
+            change(&parties)
+            state = Self.replacingParties(of: state, with: parties, caller: caller)
+        case .streaming(var parties, let receivePaused):
+            change(&parties)
+            state = .streaming(parties, receivePaused: receivePaused)
+        case .ended:
+            break
+        }
+    }
+
+    /// `state` with its parties replaced (the states where the caller still waits).
+    private static func replacingParties(of state: State, with parties: Parties, caller: Caller) -> State {
+        switch state {
+        case .configured: .configured(parties, caller: caller)
+        case .awaitingHead: .awaitingHead(parties, caller: caller)
+        case .receiving: .receiving(parties, caller: caller)
+        case .skippingHop: .skippingHop(parties, caller: caller)
+        case .streaming(_, let receivePaused): .streaming(parties, receivePaused: receivePaused)
+        case .ended: .ended
+        }
     }
 }

@@ -93,6 +93,9 @@ public struct MiddlewareContext: Sendable {
     public var options: RequestOptions
     /// Where the transport puts the response body.
     public var responseBody: ResponseBodyDisposition = .collect
+    /// Whether the redirect step above follows this attempt's redirects (it passes them up
+    /// unchecked, and the transport drops their bodies unread).
+    var followsRedirects = false
     /// The credential chosen for this attempt and its version, set by ``TokenRefreshMiddleware``
     /// (so ``AuthorizationMiddleware`` sends exactly the token refresh decisions are based on).
     public var credential: (token: TokenStore.Credential, version: Int)?
@@ -156,6 +159,6 @@ public struct MiddlewareContext: Sendable {
 
     /// The transport's view of this context.
     var transportContext: TransportContext {
-        TransportContext(facts: facts, attempt: attempt, responseBody: responseBody, options: options)
+        TransportContext(facts: facts, attempt: attempt, responseBody: responseBody, options: options, followsRedirects: followsRedirects)
     }
 }

@@ -19,8 +19,8 @@ public struct TransferOptions: Sendable, Hashable {
     public var idleTimeout: Duration? = .seconds(30)
     /// Largest accepted response body, counted in decoded bytes. Fails with `.bodyTooLarge`.
     public var maximumBodySize: Int = 16 * 1024 * 1024
-    /// How many redirects to follow; `0` returns 3xx responses as they are. Curlew follows them
-    /// itself, by RFC 9110's rules for every method (`307`/`308` keep method and body, `303`
+    /// How many redirects an ``APIClient`` call follows; `0` returns 3xx responses as they are.
+    /// The client's redirect step follows them (a transport never does), by RFC 9110's rules for every method (`307`/`308` keep method and body, `303`
     /// becomes `GET`, `301`/`302` turn only `POST` into `GET`). `Authorization` and `Cookie` are
     /// never sent to another origin (scheme, host or port); `https` → `http` is refused unless
     /// ``allowsInsecureRedirects``.
@@ -51,9 +51,6 @@ public struct TransferOptions: Sendable, Hashable {
     /// `.insecureRedirect`. When on, the hop loses every credential — `Authorization`,
     /// `Proxy-Authorization`, `Cookie`, the ``originBoundHeaders`` and any user-info in the URL.
     public var allowsInsecureRedirects: Bool = false
-    /// Set on the hops ``RedirectStep`` follows for a client call: the innermost check passes a
-    /// redirect up to it instead of checking its status.
-    var redirectsFollowedByClient: Bool = false
 
     /// The options that hold references, behind one reference of their own: every request
     /// carries a copy of its options, and a pooled easy handle compares the options it carries

@@ -29,6 +29,9 @@ public struct TransportContext: Sendable {
     public var responseBody: ResponseBodyDisposition
     /// The call's options, with the decisions made above the transport.
     public var options: RequestOptions
+    /// Whether the caller follows redirects: a redirect response with a `Location` is a hop, not
+    /// the answer, so its body need not be read (set by the client's redirect step).
+    var followsRedirects = false
     /// Publishes this call's events (progress, head received, redirects).
     public var events: EventReporter {
         get { facts.events }
@@ -49,8 +52,9 @@ public struct TransportContext: Sendable {
         self.options = options
     }
 
-    init(facts: MiddlewareContext.Facts, attempt: Int, responseBody: ResponseBodyDisposition, options: RequestOptions) {
+    init(facts: MiddlewareContext.Facts, attempt: Int, responseBody: ResponseBodyDisposition, options: RequestOptions, followsRedirects: Bool) {
         self.facts = facts
+        self.followsRedirects = followsRedirects
         self.attempt = attempt
         self.responseBody = responseBody
         self.options = options

@@ -59,4 +59,54 @@ struct RedirectTests {
             #expect(server.requestCount == 1)
         }
     }
+
+    /// Issue 30, defect 1: a hop's body is dropped unread. A 302 whose gzip body inflates past
+    /// `maximumBodySize` (a small gzip bomb) is followed, not failed with `bodyTooLarge`.
+    @Test func aCompressedRedirectBodyIsNeitherDecodedNorCountedAgainstTheLimit() async throws {
+        var options = TransferOptions()
+        options.maximumBodySize = 64 * 1024
+        let bomb = [UInt8](compressed(Data(count: 8 * 1024 * 1024), .gzip))
+        #expect(bomb.count < options.maximumBodySize, "the compressed body itself fits; only its inflated size does not")
+        var router = LoopbackRouter()
+        router.on("GET", "/bomb") { _, _ in
+            ServerResponse(status: 302, headers: [("Location", "/landed"), ("Content-Encoding", "gzip"), ("Content-Type", "text/plain")], body: bomb)
+        }
+        router.on("GET", "/landed") { _, _ in .text("landed") }
+        try await withLoopback(transferOptions: options, router: router) { server, client, _ in
+            let response = try await client.response(for: Send(path: "bomb"))
+            #expect(response.value == "landed")
+            #expect(response.status.code == 200)
+            #expect(server.requests.map(\.path) == ["/bomb", "/landed"])
+        }
+    }
+
+    /// A hop's body larger than the size limit, uncompressed: followed as well.
+    @Test func aRedirectBodyLargerThanTheLimitIsFollowed() async throws {
+        var options = TransferOptions()
+        options.maximumBodySize = 1024
+        var router = LoopbackRouter()
+        router.on("GET", "/big") { _, _ in
+            ServerResponse(status: 301, headers: [("Location", "/small")], body: [UInt8](repeating: 0x61, count: 200_000))
+        }
+        router.on("GET", "/small") { _, _ in .text("small") }
+        try await withLoopback(transferOptions: options, router: router) { server, client, _ in
+            let text = try await client.send(Send(path: "big"))
+            #expect(text == "small")
+            #expect(server.requests.map(\.path) == ["/big", "/small"])
+        }
+    }
+
+    /// With redirects off, a 3xx is the answer and its body is delivered whole.
+    @Test func aRedirectThatIsNotFollowedKeepsItsBody() async throws {
+        var options = TransferOptions()
+        options.redirectLimit = 0
+        try await withLoopback(transferOptions: options, handler: { _ in
+            ServerResponse(status: 302, headers: [("Location", "/next")], body: Array("moved here".utf8))
+        }) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "x")) }
+            #expect(error?.status?.code == 302)
+            #expect(error?.responseBody.map { String(decoding: $0, as: UTF8.self) } == "moved here")
+            #expect(server.requestCount == 1)
+        }
+    }
 }

@@ -357,18 +357,18 @@ struct TransferDispositionTests {
             }
 
             let redirecting = PreparedRequest(method: .get, url: server.url("/redirect/3"))
-            let redirected = try await transport.send(redirecting, context: transferContext(for: redirecting))
+            let redirected = try await followingRedirects(redirecting, over: transport, context: transferContext(for: redirecting))
             #expect(redirected.body == Data("done".utf8))
             #expect(redirected.metrics?.redirectCount == 3)
             #expect(redirected.url == server.url("/redirect/0"))
 
-            // Curlew follows redirects itself for origin-bound headers: each hop is an event.
+            // The redirect step reports each hop as an event.
             var options = TransferOptions()
             options.originBoundHeaders = [HTTPField.Name("X-Signature")!]
             let broadcaster = EventBroadcaster()
             let events = broadcaster.subscribe()
             let followed = PreparedRequest(method: .get, url: server.url("/redirect/2"), options: options)
-            let response = try await transport.send(followed, context: transferContext(for: followed, broadcaster: broadcaster))
+            let response = try await followingRedirects(followed, over: transport, context: transferContext(for: followed, broadcaster: broadcaster))
             broadcaster.finish()
             #expect(response.metrics?.redirectCount == 2)
             var locations: [String] = []

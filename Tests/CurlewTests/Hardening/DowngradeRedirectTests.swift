@@ -77,7 +77,8 @@ struct DowngradeRedirectTests {
         await plain.shutdown()
     }
 
-    /// The same policy without a client (``CurlTransport`` follows), over HTTP/2 and HTTP/1.1.
+    /// The same policy for a prepared request sent through the redirect step straight to the
+    /// transport (no endpoint), over HTTP/2 and HTTP/1.1.
     @Test(arguments: [TransferOptions.HTTPVersion.automatic, .http1Only])
     func theTransportRefusesOrStripsTheSame(httpVersion: TransferOptions.HTTPVersion) async throws {
         let servers = try ConnectionServers.fromEnvironment()
@@ -96,10 +97,10 @@ struct DowngradeRedirectTests {
             return request
         }
         try await withTransport { transport in
-            let error = await #expect(throws: CurlewError.self) { _ = try await transport.send(request(allowing: false)) }
+            let error = await #expect(throws: CurlewError.self) { _ = try await followingRedirects(request(allowing: false), over: transport) }
             #expect(error?.code == .insecureRedirect)
             #expect(plain.requestCount == 0, "nothing was sent over plain HTTP")
-            let response = try await transport.send(request(allowing: true))
+            let response = try await followingRedirects(request(allowing: true), over: transport)
             #expect(response.status.code == 200)
             #expect(String(decoding: response.body, as: UTF8.self) == "landed")
         }

@@ -47,7 +47,7 @@ struct RedirectPolicyTests {
                 request.headers[.contentType] = "text/plain"
                 request.headers[.contentLanguage] = "en"
             }
-            let response = try await transport.send(request)
+            let response = try await followingRedirects(request, over: transport)
             #expect(response.status.code == 200)
             let requests = server.requests
             #expect(requests.map(\.path) == ["/from", "/landing"])
@@ -73,7 +73,7 @@ struct RedirectPolicyTests {
         }) { server, _, transport in
             let stream = RequestBodyStream.once(length: 7, AsyncThrowingStream<Data, any Error> { $0.yield(Data("payload".utf8)); $0.finish() })
             let request = PreparedRequest(method: .put, url: server.baseURL + "/from", content: .stream(stream), options: http1Options())
-            let error = await #expect(throws: CurlewError.self) { _ = try await transport.send(request) }
+            let error = await #expect(throws: CurlewError.self) { _ = try await followingRedirects(request, over: transport) }
             #expect(error?.code == .redirectRefused)
             #expect(server.requests.map(\.path) == ["/from"])
         }
@@ -93,7 +93,7 @@ struct RedirectPolicyTests {
                 request.headers[.authorization] = "Bearer secret"
                 request.headers[.cookie] = "a=1"
                 request.headers[.proxyAuthorization] = "Basic x"
-                _ = try await transport.send(request)
+                _ = try await followingRedirects(request, over: transport)
             }
             let there = try #require(other.requests.first)
             #expect(there.header("Authorization") == nil)
@@ -114,16 +114,16 @@ struct RedirectPolicyTests {
         request.headers[.proxyAuthorization] = "Basic p"
         request.headers[HTTPField.Name("X-Sign")!] = "sig"
         request.options.originBoundHeaders = [HTTPField.Name("X-Sign")!]
-        #expect(throws: CurlewError.self) { _ = try RedirectFollower.nextRequest(after: request, status: 307, location: "http://api.example.com/b") }
+        #expect(throws: CurlewError.self) { _ = try RedirectPolicy.nextRequest(after: request, status: 307, location: "http://api.example.com/b") }
         do {
-            _ = try RedirectFollower.nextRequest(after: request, status: 307, location: "http://api.example.com/b")
+            _ = try RedirectPolicy.nextRequest(after: request, status: 307, location: "http://api.example.com/b")
         } catch {
             #expect(error.code == .insecureRedirect)
         }
         // Same host, same path: still a downgrade.
-        #expect(throws: CurlewError.self) { _ = try RedirectFollower.nextRequest(after: request, status: 302, location: "http://api.example.com:443/a") }
+        #expect(throws: CurlewError.self) { _ = try RedirectPolicy.nextRequest(after: request, status: 302, location: "http://api.example.com:443/a") }
         request.options.allowsInsecureRedirects = true
-        let next = try RedirectFollower.nextRequest(after: request, status: 307, location: "http://user:pw@api.example.com/b")
+        let next = try RedirectPolicy.nextRequest(after: request, status: 307, location: "http://user:pw@api.example.com/b")
         #expect(next.url == "http://api.example.com/b")
         #expect(next.headers[.authorization] == nil)
         #expect(next.headers[.cookie] == nil)
@@ -135,6 +135,6 @@ struct RedirectPolicyTests {
         var plain = request
         plain.options.allowsInsecureRedirects = false
         plain.setURL("http://api.example.com/a")
-        #expect(try RedirectFollower.nextRequest(after: plain, status: 302, location: "https://api.example.com/a").url == "https://api.example.com/a")
+        #expect(try RedirectPolicy.nextRequest(after: plain, status: 302, location: "https://api.example.com/a").url == "https://api.example.com/a")
     }
 }

@@ -4,7 +4,8 @@ internal import HTTPTypes
 internal import Glibc
 #endif
 
-/// Follows every redirect in Swift, with one policy (libcurl never follows: its rules differ —
+/// The one redirect policy: which responses are redirects and what the next hop's request is.
+/// ``RedirectStep`` applies it for every client call; libcurl never follows (its rules differ —
 /// 7.88 turns a `PUT` answered `301` into a bodiless `PUT`, keeps `Content-Type` on a `303`).
 ///
 /// - Methods (RFC 9110 §15.4): `307`/`308` keep the method and body; `303` becomes `GET`
@@ -16,48 +17,12 @@ internal import Glibc
 /// - Downgrades: `https` → `http` fails with `.insecureRedirect` unless
 ///   ``TransferOptions/allowsInsecureRedirects``; when allowed, the hop also loses every
 ///   credential (the headers above and any user-info in the new URL).
-///
-/// Each hop is reported as a `redirected` event; the final response's metrics count the hops.
-/// The body of a hop is discarded: a stream is dropped (which cancels its transfer), a file is
-/// removed so the next hop can create it again.
-struct RedirectFollower {
-    /// Whether `status` is followed when it carries a `Location`: 301, 302, 303, 307, 308. (A
-    /// switch, not a `Set<Int>`: every response is asked, and hashing the status cost more
-    /// than the comparisons.)
+enum RedirectPolicy {
+    /// Whether `status` is followed when it carries a `Location`: 301, 302, 303, 307, 308.
     static func isRedirect(_ status: Int) -> Bool {
         switch status {
         case 301, 302, 303, 307, 308: true
         default: false
-        }
-    }
-
-    /// Most hops followed.
-    let limit: Int
-
-    /// Sends `request` through `execute`, following redirects up to ``limit``.
-    func send(
-        _ request: PreparedRequest, context: TransportContext,
-        _ execute: (PreparedRequest) async throws -> RawResponse
-    ) async throws -> RawResponse {
-        var current = request
-        var redirects = 0
-        while true {
-            var response = try await execute(current)
-            guard Self.isRedirect(response.status.code), let location = response.headers[.location] else {
-                if var metrics = response.metrics {
-                    metrics.redirectCount += redirects
-                    response.metrics = metrics
-                }
-                return response
-            }
-            Self.discardBody(of: response)
-            guard redirects < limit else {
-                throw CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary)
-            }
-            redirects += 1 + (response.metrics?.redirectCount ?? 0)
-            let next = try Self.nextRequest(after: current, status: response.status.code, location: location)
-            current = next
-            context.events.report(.redirected) { $0.location = current.summary.redactedURL }
         }
     }
 
@@ -114,7 +79,8 @@ struct RedirectFollower {
         .contentType, .contentLength, .contentEncoding, .contentLanguage, .contentLocation, .transferEncoding,
     ]
 
-    /// Frees what a hop's response holds: its stream is cancelled, its file removed.
+    /// Frees what a hop's response holds: its stream is cancelled, its file removed (the
+    /// transport already dropped the body unread).
     static func discardBody(of response: RawResponse) {
         switch response.content {
         case .data: break
