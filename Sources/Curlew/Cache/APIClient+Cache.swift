@@ -2,7 +2,7 @@ extension APIClient {
     /// The client's ``ResponseCache``, when one is configured.
     public nonisolated var responseCache: ResponseCache? {
         for middleware in middleware {
-            if let cache = middleware as? ResponseCache { return cache }
+            if let cache = middleware.capabilities.responseCache { return cache }
         }
         return nil
     }

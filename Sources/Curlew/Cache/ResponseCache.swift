@@ -85,6 +85,8 @@ public actor ResponseCache: APIMiddleware {
     public nonisolated var kind: MiddlewareKind { .cache }
     /// ``MiddlewarePhase/cache``: outermost.
     public nonisolated var phase: MiddlewarePhase? { .cache }
+    /// The client's response cache.
+    public nonisolated var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(responseCache: self) }
 
     /// Applies the call's ``CachePolicy``.
     ///

@@ -72,7 +72,7 @@ extension APIClient {
         try checkCacheConfiguration(options, request: request, name: name)
         guard options.requiresAuthentication else { return }
         let skipped = options.skippedMiddleware.contains(.authorization)
-        guard hasCredentialSource || options.middleware.contains(where: { $0 is AuthorizationMiddleware }), !skipped else {
+        guard hasCredentialSource || options.middleware.contains(where: { $0.capabilities.providesCredentials }), !skipped else {
             var error = CurlewError(
                 code: .missingCredentialSource,
                 message: "\(name) requires authentication, but the client has no AuthorizationMiddleware (no credential source)\(skipped ? " for this call" : "")",

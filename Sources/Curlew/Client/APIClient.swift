@@ -37,7 +37,7 @@ public actor APIClient {
     nonisolated let composedMiddleware: MiddlewareNext
     /// The origins that receive credentials, signatures and common arguments.
     nonisolated let trustedOrigins: TrustedOrigins
-    /// Whether an ``AuthorizationMiddleware`` is configured (a credential source).
+    /// Whether a middleware that provides credentials is configured (``AuthorizationMiddleware``).
     nonisolated let hasCredentialSource: Bool
     /// Whether a client-wide ``MockMiddleware`` generates data from each call's endpoint type
     /// (``MockMode/generated(by:)``): such calls carry their endpoint's response model.
@@ -49,11 +49,11 @@ public actor APIClient {
     /// (the newest 1024 are kept while it is not read); subscribers never split events.
     public nonisolated var events: AsyncStream<ClientEvent> { eventHub.subscribe() }
 
-    /// The server's current time, from the first ``ServerClock`` in the middleware (the local
-    /// time when there is none or no response has been seen).
+    /// The server's current time, from the first middleware that keeps it (``ServerClock``; the
+    /// local time when there is none or no response has been seen).
     public nonisolated func serverTime() -> Date {
         for middleware in configuration.middleware {
-            if let clock = middleware as? ServerClock { return clock.now() }
+            if let now = middleware.capabilities.serverTime { return now() }
         }
         return Date()
     }
@@ -71,10 +71,11 @@ public actor APIClient {
         self.composedMiddleware = MiddlewareChain.compose(middleware)
         var origins = configuration.trustedOrigins
         if let baseURL = configuration.baseURL { origins.insert(baseURL) }
-        for case let failover as FailoverMiddleware in configuration.middleware { origins.formUnion(failover.baseURLs) }
+        let capabilities = configuration.middleware.map(\.capabilities)
+        for declared in capabilities { origins.formUnion(declared.trustedOrigins) }
         self.trustedOrigins = TrustedOrigins(origins)
-        self.hasCredentialSource = configuration.middleware.contains { $0 is AuthorizationMiddleware }
-        self.generatesMocksPerCall = configuration.middleware.contains { ($0 as? MockMiddleware)?.defaultMode?.generatesPerCall == true }
+        self.hasCredentialSource = capabilities.contains { $0.providesCredentials }
+        self.generatesMocksPerCall = capabilities.contains { $0.generatesMocksPerCall }
     }
 
     /// Creates a client with a base URL and default configuration otherwise.

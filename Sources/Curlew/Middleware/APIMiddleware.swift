@@ -41,6 +41,9 @@ public protocol APIMiddleware: Sendable {
     /// Where a built-in middleware belongs in the chain; `nil` (the default) keeps the place it
     /// was registered at.
     var phase: MiddlewarePhase? { get }
+    /// What the middleware contributes that the client must know (trusted origins, a credential
+    /// source, server time, mocks, a cache). Default: ``MiddlewareCapabilities/none``.
+    var capabilities: MiddlewareCapabilities { get }
 
     /// Handles one request.
     /// - Parameters:
@@ -64,6 +67,8 @@ extension APIMiddleware {
     public var kind: MiddlewareKind { MiddlewareKind(String(describing: Self.self)) }
     /// No phase: the middleware stays where it was registered.
     public var phase: MiddlewarePhase? { nil }
+    /// No capability the client must know of.
+    public var capabilities: MiddlewareCapabilities { .none }
 }
 
 /// The rest of the chain, as seen by an ``APIMiddleware``. It runs on its caller's executor

@@ -70,6 +70,8 @@ public struct AuthorizationMiddleware: APIMiddleware {
 
     /// ``MiddlewarePhase/authorization``.
     public var phase: MiddlewarePhase? { .authorization }
+    /// The client's credential source.
+    public var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(providesCredentials: true) }
 
     /// Adds the header, or throws `.notLoggedIn` for a request that requires login.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {

@@ -23,6 +23,8 @@ public final class FailoverMiddleware: APIMiddleware {
 
     /// ``MiddlewarePhase/failover``.
     public var phase: MiddlewarePhase? { .failover }
+    /// Its base URLs are the client's own origins.
+    public var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(trustedOrigins: baseURLs) }
 
     /// The base URL requests go to now.
     public var currentBaseURL: String? {

@@ -32,6 +32,8 @@ public final class ServerClock: APIMiddleware {
 
     /// ``MiddlewarePhase/serverClock``.
     public var phase: MiddlewarePhase? { .serverClock }
+    /// Keeps the server's time for ``APIClient/serverTime()``.
+    public var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(serverTime: { self.now() }) }
 
     /// The server's current time as best known (the local time until a response was seen).
     public func now() -> Date {

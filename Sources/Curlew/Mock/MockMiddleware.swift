@@ -36,6 +36,10 @@ public struct MockMiddleware: APIMiddleware {
     public var kind: MiddlewareKind { .mock }
     /// ``MiddlewarePhase/mock``: outermost.
     public var phase: MiddlewarePhase? { .mock }
+    /// Answers calls that ask for mocks, and generates per call when its default mode says so.
+    public var capabilities: MiddlewareCapabilities {
+        MiddlewareCapabilities(generatesMocksPerCall: defaultMode?.generatesPerCall == true, answersMocks: true)
+    }
 
     /// Replaces the transport with the call's mock (unless an outer ``MockMiddleware`` already did,
     /// or the mode is off) and runs the rest of the chain.

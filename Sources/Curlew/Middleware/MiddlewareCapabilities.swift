@@ -1,0 +1,54 @@
+public import Foundation
+
+/// What a middleware contributes that the client itself must know — declared by the middleware,
+/// never discovered by asking for concrete types.
+///
+/// The client reads the capabilities of its middleware once, when it is created: the origins it
+/// trusts besides its base URL, whether a login-required call can get a credential, where server
+/// time comes from, whether mocks are generated per call, which cache it answers from. A
+/// middleware of your own declares what applies to it:
+///
+/// ```swift
+/// struct GatewayAuth: APIMiddleware {
+///     var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(providesCredentials: true) }
+///     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+///         var signed = request
+///         signed.headers[.authorization] = "Gateway \(await GatewayToken.current())"
+///         return try await next(signed, context)
+///     }
+/// }
+/// ```
+public struct MiddlewareCapabilities: Sendable {
+    /// Base URLs the middleware sends requests to (``FailoverMiddleware``): trusted like the
+    /// client's own base URL, so credentials, signatures and common arguments reach them.
+    public var trustedOrigins: [String]
+    /// Whether the middleware supplies credentials (``AuthorizationMiddleware``): a call that
+    /// requires authentication fails with `.missingCredentialSource` when none does.
+    public var providesCredentials: Bool
+    /// The server's current time (``ServerClock``), for ``APIClient/serverTime()``.
+    public var serverTime: (@Sendable () -> Date)?
+    /// Whether the middleware answers with mocks generated from each call's endpoint type
+    /// (``MockMode/generated(by:)``), so calls carry their endpoint's response model.
+    public var generatesMocksPerCall: Bool
+    /// Whether the middleware answers calls that set ``RequestOptions/mock``
+    /// (``MockMiddleware``).
+    public var answersMocks: Bool
+    /// The response cache the middleware is (``APIClient/responseCache``).
+    public var responseCache: ResponseCache?
+
+    /// Declares capabilities; every one is off by default.
+    public init(
+        trustedOrigins: [String] = [], providesCredentials: Bool = false, serverTime: (@Sendable () -> Date)? = nil,
+        generatesMocksPerCall: Bool = false, answersMocks: Bool = false, responseCache: ResponseCache? = nil
+    ) {
+        self.trustedOrigins = trustedOrigins
+        self.providesCredentials = providesCredentials
+        self.serverTime = serverTime
+        self.generatesMocksPerCall = generatesMocksPerCall
+        self.answersMocks = answersMocks
+        self.responseCache = responseCache
+    }
+
+    /// No capability: what a middleware declares unless it says otherwise.
+    public static let none = MiddlewareCapabilities()
+}
