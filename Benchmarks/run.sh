@@ -19,6 +19,11 @@
 # Timings on a shared or small machine swing with thread placement and other load; instruction
 # counts repeat within about 0.3 %. Context switches per request come from
 # /proc/self/task/*/status (every thread of the benchmark process).
+#   bash Benchmarks/run.sh --peers              # opt-in (or BENCH_PEERS=1): also Go's net/http and
+#                                               # Rust's reqwest (Benchmarks/peers/, built with
+#                                               # peers/build.sh from Debian packages), rows added to
+#                                               # the same table; works with --instructions and
+#                                               # BENCH_HTTPS=1 too
 #   BENCH_NGINX_ONLY=1 bash Benchmarks/run.sh   # start nginx and leave it running (no build, no
 #                                               # benchmark); stop it with
 #                                               # kill -QUIT "$(cat Benchmarks/.nginx/nginx.pid)"
@@ -33,11 +38,13 @@ IPR_REQUESTS=2000
 IPR_CLIENTS="curlew-data,curlew-decoded,curlew-queue,curlew-middleware,async-http-client,urlsession,libcurl,libcurl-curlew-wire"
 IPR_LEVELS="1,16,64"
 PASS=()
+PEERS="${BENCH_PEERS:-0}" # --peers: the peer clients of Benchmarks/peers/ (see the block below)
 while (($#)); do
     case "$1" in
         --instructions) MODE=instructions ;;
         --instructions-requests) IPR_REQUESTS="$2"; shift ;;
         --pin) PIN=1 ;;
+        --peers) PEERS=1 ;;
         --clients) IPR_CLIENTS="$2"; PASS+=("$1" "$2"); shift ;;
         --concurrency|-c) IPR_LEVELS="$2"; PASS+=("$1" "$2"); shift ;;
         *) PASS+=("$1") ;;
@@ -186,6 +193,29 @@ fi
 cd "$REPO_DIR"
 swift build -c release --package-path Benchmarks >&2
 BIN_DIR="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+
+# --- peers (opt-in: --peers or BENCH_PEERS=1) ---------------------------------------------------
+# Go's net/http and Rust's reqwest, Benchmarks/peers/, driven with the same load (requests,
+# warm-up, rounds and concurrency levels of this run) against the same nginx; their rows are
+# added to the Swift benchmark's table. Nothing here runs without the flag.
+PEER_ARGS=()
+if [[ "$PEERS" == 1 ]]; then
+    bash "$BENCH_DIR/peers/build.sh"
+    for ((i = 0; i < ${#PASS[@]}; i++)); do
+        case "${PASS[i]}" in
+            --requests|-n|--warmup|--rounds) PEER_ARGS+=("${PASS[i]}" "${PASS[i + 1]:-}"); i=$((i + 1)) ;;
+        esac
+    done
+fi
+# Prints the Swift report $1 with the peer rows of file $2 appended to its first table.
+peers_merge() {
+    awk -v rows="$2" '
+        !done && intable && !/^\|/ { while ((getline line < rows) > 0) print line; done = 1 }
+        /^\|/ { intable = 1 }
+        { print }
+        END { if (!done) while ((getline line < rows) > 0) print line }' "$1"
+}
+# --- end peers -----------------------------------------------------------------------------------
 COMMON=(--url "http://127.0.0.1:$PORT/small.json" --status-url "http://127.0.0.1:$PORT/nginx_status" --expected-bytes "$BODY_BYTES")
 
 if [[ "$MODE" == instructions ]]; then
@@ -217,6 +247,12 @@ if [[ "$MODE" == instructions ]]; then
             echo "| $client | $level | $(( (large - small) / (2 * IPR_REQUESTS) )) |"
         done
     done
+    # --- peers (opt-in) ---
+    if [[ "$PEERS" == 1 ]]; then
+        bash "$BENCH_DIR/peers/run.sh" "$PORT" --instructions "$IPR_REQUESTS" --concurrency "$IPR_LEVELS" \
+            --warmup 200 --no-header
+    fi
+    # --- end peers ---
     exit 0
 fi
 
@@ -224,6 +260,25 @@ if [[ "${BENCH_HTTPS:-}" == 1 ]]; then
     for version in 1.1 2; do
         echo "## HTTPS, HTTP/$version"
         echo ""
+        # --- peers (opt-in) ---
+        if [[ "$PEERS" == 1 ]]; then
+            swift_status=0
+            "$BIN_DIR/CurlewBenchmark" \
+                --url "https://127.0.0.1:$TLS_PORT/small.json" \
+                --status-url "http://127.0.0.1:$PORT/nginx_status" \
+                --expected-bytes "$BODY_BYTES" \
+                --ca-file "$TLS_DIR/ca.pem" --http-version "$version" \
+                --clients curlew-data,async-http-client,libcurl --concurrency 16,64 \
+                "${PASS[@]}" >"$NGINX_DIR/swift-report.md" || swift_status=$?
+            bash "$BENCH_DIR/peers/run.sh" "$PORT" --no-header --url "https://127.0.0.1:$TLS_PORT/small.json" \
+                --ca-file "$TLS_DIR/ca.pem" --http-version "$version" --concurrency 16,64 \
+                "${PEER_ARGS[@]}" >"$NGINX_DIR/peer-rows.md" || swift_status=$?
+            peers_merge "$NGINX_DIR/swift-report.md" "$NGINX_DIR/peer-rows.md"
+            echo ""
+            ((swift_status == 0)) || exit "$swift_status"
+            continue
+        fi
+        # --- end peers ---
         "$BIN_DIR/CurlewBenchmark" \
             --url "https://127.0.0.1:$TLS_PORT/small.json" \
             --status-url "http://127.0.0.1:$PORT/nginx_status" \
@@ -241,4 +296,14 @@ if [[ "$PIN" == 1 ]]; then
     for worker in $(pgrep -P "$(cat "$NGINX_DIR/nginx.pid")"); do taskset -pc 0 "$worker" >/dev/null; done
     PREFIX=(taskset -c 0)
 fi
+# --- peers (opt-in) ---
+if [[ "$PEERS" == 1 ]]; then
+    swift_status=0
+    "${PREFIX[@]}" "$BIN_DIR/CurlewBenchmark" "${COMMON[@]}" "${PASS[@]}" >"$NGINX_DIR/swift-report.md" || swift_status=$?
+    PEERS_PREFIX="${PREFIX[*]}" bash "$BENCH_DIR/peers/run.sh" "$PORT" --no-header --concurrency "$IPR_LEVELS" \
+        "${PEER_ARGS[@]}" >"$NGINX_DIR/peer-rows.md" || swift_status=$?
+    peers_merge "$NGINX_DIR/swift-report.md" "$NGINX_DIR/peer-rows.md"
+    exit "$swift_status"
+fi
+# --- end peers ---
 "${PREFIX[@]}" "$BIN_DIR/CurlewBenchmark" "${COMMON[@]}" "${PASS[@]}"
