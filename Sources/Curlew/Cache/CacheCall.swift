@@ -138,14 +138,11 @@ struct CacheCall: Sendable {
         }
         let validating = outgoing.headers[.ifNoneMatch] != nil || outgoing.headers[.ifModifiedSince] != nil
         let sent = configuration.now()
-        let raw: RawResponse
-        do {
-            raw = try await next(outgoing, context)
-        } catch let error as CurlewError where validating && error.code == .unacceptableStatus && error.status?.code == 304 {
-            // Endpoints accept 2xx: the inner status check reports 304 as an error.
-            guard let entry else { throw error }
-            return await revalidated(entry, with: error.headers ?? HTTPFields(), sent: sent)
-        }
+        // A 304 answers the conditional request: it comes back as a response for this step to
+        // turn into the stored answer, not as a status error.
+        var attempt = context
+        if validating, entry != nil { attempt.handledStatuses.insert(304) }
+        let raw = try await next(outgoing, attempt)
         if validating, raw.status.code == 304, let entry {
             return await revalidated(entry, with: raw.headers, sent: sent)
         }

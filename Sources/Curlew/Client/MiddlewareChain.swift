@@ -47,12 +47,12 @@ enum MiddlewareChain {
         } catch {
             throw APIClient.stamped(error, stage: .transport, request: prepared.summary)
         }
-        // A hop the redirect step follows is not the call's answer: no status check.
-        if context.followsRedirects, RedirectPolicy.isRedirect(raw.status.code),
-            raw.headers[.location] != nil
-        {
+        // A hop the redirect step follows is not the call's answer, and a status an outer step
+        // answers itself (a 304, a 416) is its to handle: no status check for either.
+        if context.followsRedirects, RedirectPolicy.isRedirect(raw.status.code), raw.headers[.location] != nil {
             return raw
         }
+        if !context.handledStatuses.isEmpty, context.handledStatuses.contains(raw.status.code) { return raw }
         guard let endpoint = context.endpoint else { return raw }
         return try ResponseCheck.inspect(raw, of: endpoint, summary: prepared.summary)
     }

@@ -93,6 +93,18 @@ public struct MiddlewareContext: Sendable {
     public var options: RequestOptions
     /// Where the transport puts the response body.
     public var responseBody: ResponseBodyDisposition = .collect
+    /// Statuses that a middleware outside answers itself for this attempt — a `304` to its
+    /// conditional request (the cache), a `416` to its range request (a resumed download): the
+    /// innermost status check hands such a response up as it is, instead of throwing
+    /// `.unacceptableStatus`.
+    ///
+    /// ```swift
+    /// var conditional = context
+    /// conditional.handledStatuses.insert(304)
+    /// let raw = try await next(requestWithIfNoneMatch, conditional)
+    /// if raw.status.code == 304 { return storedAnswer }
+    /// ```
+    public var handledStatuses: Set<Int> = []
     /// Whether the redirect step above follows this attempt's redirects (it passes them up
     /// unchecked, and the transport drops their bodies unread).
     var followsRedirects = false

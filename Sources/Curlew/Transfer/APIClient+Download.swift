@@ -80,32 +80,44 @@ extension APIClient {
         while true {
             let resume = download.resumable ? Self.resumePoint(plan, url: url) : nil
             do {
-                return try await downloadOnce(request, prepared: prepared, plan: plan, resume: resume, options: options, download: download)
+                switch try await downloadOnce(request, prepared: prepared, plan: plan, resume: resume, options: options, download: download) {
+                case .file(let file):
+                    return file
+                case .rangeNotSatisfiable(let raw):
+                    // Only a resumed attempt asks for a range, so only it hears 416.
+                    guard let resume else { throw ResponseStatus.error(raw, summary: prepared.summary) }
+                    let range = raw.headers[.contentRange].flatMap(ContentRange.init)
+                    if let complete = range?.complete, complete == resume.offset {
+                        return try completeFromPartial(plan, record: resume.record, answer: raw, download: download)
+                    }
+                    guard !restarted else { throw ResponseStatus.error(raw, summary: prepared.summary) }
+                }
             } catch let error as CurlewError {
                 if !download.resumable { plan.discardPartial() }
-                guard let resume, !restarted else { throw error }
-                if error.code == .unacceptableStatus, error.status?.code == 416 {
-                    let range = error.headers?[.contentRange].flatMap(ContentRange.init)
-                    if let complete = range?.complete, complete == resume.offset {
-                        return try completeFromPartial(plan, record: resume.record, error: error, download: download)
-                    }
-                } else if error.code != .resourceChanged {
-                    throw error
-                }
-                plan.discardPartial()
-                restarted = true
+                guard resume != nil, !restarted, error.code == .resourceChanged else { throw error }
             } catch {
                 if !download.resumable { plan.discardPartial() }
                 throw error
             }
+            // The file changed on the server, or the partial file does not match it: start over.
+            plan.discardPartial()
+            restarted = true
         }
+    }
+
+    /// What one exchange of a download ends with.
+    private enum DownloadAttempt: Sendable {
+        /// The file, in place.
+        case file(DownloadedFile)
+        /// `416` to a range request: the partial file may be complete, or must start over.
+        case rangeNotSatisfiable(RawResponse)
     }
 
     /// One exchange into the partial file.
     private nonisolated func downloadOnce<R: Endpoint>(
         _ request: R, prepared: PreparedRequest, plan: DownloadPlan, resume: (offset: Int64, record: ResumeRecord)?,
         options: RequestOptions, download: DownloadOptions
-    ) async throws -> DownloadedFile {
+    ) async throws -> DownloadAttempt {
         var options = options
         if let resume { options.middleware.append(RangeRequestMiddleware(offset: resume.offset, validator: resume.record.validator)) }
         let target = DownloadTarget(
@@ -114,7 +126,8 @@ extension APIClient {
             stallSeconds: download.stallTimeout.map(Self.wholeSeconds), minimumSpeed: max(1, download.minimumSpeed))
         let resumedBytes = resume?.offset ?? 0
         return try await call(request, prepared: prepared, options: options, responseBody: .download(target)) { raw, summary in
-            try Self.finishDownload(raw, summary: summary, plan: plan, download: download, resumedBytes: resumedBytes)
+            if raw.status == .rangeNotSatisfiable { return .rangeNotSatisfiable(raw) }
+            return .file(try Self.finishDownload(raw, summary: summary, plan: plan, download: download, resumedBytes: resumedBytes))
         }
     }
 
@@ -156,7 +169,7 @@ extension APIClient {
 
     /// A `416` said the partial file is the whole resource: it is moved into place as it is.
     private nonisolated func completeFromPartial(
-        _ plan: DownloadPlan, record: ResumeRecord, error: CurlewError, download: DownloadOptions
+        _ plan: DownloadPlan, record: ResumeRecord, answer: RawResponse, download: DownloadOptions
     ) throws -> DownloadedFile {
         let length = plan.partialSize ?? 0
         let suggested = ContentDisposition.suggestedFileName(record.contentDisposition)
@@ -171,8 +184,8 @@ extension APIClient {
         let mediaType = DownloadedFile.mediaType(of: record.contentType)
         return DownloadedFile(
             url: URL(fileURLWithPath: path), mimeType: mediaType.isEmpty ? nil : mediaType, length: length,
-            suggestedFileName: suggested, status: error.status ?? .rangeNotSatisfiable, headers: error.headers ?? [:],
-            resumedBytes: length, metrics: error.metrics)
+            suggestedFileName: suggested, status: answer.status, headers: answer.headers,
+            resumedBytes: length, metrics: answer.metrics)
     }
 
     /// Where a resumable download continues: the partial file's size and its record, when both

@@ -2,6 +2,8 @@ internal import HTTPTypes
 
 /// Asks for the rest of a partial download: `Range: bytes=<offset>-` and `If-Range: <validator>`
 /// (a strong `ETag` or `Last-Modified`), so a server whose file changed sends it whole (`200`).
+/// A `416` answers the range request (the partial file may be complete already): it comes back
+/// as a response for the download to decide on, not as a status error.
 struct RangeRequestMiddleware: APIMiddleware {
     let offset: Int64
     let validator: String
@@ -12,6 +14,8 @@ struct RangeRequestMiddleware: APIMiddleware {
         var request = request
         request.headers[.range] = "bytes=\(offset)-"
         request.headers[.ifRange] = validator
+        var context = context
+        context.handledStatuses.insert(416)
         return try await next(request, context)
     }
 }
