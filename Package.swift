@@ -13,6 +13,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Curlew", targets: ["Curlew"]),
+        // The engine and its vocabulary on their own, for code that needs no client (Curlew
+        // re-exports it).
+        .library(name: "CurlewCore", targets: ["CurlewCore"]),
         .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
         // A scriptable HTTP/1.1 server on 127.0.0.1 for users' own tests. A product of its own:
         // only a test target that asks for it links SwiftNIO, never an app that uses Curlew.
@@ -43,10 +46,22 @@ let package = Package(
         // lock hand-over TSan can see. Compiled always, used by nothing otherwise.
         .target(name: "CTSanHooks"),
         .target(name: "SanitizerSupport", dependencies: ["CTSanHooks"], swiftSettings: swiftSettings),
+        // The engine and the vocabulary it speaks: libcurl's multi interface on engine threads,
+        // easy handles and the transfer state machine, prepared requests, transfer and connection
+        // options, errors. It depends on nothing above it (the way HummingbirdCore sits under
+        // Hummingbird), so a wrong-way import does not compile; `Curlew` re-exports its public API.
+        .target(
+            name: "CurlewCore",
+            dependencies: [
+                "CCurlShim", "SanitizerSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Curlew",
             dependencies: [
-                "CCurlShim", "SanitizerSupport",
+                "CurlewCore", "CCurlShim", "SanitizerSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -82,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "CurlewTests",
             dependencies: [
-                "Curlew", "CurlewTesting", "LoopbackServer", "CCurlShim", "SanitizerSupport",
+                "Curlew", "CurlewCore", "CurlewTesting", "LoopbackServer", "CCurlShim", "SanitizerSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -19,7 +19,7 @@ python3 scripts/readme-examples.py README.md "$tests/ReadmeExamples.generated.sw
 # It is its own target (NameProbe) so that a type the README declares cannot shadow a collision.
 probe_file=$pkg/Sources/NameProbe/NameProbe.generated.swift
 probe=$(python3 scripts/public-names.py --probe --import Foundation --import HTTPTypes --import Hummingbird \
-    Sources/Curlew Sources/CurlewTesting)
+    Sources/Curlew Sources/CurlewCore Sources/CurlewTesting)
 if [[ ! -f "$probe_file" || "$(cat "$probe_file")" != "$probe" ]]; then
     printf '%s\n' "$probe" > "$probe_file"
 fi

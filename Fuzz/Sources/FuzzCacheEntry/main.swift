@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import Curlew
+@testable import CurlewCore
 
 /// Input: `binary header` NUL `body`, or raw bytes. Reads a disk cache entry (format `CURLEWC2`)
 /// both as the raw file (framing, lengths, checksum) and framed with a valid ``CacheChecksum``

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import Curlew
+@testable import CurlewCore
 
 /// Input: a `Content-Disposition` (and `Content-Range`) header value. Checks the suggested file
 /// name is one safe path component: not empty, no separator, no control character, no leading

@@ -2,6 +2,7 @@ import Foundation
 import FuzzSupport
 import HTTPTypes
 @testable import Curlew
+@testable import CurlewCore
 
 /// Input: a response body. Reads it through a `{code, msg, data}` envelope and a nested one, the
 /// way the innermost middleware does; every failure must be a `CurlewError` at the envelope stage.

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import Curlew
+@testable import CurlewCore
 
 /// Input: `key path` NUL `JSON body`. Parses the key path, locates it in the body without building
 /// values, and checks: the range lies inside the body, and when the whole body is valid JSON the

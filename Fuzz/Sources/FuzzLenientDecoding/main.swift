@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import Curlew
+@testable import CurlewCore
 
 protocol FuzzMedia: Decodable, Sendable {}
 struct FuzzPicture: FuzzMedia { var url: String; @AutoCast var width: Int }

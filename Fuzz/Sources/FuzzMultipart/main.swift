@@ -2,6 +2,7 @@ import Foundation
 import CurlewTesting
 import FuzzSupport
 @testable import Curlew
+@testable import CurlewCore
 
 /// Input: `name` NUL `file name` NUL `content type` NUL `boundary` NUL `value`. Encodes a form
 /// with a field and a file part; when the encoder accepts it, checks each part's header block is

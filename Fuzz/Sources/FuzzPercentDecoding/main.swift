@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import Curlew
+@testable import CurlewCore
 
 /// Input: any text. Percent-decodes it the ways Curlew does (RFC 8187 `filename*`, query and form
 /// pairs, a download's file name from its URL) and checks that encoding then decoding gives the

@@ -2,6 +2,7 @@ import Foundation
 import FuzzSupport
 import HTTPTypes
 @testable import Curlew
+@testable import CurlewCore
 
 /// Input: header lines as libcurl hands them over (each ending in LF). Feeds them to the engine
 /// side of `ResponseHeadParser` and parses the block into fields on the caller side; checks that

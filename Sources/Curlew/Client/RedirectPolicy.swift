@@ -19,12 +19,7 @@ internal import Glibc
 ///   credential (the headers above and any user-info in the new URL).
 enum RedirectPolicy {
     /// Whether `status` is followed when it carries a `Location`: 301, 302, 303, 307, 308.
-    static func isRedirect(_ status: Int) -> Bool {
-        switch status {
-        case 301, 302, 303, 307, 308: true
-        default: false
-        }
-    }
+    static func isRedirect(_ status: Int) -> Bool { RedirectStatus.contains(status) }
 
     /// The request for the next hop, by the policy above.
     static func nextRequest(after current: PreparedRequest, status: Int, location: String) throws(CurlewError) -> PreparedRequest {

@@ -46,3 +46,15 @@ public struct EventReporter: Sendable {
         report(.headReceived) { $0.status = status }
     }
 }
+
+extension EventReporter: TransferObserver {
+    /// The engine's head report, as ``ClientEvent/Kind/headReceived``.
+    package func headReceived(status: Int) {
+        headReceived(status: HTTPResponse.Status(code: status))
+    }
+
+    /// The engine's counters, as ``ClientEvent/Kind/progress``.
+    package func progressed(_ progress: TransferProgress) {
+        self.progress(progress)
+    }
+}

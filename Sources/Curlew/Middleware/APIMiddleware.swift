@@ -74,32 +74,3 @@ extension APIMiddleware {
 /// The rest of the chain, as seen by an ``APIMiddleware``. It runs on its caller's executor
 /// (`nonisolated(nonsending)`), so calling it does not change executor.
 public typealias MiddlewareNext = nonisolated(nonsending) @Sendable (PreparedRequest, MiddlewareContext) async throws -> RawResponse
-
-/// Names a kind of middleware so a call can skip it (``RequestOptions/skippedMiddleware``).
-public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
-    /// The kind's name.
-    public let name: String
-
-    /// Creates a kind.
-    public init(_ name: String) { self.name = name }
-
-    /// ``AuthorizationMiddleware``.
-    public static let authorization = MiddlewareKind("authorization")
-    /// ``SigningMiddleware``.
-    public static let signing = MiddlewareKind("signing")
-    /// ``CommonArgumentsMiddleware``.
-    public static let commonArguments = MiddlewareKind("commonArguments")
-    /// ``TokenRefreshMiddleware``.
-    public static let tokenRefresh = MiddlewareKind("tokenRefresh")
-    /// ``ServerClock``.
-    public static let serverClock = MiddlewareKind("serverClock")
-    /// ``FailoverMiddleware``.
-    public static let failover = MiddlewareKind("failover")
-    /// ``URLRewriteMiddleware``.
-    public static let urlRewrite = MiddlewareKind("urlRewrite")
-    /// ``RetryMiddleware``.
-    public static let retry = MiddlewareKind("retry")
-
-    /// The name.
-    public var description: String { name }
-}

@@ -35,3 +35,15 @@ extension ResponseBodyDisposition {
         ResponseBodyDisposition(storage: .download(target))
     }
 }
+
+extension DownloadTarget: ResponseBodySinkMaker {
+    /// The download's sink: its partial file opened (or created) before anything is sent.
+    func makeSink(for request: RequestSummary) throws(CurlewError) -> any ResponseBodySink {
+        try DownloadBodySink.open(self, request: request)
+    }
+
+    /// The stall detector, when the download has one.
+    var stallLimit: (bytesPerSecond: Int, seconds: Int)? {
+        stallSeconds.map { (minimumSpeed, $0) }
+    }
+}

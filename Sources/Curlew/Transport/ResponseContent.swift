@@ -1,20 +1,3 @@
-public import Foundation
-
-/// The body of a ``RawResponse``: collected bytes, a file on disk, or a stream being received.
-///
-/// Which one a transport returns follows ``TransportContext/responseBody``: collected data by
-/// default (what decoding needs), a stream for ``APIClient/stream(_:highWaterMark:options:)``, a file for
-/// downloads.
-public enum ResponseContent: Sendable {
-    /// The whole body, in memory.
-    case data(Data)
-    /// The body was written to this file; `length` bytes.
-    case file(path: String, length: Int64)
-    /// The body arrives while it is read, with back-pressure: the transfer pauses while the
-    /// reader is behind.
-    case stream(ResponseBodyStream)
-}
-
 /// Where a transport puts the response body (``TransportContext/responseBody``).
 public struct ResponseBodyDisposition: Sendable, Hashable {
     enum Storage: Sendable, Hashable {
@@ -23,6 +6,16 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
         case file(path: String)
         /// A download to disk (``DownloadTarget``): status-aware, resumable.
         case download(DownloadTarget)
+
+        /// What the engine's sink is for this storage.
+        var sinkKind: TransferSinkKind {
+            switch self {
+            case .collect: .collect
+            case .stream(let highWaterMark): .stream(highWaterMark: highWaterMark)
+            case .file(let path): .file(path: path)
+            case .download(let target): .custom(target)
+            }
+        }
     }
 
     let storage: Storage

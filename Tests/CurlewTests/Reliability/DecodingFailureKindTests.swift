@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Curlew
+@testable import CurlewCore
 
 /// FuzzJSONScanner found a 2 KB body nested 96 deep that took 350 ms to explain a type mismatch:
 /// the explanation ("found string") decoded a tree of probes by trial, which grew with nesting

@@ -4,6 +4,7 @@ import HTTPTypes
 import Testing
 
 @testable import Curlew
+@testable import CurlewCore
 
 /// Inputs the fuzz targets under Fuzz/ found, kept as exact regression tests.
 @Suite struct FuzzRegressionTests {

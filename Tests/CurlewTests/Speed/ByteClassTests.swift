@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Curlew
+@testable import CurlewCore
 
 /// The bitmask byte classes against their definitions (RFC 3986), for all 256 byte values.
 @Suite("Byte classes")

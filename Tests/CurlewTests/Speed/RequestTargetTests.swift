@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewCore
 import Testing
 
 /// `RequestTarget.split`: what libcurl parses and what it sends as the request target.

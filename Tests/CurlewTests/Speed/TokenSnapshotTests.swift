@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewCore
 import Testing
 
 /// ``TokenStore/snapshot`` (what the authorization middleware reads instead of hopping onto the

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Curlew
+@testable import CurlewCore
 
 /// `TransferTable` against a `Dictionary` doing the same: inserts, replacements, removals in
 /// every order, growth, and ids that collide in their home slot.

@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewCore
 import Foundation
 
 /// Sends `request` over `transport` through the client's redirect step — the one place Curlew

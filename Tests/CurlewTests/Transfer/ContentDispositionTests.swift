@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewCore
 import Testing
 
 @Suite("Content-Disposition file names")

@@ -1,5 +1,6 @@
 import Crypto
 @testable import Curlew
+@testable import CurlewCore
 import Foundation
 import LoopbackServer
 import Synchronization

@@ -1,0 +1,32 @@
+package import HTTPTypes
+
+/// The request's header fields as libcurl `CURLOPT_HTTPHEADER` lines, written as HTTP/1.1 needs
+/// them.
+///
+/// - An empty value is sent as `Name:` with nothing after it; libcurl reads a plain `Name:` as
+///   "remove this header", so the line is given in its `Name;` form, which libcurl sends as
+///   `Name:`.
+/// - `Cookie` fields, which swift-http-types splits into one field per cookie (the HTTP/2
+///   convention, RFC 9113 §8.2.3), are joined with `"; "` into one line: HTTP/1.1 allows a single
+///   `Cookie` line (RFC 6265 §5.4). Every other repeated field is a list whose lines a server
+///   joins with `", "` (RFC 9110 §5.3), so each stays its own line. (swift-http-types combines no
+///   other field, and splits only `Cookie`.) Over HTTP/2 libcurl splits the joined line again.
+package enum HeaderLines {
+    /// Calls `body` with each line, in order (the joined `Cookie` line last); returns whether a
+    /// `Content-Type` field was among them.
+    package static func forEach(in fields: HTTPFields, _ body: (String) -> Void) -> Bool {
+        var hasContentType = false
+        var cookies: String?
+        for field in fields {
+            if field.name == .cookie {
+                guard !field.value.isEmpty else { continue }
+                cookies = cookies.map { $0 + "; " + field.value } ?? field.value
+                continue
+            }
+            if field.name == .contentType { hasContentType = true }
+            body(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
+        }
+        if let cookies { body("Cookie: " + cookies) }
+        return hasContentType
+    }
+}

@@ -1,0 +1,128 @@
+package import CCurlShim
+package import HTTPTypes
+
+/// An easy handle lent by the ``EasyHandlePool``, with what it still carries from its last
+/// transfer: its settings (``EasyHandleSettings``) and the header list it points at.
+///
+/// Only one thread uses a lent handle at a time (the transfer that took it), which is all libcurl
+/// asks; the pool keeps the pointers as bit patterns (raw pointers are not `Sendable`).
+package struct PooledEasyHandle: Sendable {
+    /// The `CURL *`.
+    private let handleBits: UInt
+    /// What the handle was last configured with; `nil` for a new or reset handle, and while a
+    /// transfer configures it (a configuration that fails midway leaves a handle the pool resets).
+    package private(set) var settings: EasyHandleSettings?
+    /// The header set `headerListBits` was built from, `nil` when there is no list.
+    package private(set) var headers: HTTPFields?
+    /// The `curl_slist` the handle's `CURLOPT_HTTPHEADER` points at (0 for none). Owned by
+    /// this value: freed when replaced or when the handle is cleaned up.
+    private var headerListBits: UInt = 0
+    /// The lines the list holds besides the header set's own.
+    private var listExtras: HeaderListExtras = []
+    /// A new handle from `curl_easy_init`, `nil` if libcurl cannot allocate one.
+    package static func make() -> PooledEasyHandle? {
+        guard let handle = curl_easy_init() else { return nil }
+        return PooledEasyHandle(handleBits: UInt(bitPattern: handle))
+    }
+
+    private init(handleBits: UInt) {
+        self.handleBits = handleBits
+    }
+
+    /// The `CURL *`.
+    package var handle: UnsafeMutableRawPointer {
+        // The bits came from a non-nil pointer.
+        UnsafeMutableRawPointer(bitPattern: handleBits).unsafelyUnwrapped
+    }
+
+    /// Configures the handle for `new`, setting only what differs from what it carries. When the
+    /// options block differs, the handle is reset and the block applied whole, with the
+    /// connection options that depend only on it (``CurlConnectionOptions``).
+    package mutating func configure(
+        _ new: EasyHandleSettings, body: EasyHandleBody, transfer: TransferOptions, setter: CurlOptionSetter
+    ) throws(CurlewError) {
+        var previous = settings
+        settings = nil
+        if previous?.options != new.options {
+            if previous != nil { reset() }
+            previous = nil
+            if let failure = new.options.apply(to: handle) { try setter.check(failure.code, failure.option) }
+            try CurlConnectionOptions.apply(transfer, setter: setter)
+        }
+        try new.apply(replacing: previous, to: handle, body: body, setter: setter)
+        settings = new
+    }
+
+    /// Records that `CURLOPT_FORBID_REUSE` was changed during the transfer.
+    package mutating func noteForbidsReuse(_ forbidden: Bool) {
+        settings?.forbidsReuse = forbidden
+    }
+
+    /// Points `CURLOPT_HTTPHEADER` at a list for `headers`, built by `lines` only when the handle
+    /// does not carry a list for the same header set with the same `extras` already.
+    package mutating func ensureHeaders(_ headers: HTTPFields, extras: HeaderListExtras, lines: () -> [String]) -> CURLcode {
+        if headerListBits != 0, listExtras == extras, let current = self.headers, Self.same(current, headers) {
+            return CURLE_OK
+        }
+        listExtras = extras
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        for line in lines() {
+            if let next = curl_slist_append(list, line) { list = next }
+        }
+        let code = curlew_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+        freeHeaderList()
+        headerListBits = UInt(bitPattern: list)
+        self.headers = code == CURLE_OK ? headers : nil
+        return code
+    }
+
+    /// `curl_easy_reset`: every option back to libcurl's default (the DNS and TLS session caches
+    /// stay); the header list is dropped.
+    package mutating func reset() {
+        curl_easy_reset(handle)
+        settings = nil
+        freeHeaderList()
+    }
+
+    /// Frees the handle and its header list.
+    package mutating func cleanup() {
+        curl_easy_cleanup(handle)
+        freeHeaderList()
+    }
+
+    private mutating func freeHeaderList() {
+        if let list = UnsafeMutablePointer<curl_slist>(bitPattern: headerListBits) { curl_slist_free_all(list) }
+        headerListBits = 0
+        headers = nil
+    }
+
+    /// The same fields in the same order, each with the same name (as sent) and value.
+    ///
+    /// By index rather than `elementsEqual`: its iterators hand out `HTTPField?`, and each
+    /// of those optionals was destroyed through a value witness (about 150 instructions a field).
+    private static func same(_ lhs: HTTPFields, _ rhs: HTTPFields) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in lhs.indices {
+            let left = lhs[index], right = rhs[index]
+            guard left.name.rawName == right.name.rawName, left.value == right.value else { return false }
+        }
+        return true
+    }
+}
+
+/// Lines a header list holds besides the request's own header fields.
+package struct HeaderListExtras: OptionSet, Sendable {
+    package let rawValue: UInt8
+
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// `Expect:` and (unless the request has one) `Content-Type:`, removing the headers libcurl
+    /// would add to a request with a body.
+    package static let bodyRemovals = HeaderListExtras(rawValue: 1 << 0)
+    /// `Accept-Encoding: gzip, deflate` (``TransferOptions/acceptsCompressedResponses``), unless
+    /// the header set has an `Accept-Encoding` of its own. A line of the list rather than
+    /// `CURLOPT_ACCEPT_ENCODING`, which libcurl 7.88 formats twice per transfer, byte by byte
+    /// through its `printf` (about 4,000 instructions for these 31 bytes); Curlew decodes the
+    /// body itself either way (``ResponseContentDecoder``).
+    package static let acceptEncoding = HeaderListExtras(rawValue: 1 << 1)
+}
