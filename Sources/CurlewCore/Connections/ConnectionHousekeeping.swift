@@ -1,4 +1,4 @@
-package import CCurlShim
+internal import CCurlShim
 
 /// Closes pooled connections the server has closed, so they do not linger half-closed
 /// (`CLOSE_WAIT`) while the transport is idle.

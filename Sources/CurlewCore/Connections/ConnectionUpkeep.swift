@@ -1,4 +1,4 @@
-package import CCurlShim
+internal import CCurlShim
 
 /// What the engine does for its connection cache beyond running transfers: sizing it to the load
 /// (``ConnectionCacheSizing``) and sweeping out connections the server closed

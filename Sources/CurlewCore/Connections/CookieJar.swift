@@ -1,6 +1,6 @@
-package import CCurlShim
-package import Foundation
-package import Synchronization
+internal import CCurlShim
+internal import Foundation
+internal import Synchronization
 
 /// Cookies kept between requests by libcurl's cookie engine: scoped by domain and path,
 /// `Secure` cookies sent over https only, a cookie for one site never sent to another, expiry

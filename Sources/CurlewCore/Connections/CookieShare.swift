@@ -1,6 +1,6 @@
-package import CCurlShim
+internal import CCurlShim
 #if canImport(Glibc)
-package import Glibc
+internal import Glibc
 #endif
 
 /// A libcurl share handle holding one cookie store (`CURL_LOCK_DATA_COOKIE`), with the lock

@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// What the engine thread hands back for an exchange: the raw header block of the final response
 /// (parsed into `HTTPFields` by the caller, off the engine thread), status, body and URL.

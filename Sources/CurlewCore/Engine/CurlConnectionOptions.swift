@@ -1,5 +1,5 @@
-package import CCurlShim
-package import Foundation
+internal import CCurlShim
+internal import Foundation
 
 /// Applies a request's ``ConnectionOptions`` (and ``TransferOptions/caBundlePath``) to an easy
 /// handle: TLS trust, verification, client certificate and pins, the proxy, the cookie jar,

@@ -1,5 +1,5 @@
 package import CCurlShim
-package import Foundation
+internal import Foundation
 
 /// libcurl's callbacks, on the engine thread inside `curl_multi_perform`. Each one turns what
 /// libcurl reports into an event for the transfer's state machine and performs the action.

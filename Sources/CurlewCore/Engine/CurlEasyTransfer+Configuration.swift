@@ -1,6 +1,6 @@
-package import CCurlShim
-package import Foundation
-package import HTTPTypes
+internal import CCurlShim
+internal import Foundation
+internal import HTTPTypes
 
 /// Configuring the handle for one transfer, on the caller's thread before submission: the
 /// transfer's ``EasyHandleSettings`` applied as a difference from what the pooled handle carries,

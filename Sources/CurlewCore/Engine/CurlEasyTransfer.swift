@@ -1,6 +1,6 @@
 package import CCurlShim
-package import Foundation
-package import HTTPTypes
+internal import Foundation
+internal import HTTPTypes
 
 /// One exchange on one easy handle: it owns the handle while the exchange lasts, feeds libcurl's
 /// callbacks and the engine's commands to its ``TransferStateMachine`` as events, and performs
@@ -103,10 +103,12 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     deinit {
         // A transfer dropped without an outcome (never submitted) still stops a body producer
         // and removes a partial file.
-        let dropped = CurlewError(code: .cancelled, message: "the transfer was dropped before it ended", request: request.summary)
-        if case .failCaller(_, let parties, _) = machine.fail(dropped) {
-            parties.source?.close()
-            parties.sink.fail(dropped)
+        if !machine.isEnded {
+            let dropped = CurlewError(code: .cancelled, message: "the transfer was dropped before it ended", request: request.summary)
+            if case .failCaller(_, let parties, _) = machine.fail(dropped) {
+                parties.source?.close()
+                parties.sink.fail(dropped)
+            }
         }
         connection?.detach(from: handle)
         pool.recycle(pooled)

@@ -1,9 +1,9 @@
-package import CCurlShim
-package import Foundation
-package import HTTPTypes
+internal import CCurlShim
+internal import Foundation
+internal import HTTPTypes
 package import Synchronization
 #if canImport(Glibc)
-package import Glibc
+internal import Glibc
 #endif
 
 /// One dedicated OS thread that owns a curl multi handle and every easy handle attached to it.

@@ -1,4 +1,4 @@
-package import CCurlShim
+internal import CCurlShim
 
 /// libcurl's process-wide initialisation, done once before the first handle is created.
 package enum CurlGlobal {

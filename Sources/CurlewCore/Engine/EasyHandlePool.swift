@@ -1,5 +1,5 @@
-package import CCurlShim
-package import Synchronization
+internal import CCurlShim
+internal import Synchronization
 
 /// Easy handles kept for reuse, so a request does not pay for `curl_easy_init`, libcurl's
 /// per-handle allocations, or setting the same options again. A handle comes back with the

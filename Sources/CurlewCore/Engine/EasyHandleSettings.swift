@@ -1,4 +1,4 @@
-package import CCurlShim
+internal import CCurlShim
 package import Foundation
 
 /// Everything a transfer sets on its easy handle except the pointers to itself, as a value.

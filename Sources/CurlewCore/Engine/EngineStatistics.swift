@@ -1,4 +1,4 @@
-package import Synchronization
+internal import Synchronization
 
 /// Counters one engine keeps for tests and diagnostics; cheap atomics, written on the engine
 /// thread and read anywhere.

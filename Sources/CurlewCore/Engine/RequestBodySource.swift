@@ -1,7 +1,7 @@
 package import Foundation
-package import Synchronization
+internal import Synchronization
 #if canImport(Glibc)
-package import Glibc
+internal import Glibc
 #endif
 
 /// How the engine reaches one transfer from other threads: both post a command to the inbox.

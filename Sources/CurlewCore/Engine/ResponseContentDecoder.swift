@@ -1,4 +1,4 @@
-package import CCurlShim
+internal import CCurlShim
 
 /// Inflates a response body's `gzip` or `deflate` content coding on the engine thread, so that
 /// the end of the compressed stream is known: a body whose stream did not reach its end is

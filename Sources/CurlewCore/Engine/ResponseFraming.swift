@@ -1,4 +1,4 @@
-package import Glibc
+internal import Glibc
 
 /// Checks the framing of each response head libcurl hands to the header callback, on the engine
 /// thread, so that a response whose length cannot be known for sure is never taken as complete.

@@ -24,13 +24,20 @@ package struct TransferStateMachine<Caller> {
         /// Where a request body read while sending comes from; `nil` for none or bytes.
         package let source: RequestBodySource?
         /// Why a callback aborted the transfer; the first reason wins, and it is what the caller
-        /// gets instead of libcurl's own error for the abort.
-        package var abortReason: CurlewError?
+        /// gets instead of libcurl's own error for the abort. Boxed: an error is a large value,
+        /// and the parties move from state to state with every event.
+        package var abortReason: AbortReason?
         /// Whether libcurl's send side is paused (`CURL_READFUNC_PAUSE`) waiting for request-body
         /// chunks.
         package var sendPaused = false
         /// Body bytes of a redirect hop dropped unread so far.
         package var discardedHopBytes = 0
+    }
+
+    /// The reason a callback aborted a transfer.
+    package final class AbortReason: Sendable {
+        package let error: CurlewError
+        init(_ error: CurlewError) { self.error = error }
     }
 
     /// Where a transfer can be.
@@ -178,7 +185,7 @@ package struct TransferStateMachine<Caller> {
     /// first reason is the one the caller gets.
     package mutating func abort(_ reason: CurlewError) {
         update { parties in
-            if parties.abortReason == nil { parties.abortReason = reason }
+            if parties.abortReason == nil { parties.abortReason = AbortReason(reason) }
         }
     }
 
@@ -238,19 +245,19 @@ package struct TransferStateMachine<Caller> {
         switch ending {
         case .configured(let parties, let caller), .awaitingHead(let parties, let caller):
             state = .ended
-            if let failure = parties.abortReason ?? error { return .failCaller(caller, parties, failure) }
+            if let failure = parties.abortReason?.error ?? error { return .failCaller(caller, parties, failure) }
             return .succeed(caller, parties, reportHead: true)
         case .receiving(let parties, let caller):
             state = .ended
-            if let failure = parties.abortReason ?? error { return .failCaller(caller, parties, failure) }
+            if let failure = parties.abortReason?.error ?? error { return .failCaller(caller, parties, failure) }
             return .succeed(caller, parties, reportHead: false)
         case .skippingHop(let parties, let caller):
             state = .ended
-            if let failure = parties.abortReason { return .failCaller(caller, parties, failure) }
+            if let failure = parties.abortReason?.error { return .failCaller(caller, parties, failure) }
             return .succeed(caller, parties, reportHead: false)
         case .streaming(let parties, let receivePaused):
             state = .ended
-            if let failure = parties.abortReason ?? error { return .failStream(parties, failure, wasPaused: receivePaused) }
+            if let failure = parties.abortReason?.error ?? error { return .failStream(parties, failure, wasPaused: receivePaused) }
             return .endStream(parties, wasPaused: receivePaused)
         case .ended:
             return .none

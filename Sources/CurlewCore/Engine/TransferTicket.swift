@@ -1,4 +1,4 @@
-package import Synchronization
+internal import Synchronization
 
 /// Orders a caller's submission against its cancellation, which may run first
 /// (`withTaskCancellationHandler` runs `onCancel` immediately for an already-cancelled task).

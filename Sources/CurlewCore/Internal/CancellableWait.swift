@@ -1,4 +1,4 @@
-package import Synchronization
+internal import Synchronization
 
 /// Waits for a shared task's result and stops waiting — with `CancellationError` — as soon as the
 /// *waiting* task is cancelled, while the shared task carries on for its other waiters (a token

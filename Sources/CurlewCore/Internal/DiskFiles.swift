@@ -1,6 +1,6 @@
 package import Foundation
 #if canImport(Glibc)
-package import Glibc
+internal import Glibc
 #elseif canImport(Darwin)
 package import Darwin
 #endif

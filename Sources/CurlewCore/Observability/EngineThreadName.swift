@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-package import Glibc
+internal import Glibc
 #elseif canImport(Darwin)
 package import Darwin
 #endif

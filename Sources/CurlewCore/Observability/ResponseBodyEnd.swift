@@ -1,4 +1,4 @@
-package import Synchronization
+internal import Synchronization
 
 /// How a streamed response body ended, told once to the code watching it (metrics, spans, a
 /// draining ``TransportService``) through ``ResponseBodyStream/whenEnded(_:)``.
