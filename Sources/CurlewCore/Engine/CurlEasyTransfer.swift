@@ -269,8 +269,9 @@ package final class CurlEasyTransfer: @unchecked Sendable {
 
     // MARK: Reading libcurl's state
 
-    /// `CURLINFO_RESPONSE_CODE` of the last response.
+    /// The status of the last response: from its status line, else `CURLINFO_RESPONSE_CODE`.
     package func responseCode() -> Int {
+        if head.status != 0 { return head.status }
         var status = 0
         _ = curlew_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         return status

@@ -8,6 +8,9 @@ package struct ResponseHeadParser {
     package private(set) var block: [UInt8] = []
     /// Header bytes seen so far, across all responses (activity for idle detection).
     package private(set) var bytesSeen = 0
+    /// The status code of the last status line (`HTTP/1.1 200 OK`, `HTTP/2 304`), 0 before one
+    /// arrived or when it has no three-digit code.
+    package private(set) var status = 0
 
     /// The block's first allocation: room for a typical response head. Under 1 KiB with the
     /// array header, so glibc serves it from its per-thread cache (1 KiB took its slow path:
@@ -19,11 +22,24 @@ package struct ResponseHeadParser {
         bytesSeen += bytes.count
         if Self.isStatusLine(bytes) {
             block.removeAll(keepingCapacity: true)
+            status = Self.statusCode(of: bytes)
             return
         }
         // One allocation for a typical head (a few hundred bytes) instead of three as it grows.
         if block.capacity == 0 { block.reserveCapacity(Self.initialCapacity) }
         block.append(contentsOf: bytes)
+    }
+
+    /// The three-digit code after the status line's first space, 0 when there is none.
+    static func statusCode(of line: UnsafeRawBufferPointer) -> Int {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")), space + 3 < line.count else { return 0 }
+        var code = 0
+        for index in (space + 1)...(space + 3) {
+            let digit = line[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return 0 }
+            code = code * 10 + Int(digit)
+        }
+        return code >= 100 ? code : 0
     }
 
     /// Whether a header line is a status line (`HTTP/…`), by five byte comparisons (the

@@ -20,6 +20,19 @@ struct EngineUnitTests {
         #expect(fields[.contentType] == "text/plain")
         #expect(fields[values: HTTPField.Name("X-Many")!] == ["a", "b"])
         #expect(fields.count == 3)
+        #expect(parser.status == 200, "the last status line's code")
+        #expect(parser.hasField(named: "content-type"))
+        #expect(!parser.hasField(named: "location"), "the redirect's Location went with its head")
+    }
+
+    @Test func statusCodesComeFromTheStatusLine() {
+        func code(_ line: String) -> Int { Array(line.utf8).withUnsafeBytes { ResponseHeadParser.statusCode(of: $0) } }
+        #expect(code("HTTP/1.1 200 OK\r\n") == 200)
+        #expect(code("HTTP/2 304\r\n") == 304)
+        #expect(code("HTTP/1.0 99 Odd\r\n") == 0)
+        #expect(code("HTTP/1.1 20") == 0)
+        #expect(code("HTTP/1.1 2x0 OK") == 0)
+        #expect(code("HTTP/1.1") == 0)
     }
 
     @Test func bufferedSinkEnforcesTheMaximumInBytesReceived() {

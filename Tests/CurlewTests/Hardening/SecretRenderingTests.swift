@@ -79,9 +79,8 @@ struct SecretRenderingTests {
     @Test func errorsFromRealFailuresAreClean() async throws {
         var failures: [CurlewError] = []
         // Refused connection, protocol error, lost connection, status error, refused redirect.
-        let closed = try await LoopbackServer.start { _ in .text("") }
+        let closed = try ClosedPort()
         let closedURL = closed.baseURL
-        await closed.shutdown()
         let scripted = try ScriptedServer { index, _ in
             switch index {
             case 0: .raw("garbage\r\n\r\n")
@@ -108,6 +107,7 @@ struct SecretRenderingTests {
                 do { try await call() } catch let error as CurlewError { failures.append(error) }
             }
         }
+        withExtendedLifetime(closed) {}
         #expect(failures.map(\.code) == [
             .cannotConnect, .protocolError, .connectionClosedBeforeResponse, .unacceptableStatus, .redirectRefused, .invalidPath,
         ])

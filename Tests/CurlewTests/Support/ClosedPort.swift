@@ -1,0 +1,38 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP port on 127.0.0.1 that refuses connections for as long as this value lives: a socket is
+/// bound to it but never listens, so a connection is refused and, unlike a port freed by a
+/// stopped server, no test running in parallel can be given it meanwhile.
+final class ClosedPort: Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+
+    /// `http://127.0.0.1:PORT`.
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+}
