@@ -176,8 +176,7 @@ struct QueryTamperer: APIMiddleware {
 
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
-        request.url = request.url.replacingOccurrences(of: from, with: to)
-        request.summary = RequestSummary(method: request.method, url: request.url)
+        try request.setURL(request.url.replacingOccurrences(of: from, with: to))
         return try await next(request, context)
     }
 }

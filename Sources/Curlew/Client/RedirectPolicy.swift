@@ -65,7 +65,7 @@ enum RedirectPolicy {
                 message: "a one-shot body stream cannot be sent again to the redirect target (HTTP \(status))",
                 request: current.summary)
         }
-        request.setURL(nextURL)
+        request.replaceURL(nextURL)
         return request
     }
 

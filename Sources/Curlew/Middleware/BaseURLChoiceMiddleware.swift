@@ -79,7 +79,7 @@ public struct BaseURLChoiceMiddleware: APIMiddleware {
         var request = request
         let url = base + request.url.dropFirst(main.count)
         try RequestURLBuilder.validateAbsolute(url, method: request.method)
-        request.setURL(url)
+        request.replaceURL(url)
         return try await next(request, context)
     }
 

@@ -41,7 +41,7 @@ public final class FailoverMiddleware: APIMiddleware {
         var tried = 0
         while true {
             var attempt = request
-            attempt.setURL(baseURLs[index] + path)
+            attempt.replaceURL(baseURLs[index] + path)
             do {
                 return try await next(attempt, context)
             } catch let error as CurlewError where Self.isConnectLevel(error.code) {
@@ -97,7 +97,7 @@ public struct URLRewriteMiddleware: APIMiddleware {
         let url = rewrite(request.url)
         if url != request.url {
             try RequestURLBuilder.validateAbsolute(url, method: request.method)
-            request.setURL(url)
+            request.replaceURL(url)
         }
         return try await next(request, context)
     }

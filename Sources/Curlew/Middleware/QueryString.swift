@@ -168,10 +168,3 @@ enum QueryString {
     }
 }
 
-extension PreparedRequest {
-    /// Replaces the URL and keeps the summary in step.
-    mutating func setURL(_ url: String) {
-        self.url = url
-        self.summary = RequestSummary(method: method, url: url, secretKeyFragments: summary.secretKeyFragments)
-    }
-}

@@ -47,7 +47,7 @@ public final class ServerClock: APIMiddleware {
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         if let timestampParameter {
-            request.setURL(QueryString.appending([(name: timestampParameter, value: Optional(String(Int(now().timeIntervalSince1970))))], to: request.url))
+            request.replaceURL(QueryString.appending([(name: timestampParameter, value: Optional(String(Int(now().timeIntervalSince1970))))], to: request.url))
         }
         do {
             let response = try await next(request, context)

@@ -100,7 +100,7 @@ public struct SigningMiddleware: APIMiddleware {
             request.headers[name] = signature
             request.options.originBoundHeaders.insert(name)
         }
-        if !added.isEmpty { request.setURL(QueryString.appending(added, to: request.url)) }
+        if !added.isEmpty { request.replaceURL(QueryString.appending(added, to: request.url)) }
         return try await next(request, context)
     }
 

@@ -8,15 +8,17 @@ public import HTTPTypes
 /// copy-on-write reference, so it is `Sendable` and a copy costs one reference count.
 public struct PreparedRequest: Sendable {
     /// The HTTP method.
+    /// Setting it keeps ``summary`` in step.
     public var method: HTTPRequest.Method {
-        _read { yield fields.value.method }
-        _modify { yield &fields.value.method }
+        get { fields.value.method }
+        set {
+            fields.value.method = newValue
+            fields.value.summary.method = newValue
+        }
     }
     /// The absolute http or https URL, query included, percent-encoded.
-    public var url: String {
-        _read { yield fields.value.url }
-        _modify { yield &fields.value.url }
-    }
+    /// Change it with ``setURL(_:)``, which checks the new URL and keeps ``summary`` in step.
+    public var url: String { fields.value.url }
     /// All headers to send (client defaults merged with the request's).
     public var headers: HTTPFields {
         _read { yield fields.value.headers }
@@ -38,9 +40,33 @@ public struct PreparedRequest: Sendable {
         _modify { yield &fields.value.options }
     }
     /// The request as it may appear in errors and logs.
-    public var summary: RequestSummary {
-        _read { yield fields.value.summary }
-        _modify { yield &fields.value.summary }
+    public package(set) var summary: RequestSummary {
+        get { fields.value.summary }
+        set { fields.value.summary = newValue }
+    }
+
+    /// Replaces the URL — a middleware moving a request to a mirror, adding a query item — and
+    /// keeps ``summary`` (what errors and logs show) in step.
+    /// - Throws: ``CurlewError`` `.malformedURL` unless `url` is an absolute URL with a host, or
+    ///   `.unsupportedScheme` unless it is http or https; the request is then unchanged.
+    public mutating func setURL(_ url: String) throws(CurlewError) {
+        let lowered = url.prefix(8).lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            let code: CurlewError.Code = url.contains("://") ? .unsupportedScheme : .malformedURL
+            throw CurlewError(code: code, message: "a request URL must be an absolute http or https URL", request: summary)
+        }
+        let afterScheme = url.drop { $0 != "/" }.dropFirst(2)
+        guard let first = afterScheme.first, first != "/", first != "?", first != "#" else {
+            throw CurlewError(code: .malformedURL, message: "a request URL needs a host", request: summary)
+        }
+        replaceURL(url)
+    }
+
+    /// Replaces the URL without checking it (Curlew's own steps, which build URLs from a checked
+    /// one) and keeps ``summary`` in step.
+    package mutating func replaceURL(_ url: String) {
+        fields.value.url = url
+        fields.value.summary = RequestSummary(method: method, url: url, secretKeyFragments: summary.secretKeyFragments)
     }
 
     /// The fields behind one reference (a request is copied into every layer it passes).

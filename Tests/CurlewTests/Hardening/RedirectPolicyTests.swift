@@ -135,7 +135,7 @@ struct RedirectPolicyTests {
         // An upgrade is fine.
         var plain = request
         plain.options.allowsInsecureRedirects = false
-        plain.setURL("http://api.example.com/a")
+        try plain.setURL("http://api.example.com/a")
         #expect(try RedirectPolicy.nextRequest(after: plain, status: 302, location: "https://api.example.com/a").url == "https://api.example.com/a")
     }
 }

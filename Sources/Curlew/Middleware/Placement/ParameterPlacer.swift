@@ -58,7 +58,7 @@ enum ParameterPlacer {
         // (about 12k instructions for a short URL), `String.UTF8View.firstIndex(of:)` still
         // costs about thirty a byte.
         guard let range = url.withUTF8(QueryString.queryRange(in:)) else {
-            request.setURL(QueryString.appending(items.map { (name: $0.key, value: Optional($0.value)) }, to: url))
+            request.replaceURL(QueryString.appending(items.map { (name: $0.key, value: Optional($0.value)) }, to: url))
             return
         }
         let start = url.utf8.index(url.utf8.startIndex, offsetBy: range.lowerBound - 1)
@@ -69,11 +69,11 @@ enum ParameterPlacer {
             // without splitting and re-joining the query — the same bytes `merge` would give.
             let present = Set(QueryString.names(of: url))
             let missing = items.filter { !present.contains($0.key) }
-            if !missing.isEmpty { request.setURL(QueryString.appending(missing.map { (name: $0.key, value: Optional($0.value)) }, to: url)) }
+            if !missing.isEmpty { request.replaceURL(QueryString.appending(missing.map { (name: $0.key, value: Optional($0.value)) }, to: url)) }
             return
         }
         let merged = merge(items, into: query, plusIsSpace: false, existing: existing) { PercentEncoding.query($0) }
-        request.setURL(String(url[..<start]) + (merged.isEmpty ? "" : "?" + merged) + url[end...])
+        request.replaceURL(String(url[..<start]) + (merged.isEmpty ? "" : "?" + merged) + url[end...])
     }
 
     private static func placeInBody(
