@@ -39,4 +39,8 @@ public struct ConnectionOptions: Sendable, Hashable {
     /// Creates options: verified TLS with the system's trust roots, no proxy (environment
     /// variables ignored), no cookies, no overrides, no speed limits.
     public init() {}
+
+    /// Whether a transfer points its handle at objects of its own (a cookie jar, a host override
+    /// list) that it attaches and detaches (`CurlConnectionOptions.attach`).
+    package var needsAttachment: Bool { cookies != nil || !hostOverrides.isEmpty }
 }

@@ -7,7 +7,7 @@ internal import HTTPTypes
 /// then what is this transfer's own (URL, header list, pointers to the transfer).
 extension CurlEasyTransfer {
     package func configure(limitsBody: Bool, lowSpeed: EasyHandleSettings.LowSpeedLimit?) throws(CurlewError) {
-        let setter = CurlOptionSetter(handle: handle, request: request.summary)
+        let setter = CurlOptionSetter(handle: handle, request: request)
         let this = Unmanaged.passUnretained(self).toOpaque()
         let options = EasyHandleOptions(request, limitsBody: limitsBody)
         let source = machine.source
@@ -22,7 +22,9 @@ extension CurlEasyTransfer {
         try pooled.configure(settings, body: EasyHandleBody(bytes: request.body, sourceLength: source?.length), transfer: request.options, setter: setter)
         try configureURL(splitting: settings.sendsRequestTarget, setter: setter)
         try configureHeaders(hasBody: request.body != nil || source != nil || request.method == .post)
-        connection = try CurlConnectionOptions.attach(request.options, setter: setter)
+        if request.options.connection.needsAttachment {
+            connection = try CurlConnectionOptions.attach(request.options, setter: setter)
+        }
         if guardsReplay {
             replayGuard = ReplayGuard()
             try setter.set(CURLOPT_PREREQDATA, pointer: this)
@@ -110,6 +112,6 @@ extension CurlEasyTransfer {
             if !hasContentType { lines.append("Content-Type:") }
             return lines
         }
-        try CurlOptionSetter(handle: handle, request: request.summary).check(code, CURLOPT_HTTPHEADER)
+        try CurlOptionSetter(handle: handle, request: request).check(code, CURLOPT_HTTPHEADER)
     }
 }

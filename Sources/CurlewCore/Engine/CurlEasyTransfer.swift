@@ -32,7 +32,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     package let handle: UnsafeMutableRawPointer
     package let pool: EasyHandlePool
     /// The handle with the settings and header list it carries; goes back to the pool on deinit.
-    @exclusivity(unchecked) package var pooled: PooledEasyHandle
+    package let pooled: PooledEasyHandle
     package let errorBuffer: UnsafeMutablePointer<CChar>
     @exclusivity(unchecked) package var machine: TransferStateMachine<Continuation>
     /// Every response head's lines (redirect hops and 1xx included; the block is the last one's).

@@ -4,7 +4,16 @@ package import Foundation
 /// Sets easy-handle options and turns a refusal into a ``CurlewError`` naming the option.
 package struct CurlOptionSetter {
     package let handle: UnsafeMutableRawPointer
-    package let request: RequestSummary
+    /// The request the options are for; its summary is made only for an error.
+    package let prepared: PreparedRequest
+
+    package init(handle: UnsafeMutableRawPointer, request: PreparedRequest) {
+        self.handle = handle
+        self.prepared = request
+    }
+
+    /// The request as errors show it.
+    package var request: RequestSummary { prepared.summary }
 
     package func set(_ option: CURLoption, _ value: Int) throws(CurlewError) {
         try check(curlew_easy_setopt_long(handle, option, value), option)

@@ -16,7 +16,7 @@ package final class EasyHandlePool: Sendable {
     }
 
     deinit {
-        for var pooled in idle.withLock({ $0 }) { pooled.cleanup() }
+        for pooled in idle.withLock({ $0 }) { pooled.cleanup() }
     }
 
     /// A handle from the pool, or a new one; `nil` if libcurl cannot allocate one.
@@ -28,7 +28,6 @@ package final class EasyHandlePool: Sendable {
     /// Keeps a handle that is no longer attached to a multi handle (reset first when its settings
     /// are unknown), or frees it when the pool is full.
     package func recycle(_ pooled: PooledEasyHandle) {
-        var pooled = pooled
         if pooled.settings == nil { pooled.reset() }
         let kept = idle.withLock { idle -> Bool in
             guard idle.count < capacity else { return false }

@@ -4,9 +4,13 @@ package import HTTPTypes
 /// An easy handle lent by the ``EasyHandlePool``, with what it still carries from its last
 /// transfer: its settings (``EasyHandleSettings``) and the header list it points at.
 ///
-/// Only one thread uses a lent handle at a time (the transfer that took it), which is all libcurl
-/// asks; the pool keeps the pointers as bit patterns (raw pointers are not `Sendable`).
-package struct PooledEasyHandle: Sendable {
+/// A class, so that lending it, configuring it and giving it back moves one reference rather than
+/// the settings it carries.
+///
+/// Only one thread uses a lent handle at a time: the transfer that took it, which hands it back
+/// through the pool's mutex. That ownership hand-off, not a lock of its own, is why it is
+/// `@unchecked Sendable`; the pointers are kept as bit patterns (raw pointers are not `Sendable`).
+package final class PooledEasyHandle: @unchecked Sendable {
     /// The `CURL *`.
     private let handleBits: UInt
     /// What the handle was last configured with; `nil` for a new or reset handle, and while a
@@ -38,7 +42,7 @@ package struct PooledEasyHandle: Sendable {
     /// Configures the handle for `new`, setting only what differs from what it carries. When the
     /// options block differs, the handle is reset and the block applied whole, with the
     /// connection options that depend only on it (``CurlConnectionOptions``).
-    package mutating func configure(
+    package func configure(
         _ new: EasyHandleSettings, body: EasyHandleBody, transfer: TransferOptions, setter: CurlOptionSetter
     ) throws(CurlewError) {
         var previous = settings
@@ -54,13 +58,13 @@ package struct PooledEasyHandle: Sendable {
     }
 
     /// Records that `CURLOPT_FORBID_REUSE` was changed during the transfer.
-    package mutating func noteForbidsReuse(_ forbidden: Bool) {
+    package func noteForbidsReuse(_ forbidden: Bool) {
         settings?.forbidsReuse = forbidden
     }
 
     /// Points `CURLOPT_HTTPHEADER` at a list for `headers`, built by `lines` only when the handle
     /// does not carry a list for the same header set with the same `extras` already.
-    package mutating func ensureHeaders(_ headers: HTTPFields, extras: HeaderListExtras, lines: () -> [String]) -> CURLcode {
+    package func ensureHeaders(_ headers: HTTPFields, extras: HeaderListExtras, lines: () -> [String]) -> CURLcode {
         if headerListBits != 0, listExtras == extras, let current = self.headers, Self.same(current, headers) {
             return CURLE_OK
         }
@@ -78,19 +82,19 @@ package struct PooledEasyHandle: Sendable {
 
     /// `curl_easy_reset`: every option back to libcurl's default (the DNS and TLS session caches
     /// stay); the header list is dropped.
-    package mutating func reset() {
+    package func reset() {
         curl_easy_reset(handle)
         settings = nil
         freeHeaderList()
     }
 
     /// Frees the handle and its header list.
-    package mutating func cleanup() {
+    package func cleanup() {
         curl_easy_cleanup(handle)
         freeHeaderList()
     }
 
-    private mutating func freeHeaderList() {
+    private func freeHeaderList() {
         if let list = UnsafeMutablePointer<curl_slist>(bitPattern: headerListBits) { curl_slist_free_all(list) }
         headerListBits = 0
         headers = nil

@@ -34,10 +34,12 @@ package struct ResponseHeadParser {
     static func statusCode(of line: UnsafeRawBufferPointer) -> Int {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")), space + 3 < line.count else { return 0 }
         var code = 0
-        for index in (space + 1)...(space + 3) {
+        var index = space + 1
+        while index <= space + 3 {
             let digit = line[index] &- UInt8(ascii: "0")
             guard digit < 10 else { return 0 }
             code = code * 10 + Int(digit)
+            index += 1
         }
         return code >= 100 ? code : 0
     }

@@ -12,20 +12,23 @@ package struct CopyOnWriteBox<Value: Sendable>: Sendable {
     /// lock, is why it is `@unchecked Sendable`. It also makes the runtime's dynamic exclusivity
     /// checks (about 120 instructions an access) redundant: the owning value's own accesses are
     /// checked statically.
-    private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var value: Value
-        init(_ value: Value) { self.value = value }
+    ///
+    /// Inlinable, with everything it touches, because both modules box their values in it: a
+    /// generic type's unspecialised accessors, called across modules, go through its metadata.
+    @usableFromInline final class Storage: @unchecked Sendable {
+        @usableFromInline @exclusivity(unchecked) var value: Value
+        @inlinable init(_ value: Value) { self.value = value }
     }
 
-    private var storage: Storage
+    @usableFromInline var storage: Storage
 
     /// Boxes `value`.
-    package init(_ value: Value) {
+    @inlinable package init(_ value: Value) {
         storage = Storage(value)
     }
 
     /// The boxed value; writing copies the storage first when another box shares it.
-    package var value: Value {
+    @inlinable package var value: Value {
         _read { yield storage.value }
         _modify {
             if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.value) }
@@ -35,19 +38,19 @@ package struct CopyOnWriteBox<Value: Sendable>: Sendable {
 
     /// Whether both boxes share one storage, so their values are certainly equal; a check of one
     /// pointer before a field-by-field comparison.
-    package func isIdentical(to other: CopyOnWriteBox) -> Bool {
+    @inlinable package func isIdentical(to other: CopyOnWriteBox) -> Bool {
         storage === other.storage
     }
 }
 
 extension CopyOnWriteBox: Equatable where Value: Equatable {
-    package static func == (lhs: CopyOnWriteBox, rhs: CopyOnWriteBox) -> Bool {
+    @inlinable package static func == (lhs: CopyOnWriteBox, rhs: CopyOnWriteBox) -> Bool {
         lhs.isIdentical(to: rhs) || lhs.value == rhs.value
     }
 }
 
 extension CopyOnWriteBox: Hashable where Value: Hashable {
-    package func hash(into hasher: inout Hasher) {
+    @inlinable package func hash(into hasher: inout Hasher) {
         value.hash(into: &hasher)
     }
 }

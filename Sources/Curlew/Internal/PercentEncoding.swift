@@ -1,9 +1,9 @@
-package import Foundation
+internal import Foundation
 
 /// Percent-encoding rules used when building URLs and form bodies.
-package enum PercentEncoding {
+enum PercentEncoding {
     /// RFC 3986 unreserved characters: `A–Z a–z 0–9 - . _ ~`.
-    package static let unreserved: CharacterSet = {
+    static let unreserved: CharacterSet = {
         var set = CharacterSet()
         set.insert(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return set
@@ -11,7 +11,7 @@ package enum PercentEncoding {
 
     /// Characters left as they are in a path: unreserved, sub-delims, `:`, `@`, `/`, `?` and `%`
     /// (so an already-encoded path, or one carrying its own query, stays as it is).
-    package static let pathAllowed: CharacterSet = {
+    static let pathAllowed: CharacterSet = {
         var set = unreserved
         set.insert(charactersIn: "!$&'()*+,;=:@/%?")
         return set
@@ -19,7 +19,7 @@ package enum PercentEncoding {
 
     /// Encodes a query name or value: everything but unreserved characters, byte by byte over
     /// UTF-8 (several times faster than `addingPercentEncoding` on Linux).
-    package static func queryComponent(_ text: String) -> String {
+    static func queryComponent(_ text: String) -> String {
         let length = queryComponentLength(text)
         if length == text.utf8.count { return text }
         return String(unsafeUninitializedCapacity: length) { writeQueryComponent(text, into: $0, at: 0) }
@@ -27,7 +27,7 @@ package enum PercentEncoding {
 
     /// How many bytes the encoded query name or value takes (``queryComponent(_:)``'s length,
     /// without building it).
-    package static func queryComponentLength(_ text: String) -> Int {
+    static func queryComponentLength(_ text: String) -> Int {
         // Over contiguous UTF-8: iterating `String.UTF8View` costs tens of instructions a byte.
         var text = text
         return text.withUTF8 { bytes in
@@ -41,7 +41,7 @@ package enum PercentEncoding {
     /// `String`) into `out` from `position`, which must have room for
     /// ``queryComponentLength(_:)`` bytes (at most three per UTF-8 byte); returns the position
     /// after it.
-    package static func writeQueryComponent(_ text: String, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
+    static func writeQueryComponent(_ text: String, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
         let hex: StaticString = "0123456789ABCDEF"
         var text = text
         return text.withUTF8 { bytes in
@@ -64,7 +64,7 @@ package enum PercentEncoding {
     }
 
     /// The value of one hexadecimal digit, or `nil`.
-    package static func hexValue(_ byte: UInt8) -> UInt8? {
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -74,13 +74,13 @@ package enum PercentEncoding {
     }
 
     /// `A–Z a–z 0–9 - . _ ~`.
-    package static func isUnreserved(_ byte: UInt8) -> Bool {
+    static func isUnreserved(_ byte: UInt8) -> Bool {
         // Every byte of every query parameter middleware add is asked.
         ASCIIByteClass.unreserved.contains(byte)
     }
 
     /// `name=value&name=value`, RFC 3986 encoding; a `nil` value gives the bare name.
-    package static func query(_ items: [URLQueryItem]) -> String {
+    static func query(_ items: [URLQueryItem]) -> String {
         items.map { item in
             let name = queryComponent(item.name)
             guard let value = item.value else { return name }
@@ -89,7 +89,7 @@ package enum PercentEncoding {
     }
 
     /// `application/x-www-form-urlencoded` per the URL standard: space becomes `+`.
-    package static func formEncoded(_ items: [URLQueryItem]) -> String {
+    static func formEncoded(_ items: [URLQueryItem]) -> String {
         func encode(_ text: String) -> String {
             text.split(separator: " ", omittingEmptySubsequences: false)
                 .map { queryComponent(String($0)) }
@@ -102,14 +102,14 @@ package enum PercentEncoding {
     }
 
     /// Encodes characters a path may not contain (spaces, non-ASCII, quotes…), keeping the rest.
-    package static func path(_ path: String) -> String {
+    static func path(_ path: String) -> String {
         var bytes = path
         if bytes.withUTF8({ $0.allSatisfy(isPathAllowed) }) { return path }
         return path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path
     }
 
     /// The ASCII test behind ``pathAllowed``, for the fast path that needs no encoding.
-    package static func isPathAllowed(_ byte: UInt8) -> Bool {
+    static func isPathAllowed(_ byte: UInt8) -> Bool {
         // Every byte of every request path is asked.
         ASCIIByteClass.pathAllowed.contains(byte)
     }

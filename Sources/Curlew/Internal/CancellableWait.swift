@@ -3,9 +3,9 @@ internal import Synchronization
 /// Waits for a shared task's result and stops waiting — with `CancellationError` — as soon as the
 /// *waiting* task is cancelled, while the shared task carries on for its other waiters (a token
 /// refresh shared by many requests). `task.value` alone would wait until the task finished.
-package enum CancellableWait {
+enum CancellableWait {
     /// The task's result, or `CancellationError` when the caller is cancelled first.
-    package static func value<T: Sendable>(of task: Task<T, any Error>) async throws -> T {
+    static func value<T: Sendable>(of task: Task<T, any Error>) async throws -> T {
         let slot = Slot<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in

@@ -1,13 +1,13 @@
 /// A set of ASCII bytes as two 64-bit masks, one bit per byte: membership is a shift and a test
 /// instead of a chain of range comparisons (``PercentEncoding`` asks for every byte of every
 /// path and query parameter). Bytes from 128 up are never members.
-package struct ASCIIByteClass {
+struct ASCIIByteClass {
     /// Bytes 0–63.
-    package let low: UInt64
+    let low: UInt64
     /// Bytes 64–127.
-    package let high: UInt64
+    let high: UInt64
 
-    package func contains(_ byte: UInt8) -> Bool {
+    func contains(_ byte: UInt8) -> Bool {
         switch byte {
         case 0..<64: (low >> UInt64(byte)) & 1 == 1
         case 64..<128: (high >> UInt64(byte - 64)) & 1 == 1
@@ -16,12 +16,12 @@ package struct ASCIIByteClass {
     }
 
     /// RFC 3986 unreserved: `A–Z a–z 0–9 - . _ ~`.
-    package static let unreserved = ASCIIByteClass(
+    static let unreserved = ASCIIByteClass(
         low: 0x03FF_6000_0000_0000,  // - . 0–9
         high: 0x47FF_FFFE_87FF_FFFE)  // A–Z _ a–z ~
 
     /// What a path keeps as it is: the unreserved bytes and `! $ & ' ( ) * + , ; = : @ / % ?`.
-    package static let pathAllowed = ASCIIByteClass(
+    static let pathAllowed = ASCIIByteClass(
         low: 0xAFFF_FFF2_0000_0000,  // ! $ % & ' ( ) * + , - . / 0–9 : ; = ?
         high: 0x47FF_FFFE_87FF_FFFF)  // @ A–Z _ a–z ~
 }
