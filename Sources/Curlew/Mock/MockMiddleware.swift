@@ -36,19 +36,16 @@ public struct MockMiddleware: APIMiddleware {
     public var kind: MiddlewareKind { .mock }
     /// ``MiddlewarePhase/mock``: outermost.
     public var phase: MiddlewarePhase? { .mock }
-    /// Answers calls that ask for mocks, and generates per call when its default mode says so.
-    public var capabilities: MiddlewareCapabilities {
-        MiddlewareCapabilities(generatesMocksPerCall: defaultMode?.generatesPerCall == true, answersMocks: true)
-    }
-
     /// Replaces the transport with the call's mock (unless an outer ``MockMiddleware`` already did,
-    /// or the mode is off) and runs the rest of the chain.
+    /// or the mode is off) and runs the rest of the chain. A mode that generates from the call's
+    /// endpoint type gets the endpoint the client put in the context.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard !(context.transport is MockModeTransport), let mode = context.options.mock ?? defaultMode, !mode.isOff else {
             return try await next(request, context)
         }
+        let model = mode.generatesPerCall ? context.endpoint.map { MockResponseModel($0) } : nil
         var context = context
-        context.transport = MockModeTransport(mode: mode)
+        context.transport = MockModeTransport(mode: mode, model: model)
         return try await next(request, context)
     }
 }

@@ -92,8 +92,9 @@ public struct MockMode: Sendable {
         return false
     }
 
-    /// The answer for one attempt.
-    func answer(for request: PreparedRequest, context: TransportContext) async throws -> MockAnswer {
+    /// The answer for one attempt; `model` is the call's endpoint for a mode that generates from
+    /// it (``generated(by:)``), `nil` when the mode does not or no endpoint reached the mock.
+    func answer(for request: PreparedRequest, context: TransportContext, model: MockResponseModel?) async throws -> MockAnswer {
         let scenario = MockScenario.resolve(options: context.options, requestName: context.requestName)
         switch source {
         case .off:
@@ -107,7 +108,7 @@ public struct MockMode: Sendable {
         case .generated(let generated):
             return try generated.answer()
         case .generatedPerCall(let generator):
-            guard let model = context.options[MockResponseModelKey.self] else {
+            guard let model else {
                 throw CurlewError(
                     code: .mockGenerationFailed,
                     message: "no endpoint type reached the generated mock for \(context.requestName) (a transport used outside APIClient)")

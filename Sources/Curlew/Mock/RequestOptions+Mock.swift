@@ -26,7 +26,7 @@ extension RequestOptions {
         get { self[MockModeKey.self] }
         set {
             self[MockModeKey.self] = newValue
-            if newValue != nil, !middleware.contains(where: { $0.capabilities.answersMocks }) {
+            if newValue != nil, !middleware.contains(where: { $0 is MockMiddleware }) {
                 middleware.append(MockMiddleware())
             }
         }
