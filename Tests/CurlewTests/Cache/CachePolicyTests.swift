@@ -1,4 +1,5 @@
 @testable import Curlew
+import CurlewTesting
 import Foundation
 import HTTPTypes
 import LoopbackServer

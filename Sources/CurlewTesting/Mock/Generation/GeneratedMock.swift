@@ -1,3 +1,4 @@
+public import Curlew
 public import Foundation
 
 /// A generated body for one endpoint: its ``Endpoint/Response`` generated, placed at its

@@ -1,3 +1,4 @@
+import Curlew
 internal import Foundation
 
 /// The transport a ``MockMiddleware`` installs for one call: asks the mode for an answer, waits

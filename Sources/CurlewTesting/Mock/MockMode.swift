@@ -1,3 +1,4 @@
+public import Curlew
 internal import Foundation
 
 /// How a call is answered when mocks are on: from fixture files, from a stub, from data generated

@@ -1,3 +1,4 @@
+public import Curlew
 public import Foundation
 
 /// Invents a JSON body for a `Decodable` type from the type alone — through its `Decodable`

@@ -1,3 +1,5 @@
+public import Curlew
+
 /// The per-call mock options.
 enum MockModeKey: RequestOptionKey {
     static let defaultValue: MockMode? = nil

@@ -1,3 +1,5 @@
+public import Curlew
+
 /// Switches mocks on: answers calls from fixtures, stubs or generated data *through the transport
 /// slot*, so every middleware, the status and envelope checks, ``Endpoint/didReceive(_:)``,
 /// decoding and validation still run, and nothing reaches the network.
@@ -20,7 +22,14 @@
 /// replaces ``MiddlewareContext/transport`` with a mock transport and calls `next`, so all the
 /// middleware inside it (retry, authorization, signing…) see the request and the mocked
 /// response exactly as they would the network's. A cache inside it sees mocked responses with
-/// source ``ResponseSource/mock`` and should not store them.
+/// source `ResponseSource.mock` and does not store them.
+///
+/// **Where it lives.** Mocks are `CurlewTesting`'s, not `Curlew`'s, so an app's production build
+/// carries no mock machinery. The core knows nothing of them; what they use of it is generic: the
+/// middleware chain and the transport slot, the call's endpoint in the middleware context (for
+/// ``MockMode/generated(by:)``), a hook that delivers an in-memory body to a stream, a file or a
+/// download, `ResponseSource.mock`, and the `.fixture…` and `.mockGenerationFailed` codes of the
+/// one error type.
 public struct MockMiddleware: APIMiddleware {
     /// The mode for calls whose options choose none; `nil` lets such calls go to the network.
     public let defaultMode: MockMode?

@@ -1,3 +1,5 @@
+import Curlew
+
 /// Library types whose decoding the generator must steer: an allowed value for ``Scoped``, each
 /// family member for ``Polymorphic`` and ``PolymorphicArray``.
 protocol GenerationHook {

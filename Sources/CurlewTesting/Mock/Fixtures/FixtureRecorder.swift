@@ -1,3 +1,4 @@
+public import Curlew
 internal import Foundation
 
 /// Records real exchanges into fixture files that ``FixtureStore`` replays: the body as

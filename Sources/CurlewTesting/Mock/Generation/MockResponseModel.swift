@@ -1,3 +1,4 @@
+import Curlew
 internal import Foundation
 
 /// The call's endpoint, as much as a generated mock needs of it: its ``Endpoint/Response`` type,
