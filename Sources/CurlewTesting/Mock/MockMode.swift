@@ -5,11 +5,11 @@ internal import Foundation
 /// from the response type, or not at all (``off``, the network).
 ///
 /// Modes are set explicitly in code — per call or per endpoint type with
-/// ``RequestOptions/mock``, or for a whole client with a ``MockMiddleware`` — never from the
+/// ``Curlew/RequestOptions/mock``, or for a whole client with a ``MockMiddleware`` — never from the
 /// environment. Whatever the mode, the answer goes through the whole request path: every
-/// middleware, the status and envelope checks, ``Endpoint/didReceive(_:)``, decoding and
-/// validation. Its ``APIResponse/source`` is ``ResponseSource/mock`` with a
-/// ``ResponseSource/detail`` naming the fixture, stub scenario or generator.
+/// middleware, the status and envelope checks, `Endpoint.didReceive(_:)`, decoding and
+/// validation. Its `APIResponse.source` is `ResponseSource.mock` with a
+/// `ResponseSource.detail` naming the fixture, stub scenario or generator.
 ///
 /// ```swift
 /// let store = try FixtureStore(directory: "Tests/Fixtures")
@@ -48,8 +48,8 @@ public struct MockMode: Sendable {
         MockMode(source: .stub(MockStub(answer)))
     }
 
-    /// Answers with a body generated from `request`'s ``Endpoint/Response`` type, wrapped in its
-    /// ``Endpoint/envelope`` and placed at its ``Endpoint/keyPath``, so it decodes unchanged.
+    /// Answers with a body generated from `request`'s `Endpoint.Response` type, wrapped in its
+    /// `Endpoint.envelope` and placed at its `Endpoint.keyPath`, so it decodes unchanged.
     /// - Parameters:
     ///   - request: The endpoint (its type, envelope and key path are used).
     ///   - generator: Seed, array sizes, optionals, overrides, the decoder whose strategies apply.
@@ -58,8 +58,8 @@ public struct MockMode: Sendable {
         MockMode(source: .generated(GeneratedMock(request: request, generator: generator)))
     }
 
-    /// Answers every call with a body generated from *that call's* endpoint ``Endpoint/Response``
-    /// type, wrapped in its ``Endpoint/envelope`` and placed at its ``Endpoint/keyPath`` — the
+    /// Answers every call with a body generated from *that call's* endpoint `Endpoint.Response`
+    /// type, wrapped in its `Endpoint.envelope` and placed at its `Endpoint.keyPath` — the
     /// client-wide form of HAccess's automatic mock:
     ///
     /// ```swift

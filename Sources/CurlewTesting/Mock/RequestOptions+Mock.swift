@@ -1,6 +1,8 @@
 public import Curlew
 
-/// The per-call mock options.
+/// The per-call mock mode. `CurlewTesting` adds its call options to `RequestOptions` through
+/// `RequestOptionKey`, the way any capability outside the core declares its own: the core's
+/// options know nothing of mocks.
 enum MockModeKey: RequestOptionKey {
     static let defaultValue: MockMode? = nil
 }
@@ -15,7 +17,7 @@ extension RequestOptions {
     /// ``MockMode/off`` to use the network even on a client whose ``MockMiddleware`` mocks
     /// everything. `nil` (the default) leaves the choice to the client.
     ///
-    /// Setting a mode also adds a ``MockMiddleware`` to the call's ``middleware`` (once), so it
+    /// Setting a mode also adds a ``MockMiddleware`` to the call's `middleware` (once), so it
     /// works on any client; mocks are only ever switched on by code like this:
     ///
     /// ```swift

@@ -1,9 +1,9 @@
 import Curlew
 internal import Foundation
 
-/// The call's endpoint, as much as a generated mock needs of it: its ``Endpoint/Response`` type,
+/// The call's endpoint, as much as a generated mock needs of it: its `Endpoint.Response` type,
 /// key path and envelope. A ``MockMiddleware`` whose mode is ``MockMode/generated(by:)`` makes
-/// one from the endpoint the client puts in every call's ``MiddlewareContext`` (the same value the
+/// one from the endpoint the client puts in every call's `MiddlewareContext` (the same value the
 /// innermost status and envelope checks read), so the client itself knows nothing of mocks and
 /// calls without generated mocks pay nothing.
 struct MockResponseModel: Sendable {
