@@ -90,7 +90,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "SearchDemo",
-            dependencies: ["Curlew", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
+            // CurlewTesting for the tour's mock steps (fixtures, generated data).
+            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Samples/SearchDemo",
             swiftSettings: swiftSettings
         ),

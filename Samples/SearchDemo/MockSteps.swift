@@ -1,4 +1,5 @@
 import Curlew
+import CurlewTesting
 import Foundation
 
 /// Mocks from fixture files: the same request, answered from `SearchRequest.json` and its

@@ -3,7 +3,7 @@ import Foundation
 public import HTTPTypes
 import Synchronization
 
-/// A ``Transport`` that answers from a closure and records every request it saw, for unit tests
+/// A `Transport` that answers from a closure and records every request it saw, for unit tests
 /// of code that uses an `APIClient`.
 ///
 /// ```swift

@@ -1,4 +1,3 @@
-public import Curlew
 import Synchronization
 
 /// A ``MockClock`` for tests that records the delays mocks ask for and returns at once, so a test

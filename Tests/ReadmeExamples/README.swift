@@ -17,22 +17,22 @@
 //   block 15 (README.md:553): declarations, file scope
 //   block 16 (README.md:596): declarations, file scope
 //   block 17 (README.md:614): declarations, file scope
-//   block 18 (README.md:647): declarations, file scope
-//   block 19 (README.md:686): declarations, file scope
-//   block 20 (README.md:725): declarations, file scope
-//   block 21 (README.md:752): declarations, file scope
-//   block 22 (README.md:830): declarations, file scope
-//   block 23 (README.md:868): declarations, file scope
-//   block 24 (README.md:948): declarations, file scope
-//   block 25 (README.md:1011): declarations, file scope
-//   block 26 (README.md:1044): skipped (no-compile)
-//   block 27 (README.md:1054): declarations, file scope
-//   block 28 (README.md:1071): skipped (no-compile)
-//   block 29 (README.md:1111): skipped (no-compile)
-//   block 30 (README.md:1188): skipped (no-compile)
-//   block 31 (README.md:1262): declarations, file scope
-//   block 32 (README.md:1361): declarations, file scope
-//   block 33 (README.md:1398): declarations, file scope
+//   block 18 (README.md:651): declarations, file scope
+//   block 19 (README.md:692): declarations, file scope
+//   block 20 (README.md:733): declarations, file scope
+//   block 21 (README.md:760): declarations, file scope
+//   block 22 (README.md:838): declarations, file scope
+//   block 23 (README.md:876): declarations, file scope
+//   block 24 (README.md:956): declarations, file scope
+//   block 25 (README.md:1019): declarations, file scope
+//   block 26 (README.md:1052): skipped (no-compile)
+//   block 27 (README.md:1062): declarations, file scope
+//   block 28 (README.md:1079): skipped (no-compile)
+//   block 29 (README.md:1119): skipped (no-compile)
+//   block 30 (README.md:1196): skipped (no-compile)
+//   block 31 (README.md:1270): declarations, file scope
+//   block 32 (README.md:1371): declarations, file scope
+//   block 33 (README.md:1408): declarations, file scope
 
 import Curlew
 import Foundation
@@ -435,8 +435,10 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:647
-#sourceLocation(file: "README.md", line: 648)
+// MARK: block 18, README.md:651
+#sourceLocation(file: "README.md", line: 652)
+
+
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
     let store = try FixtureStore(directory: fixtures)          // or FixtureStore(bundle: .module)
 
@@ -462,8 +464,10 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:686
-#sourceLocation(file: "README.md", line: 687)
+// MARK: block 19, README.md:692
+#sourceLocation(file: "README.md", line: 693)
+
+
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
     var id: Int
     var name: String
@@ -495,8 +499,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:725
-#sourceLocation(file: "README.md", line: 726)
+// MARK: block 20, README.md:733
+#sourceLocation(file: "README.md", line: 734)
 
 
 
@@ -516,8 +520,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:752
-#sourceLocation(file: "README.md", line: 753)
+// MARK: block 21, README.md:760
+#sourceLocation(file: "README.md", line: 761)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -553,8 +557,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:830
-#sourceLocation(file: "README.md", line: 831)
+// MARK: block 22, README.md:838
+#sourceLocation(file: "README.md", line: 839)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -588,8 +592,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:868
-#sourceLocation(file: "README.md", line: 869)
+// MARK: block 23, README.md:876
+#sourceLocation(file: "README.md", line: 877)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -603,8 +607,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:948
-#sourceLocation(file: "README.md", line: 949)
+// MARK: block 24, README.md:956
+#sourceLocation(file: "README.md", line: 957)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -633,8 +637,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1011
-#sourceLocation(file: "README.md", line: 1012)
+// MARK: block 25, README.md:1019
+#sourceLocation(file: "README.md", line: 1020)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -656,8 +660,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1054
-#sourceLocation(file: "README.md", line: 1055)
+// MARK: block 27, README.md:1062
+#sourceLocation(file: "README.md", line: 1063)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -668,8 +672,10 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1262
-#sourceLocation(file: "README.md", line: 1263)
+// MARK: block 31, README.md:1270
+#sourceLocation(file: "README.md", line: 1271)
+
+
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -766,8 +772,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1361
-#sourceLocation(file: "README.md", line: 1362)
+// MARK: block 32, README.md:1371
+#sourceLocation(file: "README.md", line: 1372)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -802,8 +808,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1398
-#sourceLocation(file: "README.md", line: 1399)
+// MARK: block 33, README.md:1408
+#sourceLocation(file: "README.md", line: 1409)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

@@ -1,7 +1,9 @@
+import Curlew
 import Foundation
 import FuzzSupport
 @testable import Curlew
 @testable import CurlewCore
+@testable import CurlewTesting
 
 /// Input: `name` NUL `scenario` NUL `metadata JSON`. A fixture file name that passes the check
 /// must be one component that cannot leave the fixture directory; the sidecar metadata parser

@@ -26,7 +26,6 @@ extension APIClient {
         _ request: R, prepared given: PreparedRequest? = nil, options: RequestOptions, responseBody: ResponseBodyDisposition,
         finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
-        let options = generatesMocksPerCall || options.generatesMocksPerCall ? options.carryingMockModel(of: request) : options
         let name = RequestTypeName.of(R.self)
         let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
         defer { options.ticket?.finish() }

@@ -39,9 +39,6 @@ public actor APIClient {
     nonisolated let trustedOrigins: TrustedOrigins
     /// Whether a middleware that provides credentials is configured (``AuthorizationMiddleware``).
     nonisolated let hasCredentialSource: Bool
-    /// Whether a client-wide ``MockMiddleware`` generates data from each call's endpoint type
-    /// (``MockMode/generated(by:)``): such calls carry their endpoint's response model.
-    nonisolated let generatesMocksPerCall: Bool
 
     /// A new subscription to every event of every call of this client: started, queued, attempt,
     /// redirected, retry scheduled, credential refreshed, session ended, head received, progress,
@@ -75,7 +72,6 @@ public actor APIClient {
         for declared in capabilities { origins.formUnion(declared.trustedOrigins) }
         self.trustedOrigins = TrustedOrigins(origins)
         self.hasCredentialSource = capabilities.contains { $0.providesCredentials }
-        self.generatesMocksPerCall = capabilities.contains { $0.generatesMocksPerCall }
     }
 
     /// Creates a client with a base URL and default configuration otherwise.

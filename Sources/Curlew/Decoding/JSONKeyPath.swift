@@ -1,11 +1,14 @@
 /// A parsed key path such as `resp.data`, `data.user.friends`, `items[2].id` or `[0]`.
-struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible {
-    enum Component: Sendable, Hashable {
+///
+/// `package`: `CurlewTesting`'s generated mocks place a body at an endpoint's key path, parsed
+/// exactly as decoding parses it.
+package struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible {
+    package enum Component: Sendable, Hashable {
         case key(String)
         case index(Int)
     }
 
-    let components: [Component]
+    package let components: [Component]
 
     /// A path of these components.
     init(components: [Component]) {
@@ -14,7 +17,7 @@ struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses dotted keys and `[n]` indices. Returns `nil` for an empty or malformed path
     /// (`a..b`, `a[x]`, `a[`, `a.`).
-    init?(_ text: String) {
+    package init?(_ text: String) {
         var components: [Component] = []
         var rest = Substring(text)
         var expectKey = true
@@ -51,7 +54,7 @@ struct JSONKeyPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `resp.data[3]`.
-    var description: String { Self.render(components) }
+    package var description: String { Self.render(components) }
 
     static func render(_ components: some Sequence<Component>) -> String {
         var text = ""

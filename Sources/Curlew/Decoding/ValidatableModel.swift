@@ -59,11 +59,12 @@ extension Array: ValidatableElements {
     var validatableElements: [Any] { map { $0 } }
 }
 
-enum Validation {
+/// `package`: `CurlewTesting`'s mock generator only hands out values that pass validation.
+package enum Validation {
     /// Validates a decoded value of a static type: a type that is neither a ``ValidatableModel``
     /// nor an array (the common case) costs two metatype checks, without boxing the value into
     /// `Any` and casting it to two protocols.
-    static func run<T>(_ value: T, prefix: String) throws(CurlewError) {
+    package static func run<T>(_ value: T, prefix: String) throws(CurlewError) {
         guard mayNeedValidation(T.self) else { return }
         try run(value as Any, prefix: prefix)
     }

@@ -1,15 +1,17 @@
-internal import Foundation
+package import Foundation
 
 /// Explains a `DecodingError` as `path: expected X, found Y`, looking up what the body really
 /// holds at that path. `prefix` is the key path the decoded part sits at, so paths start at the
 /// root of the body (`resp.data` + `[3].id`).
-struct DecodingFailure {
+///
+/// `package`: `CurlewTesting`'s mock generator explains a value it could not make the same way.
+package struct DecodingFailure {
     let path: String
-    let message: String
+    package let message: String
     /// `.validationFailed` when a ``ValidationFailure`` caused the error, else `.decodingFailed`.
     let code: CurlewError.Code
 
-    init(_ error: DecodingError, body: Data, prefix: String = "") {
+    package init(_ error: DecodingError, body: Data, prefix: String = "") {
         var code = CurlewError.Code.decodingFailed
         switch error {
         case .typeMismatch(let type, let context):

@@ -5,8 +5,8 @@ public import Foundation
 ///
 /// The client reads the capabilities of its middleware once, when it is created: the origins it
 /// trusts besides its base URL, whether a login-required call can get a credential, where server
-/// time comes from, whether mocks are generated per call, which cache it answers from. A
-/// middleware of your own declares what applies to it:
+/// time comes from, which cache it answers from. A middleware of your own declares what applies
+/// to it:
 ///
 /// ```swift
 /// struct GatewayAuth: APIMiddleware {
@@ -27,25 +27,17 @@ public struct MiddlewareCapabilities: Sendable {
     public var providesCredentials: Bool
     /// The server's current time (``ServerClock``), for ``APIClient/serverTime()``.
     public var serverTime: (@Sendable () -> Date)?
-    /// Whether the middleware answers with mocks generated from each call's endpoint type
-    /// (``MockMode/generated(by:)``), so calls carry their endpoint's response model.
-    public var generatesMocksPerCall: Bool
-    /// Whether the middleware answers calls that set ``RequestOptions/mock``
-    /// (``MockMiddleware``).
-    public var answersMocks: Bool
     /// The response cache the middleware is (``APIClient/responseCache``).
     public var responseCache: ResponseCache?
 
     /// Declares capabilities; every one is off by default.
     public init(
         trustedOrigins: [String] = [], providesCredentials: Bool = false, serverTime: (@Sendable () -> Date)? = nil,
-        generatesMocksPerCall: Bool = false, answersMocks: Bool = false, responseCache: ResponseCache? = nil
+        responseCache: ResponseCache? = nil
     ) {
         self.trustedOrigins = trustedOrigins
         self.providesCredentials = providesCredentials
         self.serverTime = serverTime
-        self.generatesMocksPerCall = generatesMocksPerCall
-        self.answersMocks = answersMocks
         self.responseCache = responseCache
     }
 

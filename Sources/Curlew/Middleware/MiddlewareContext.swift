@@ -132,8 +132,9 @@ public struct MiddlewareContext: Sendable {
         set { facts = facts.with(logger: newValue) }
     }
 
-    /// The call's endpoint, for the innermost step's status and envelope checks.
-    var endpoint: (any Endpoint)? { facts.endpoint }
+    /// The call's endpoint, for the innermost step's status and envelope checks — and, `package`,
+    /// for `CurlewTesting`'s mocks that generate a body from the endpoint's response type.
+    package var endpoint: (any Endpoint)? { facts.endpoint }
 
     /// Whether the call needs a credential (``RequestOptions/requiresAuthentication``).
     public var requiresAuthentication: Bool { options.requiresAuthentication }

@@ -102,6 +102,9 @@ extension CurlewError {
         /// ``CurlewError/underlying`` and the middleware's kind in ``CurlewError/stage``.
         public static let middlewareFailed = Code(.middlewareFailed)
 
+        // The codes of `CurlewTesting`'s mocks. They stay in the core: every error leaving a call
+        // is a `CurlewError`, and a mocked call fails through the same path as a real one.
+
         /// Mocks are on and the fixture the call needs does not exist; the message names the file
         /// looked for. Nothing was sent: mocks never fall back to the network.
         public static let fixtureNotFound = Code(.fixtureNotFound)

@@ -1,5 +1,6 @@
 @testable import Curlew
 @testable import CurlewCore
+import CurlewTesting
 import Foundation
 import HTTPTypes
 import LoopbackServer

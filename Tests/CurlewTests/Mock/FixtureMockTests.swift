@@ -196,4 +196,27 @@ struct FixtureMockTests {
             #expect(server.requestCount == 0)
         }
     }
+
+    @Test func aDownloadOfAMockedCallLandsTheAnswerOnDiskAndItsHeadIsJudgedAsTheNetworksWouldBe() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-mock-download-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let picture = Data((0..<300).map { UInt8($0 % 251) })
+        let stub = MockStub(MockAnswer(headers: [.contentType: "image/jpeg"], body: picture))
+        let store = try #require(MockFixtures.store)
+        try await withMockedLoopback([]) { server, client in
+            let file = try await client.download(MockSearch(), to: folder.appendingPathComponent("picture.jpg")) { $0.mock = .stub(stub) }
+            #expect(try Data(contentsOf: file.url) == picture)
+            #expect(file.length == 300)
+            #expect(file.status == .ok)
+            #expect(file.mimeType == "image/jpeg")
+            // The fixture's JSON head reaches the download as a network head would: refused.
+            let refused = await #expect(throws: CurlewError.self) {
+                try await client.download(MockSearch(), to: folder.appendingPathComponent("search.json")) { $0.mock = .fixtures(store) }
+            }
+            #expect(refused?.code == .unexpectedContentType)
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("search.json").path))
+            #expect(server.requestCount == 0)
+        }
+    }
 }

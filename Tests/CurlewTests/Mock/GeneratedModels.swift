@@ -1,4 +1,5 @@
 import Curlew
+import CurlewTesting
 import Foundation
 
 enum GenKind: String, Decodable, Sendable, CaseIterable { case pic, video, gif }

@@ -1,4 +1,5 @@
 import Curlew
+import CurlewTesting
 import Foundation
 import HTTPTypes
 import Synchronization

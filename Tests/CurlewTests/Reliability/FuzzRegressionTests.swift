@@ -1,10 +1,10 @@
-import CurlewTesting
 import Foundation
 import HTTPTypes
 import Testing
 
 @testable import Curlew
 @testable import CurlewCore
+@testable import CurlewTesting
 
 /// Inputs the fuzz targets under Fuzz/ found, kept as exact regression tests.
 @Suite struct FuzzRegressionTests {

@@ -1,3 +1,4 @@
+import Curlew
 internal import Foundation
 internal import HTTPTypes
 
@@ -13,7 +14,7 @@ internal import HTTPTypes
 /// ```
 ///
 /// Every member is optional; an unknown member is an error (a typo never passes silently).
-/// `error` names a transport-level ``CurlewError/Code`` to throw instead of answering.
+/// `error` names a transport-level `CurlewError.Code` to throw instead of answering.
 struct FixtureMetadata {
     var status: HTTPResponse.Status?
     var headers: HTTPFields = [:]

@@ -1,14 +1,15 @@
+public import Curlew
 internal import Foundation
 
 /// How a call is answered when mocks are on: from fixture files, from a stub, from data generated
 /// from the response type, or not at all (``off``, the network).
 ///
 /// Modes are set explicitly in code — per call or per endpoint type with
-/// ``RequestOptions/mock``, or for a whole client with a ``MockMiddleware`` — never from the
+/// ``Curlew/RequestOptions/mock``, or for a whole client with a ``MockMiddleware`` — never from the
 /// environment. Whatever the mode, the answer goes through the whole request path: every
-/// middleware, the status and envelope checks, ``Endpoint/didReceive(_:)``, decoding and
-/// validation. Its ``APIResponse/source`` is ``ResponseSource/mock`` with a
-/// ``ResponseSource/detail`` naming the fixture, stub scenario or generator.
+/// middleware, the status and envelope checks, `Endpoint.didReceive(_:)`, decoding and
+/// validation. Its `APIResponse.source` is `ResponseSource.mock` with a
+/// `ResponseSource.detail` naming the fixture, stub scenario or generator.
 ///
 /// ```swift
 /// let store = try FixtureStore(directory: "Tests/Fixtures")
@@ -47,8 +48,8 @@ public struct MockMode: Sendable {
         MockMode(source: .stub(MockStub(answer)))
     }
 
-    /// Answers with a body generated from `request`'s ``Endpoint/Response`` type, wrapped in its
-    /// ``Endpoint/envelope`` and placed at its ``Endpoint/keyPath``, so it decodes unchanged.
+    /// Answers with a body generated from `request`'s `Endpoint.Response` type, wrapped in its
+    /// `Endpoint.envelope` and placed at its `Endpoint.keyPath`, so it decodes unchanged.
     /// - Parameters:
     ///   - request: The endpoint (its type, envelope and key path are used).
     ///   - generator: Seed, array sizes, optionals, overrides, the decoder whose strategies apply.
@@ -57,8 +58,8 @@ public struct MockMode: Sendable {
         MockMode(source: .generated(GeneratedMock(request: request, generator: generator)))
     }
 
-    /// Answers every call with a body generated from *that call's* endpoint ``Endpoint/Response``
-    /// type, wrapped in its ``Endpoint/envelope`` and placed at its ``Endpoint/keyPath`` — the
+    /// Answers every call with a body generated from *that call's* endpoint `Endpoint.Response`
+    /// type, wrapped in its `Endpoint.envelope` and placed at its `Endpoint.keyPath` — the
     /// client-wide form of HAccess's automatic mock:
     ///
     /// ```swift
@@ -92,8 +93,9 @@ public struct MockMode: Sendable {
         return false
     }
 
-    /// The answer for one attempt.
-    func answer(for request: PreparedRequest, context: TransportContext) async throws -> MockAnswer {
+    /// The answer for one attempt; `model` is the call's endpoint for a mode that generates from
+    /// it (``generated(by:)``), `nil` when the mode does not or no endpoint reached the mock.
+    func answer(for request: PreparedRequest, context: TransportContext, model: MockResponseModel?) async throws -> MockAnswer {
         let scenario = MockScenario.resolve(options: context.options, requestName: context.requestName)
         switch source {
         case .off:
@@ -107,7 +109,7 @@ public struct MockMode: Sendable {
         case .generated(let generated):
             return try generated.answer()
         case .generatedPerCall(let generator):
-            guard let model = context.options[MockResponseModelKey.self] else {
+            guard let model else {
                 throw CurlewError(
                     code: .mockGenerationFailed,
                     message: "no endpoint type reached the generated mock for \(context.requestName) (a transport used outside APIClient)")

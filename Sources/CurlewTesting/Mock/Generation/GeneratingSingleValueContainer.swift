@@ -1,3 +1,5 @@
+import Curlew
+
 /// The single-value container of a ``GeneratingDecoder``: present (not `null`) unless a hint
 /// says otherwise; values are invented by their type and the nearest key's name.
 struct GeneratingSingleValueContainer: SingleValueDecodingContainer {

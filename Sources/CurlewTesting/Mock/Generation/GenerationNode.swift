@@ -1,3 +1,5 @@
+import Curlew
+
 /// One value of the JSON being generated, filled in while the generating decoder walks the type.
 /// A reference, so containers asked twice for the same place (a polymorphic member decoded after
 /// its discriminator was read) see what was already invented.

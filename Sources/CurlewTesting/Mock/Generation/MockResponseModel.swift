@@ -1,8 +1,11 @@
+import Curlew
 internal import Foundation
 
-/// The call's endpoint, as much as a generated mock needs of it: its ``Endpoint/Response`` type,
-/// key path and envelope. The client attaches one to a call's options only when a
-/// ``MockMode/generated(by:)`` mode may answer it, so calls without generated mocks pay nothing.
+/// The call's endpoint, as much as a generated mock needs of it: its `Endpoint.Response` type,
+/// key path and envelope. A ``MockMiddleware`` whose mode is ``MockMode/generated(by:)`` makes
+/// one from the endpoint the client puts in every call's `MiddlewareContext` (the same value the
+/// innermost status and envelope checks read), so the client itself knows nothing of mocks and
+/// calls without generated mocks pay nothing.
 struct MockResponseModel: Sendable {
     /// The response type's name, for the answer's source detail.
     let typeName: String
@@ -37,26 +40,5 @@ struct MockResponseModel: Sendable {
         return MockAnswer(
             headers: [.contentType: "application/json"], body: try makeBody(generator),
             name: "generated \(typeName) seed \(generator.seed)")
-    }
-}
-
-/// The call's ``MockResponseModel``, attached by the client when a generated mode may answer.
-enum MockResponseModelKey: RequestOptionKey {
-    static let defaultValue: MockResponseModel? = nil
-}
-
-extension RequestOptions {
-    /// Whether a mode in these options (set per call or by the endpoint type) generates data
-    /// from the endpoint's type. Reads the mock option only when the call adds middleware,
-    /// which setting ``mock`` always does.
-    var generatesMocksPerCall: Bool {
-        !middleware.isEmpty && mock?.generatesPerCall == true
-    }
-
-    /// A copy carrying `request`'s response model for a generated mock.
-    func carryingMockModel<R: Endpoint>(of request: R) -> RequestOptions {
-        var copy = self
-        copy[MockResponseModelKey.self] = MockResponseModel(request)
-        return copy
     }
 }

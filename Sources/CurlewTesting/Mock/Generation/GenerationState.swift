@@ -1,3 +1,4 @@
+import Curlew
 internal import Foundation
 
 /// What every decoder of one generation run shares: the settings, the attempt (a retry after a

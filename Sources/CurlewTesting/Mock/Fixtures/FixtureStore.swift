@@ -1,3 +1,4 @@
+public import Curlew
 public import Foundation
 internal import HTTPTypes
 

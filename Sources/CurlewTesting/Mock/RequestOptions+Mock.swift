@@ -1,4 +1,8 @@
-/// The per-call mock options.
+public import Curlew
+
+/// The per-call mock mode. `CurlewTesting` adds its call options to `RequestOptions` through
+/// `RequestOptionKey`, the way any capability outside the core declares its own: the core's
+/// options know nothing of mocks.
 enum MockModeKey: RequestOptionKey {
     static let defaultValue: MockMode? = nil
 }
@@ -13,7 +17,7 @@ extension RequestOptions {
     /// ``MockMode/off`` to use the network even on a client whose ``MockMiddleware`` mocks
     /// everything. `nil` (the default) leaves the choice to the client.
     ///
-    /// Setting a mode also adds a ``MockMiddleware`` to the call's ``middleware`` (once), so it
+    /// Setting a mode also adds a ``MockMiddleware`` to the call's `middleware` (once), so it
     /// works on any client; mocks are only ever switched on by code like this:
     ///
     /// ```swift
@@ -26,7 +30,7 @@ extension RequestOptions {
         get { self[MockModeKey.self] }
         set {
             self[MockModeKey.self] = newValue
-            if newValue != nil, !middleware.contains(where: { $0.capabilities.answersMocks }) {
+            if newValue != nil, !middleware.contains(where: { $0 is MockMiddleware }) {
                 middleware.append(MockMiddleware())
             }
         }

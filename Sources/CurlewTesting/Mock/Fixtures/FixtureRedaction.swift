@@ -1,3 +1,4 @@
+import Curlew
 internal import Foundation
 internal import HTTPTypes
 

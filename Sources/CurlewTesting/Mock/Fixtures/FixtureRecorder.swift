@@ -1,3 +1,4 @@
+public import Curlew
 internal import Foundation
 
 /// Records real exchanges into fixture files that ``FixtureStore`` replays: the body as
@@ -10,7 +11,7 @@ internal import Foundation
 /// _ = try await client.send(SearchRequest(key: "sunset"))        // writes SearchRequest.json (+ .meta.json)
 /// ```
 ///
-/// It wraps the transport (phase ``MiddlewarePhase/mock``), so it records exactly what the
+/// It wraps the transport (phase `MiddlewarePhase.mock`), so it records exactly what the
 /// transport returned, before status and envelope checks — error statuses are recorded too.
 /// Header values whose names suggest a secret (cookies, authorization, tokens, keys,
 /// signatures) and JSON members whose keys contain one of ``redactedFields`` are replaced by
@@ -37,7 +38,7 @@ public struct FixtureRecorder: APIMiddleware {
 
     /// `fixtureRecorder`.
     public var kind: MiddlewareKind { MiddlewareKind("fixtureRecorder") }
-    /// ``MiddlewarePhase/mock``.
+    /// `MiddlewarePhase.mock`.
     public var phase: MiddlewarePhase? { .mock }
 
     /// Wraps the transport so each exchange is written down.

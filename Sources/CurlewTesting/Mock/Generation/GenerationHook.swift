@@ -1,5 +1,7 @@
-/// Library types whose decoding the generator must steer: an allowed value for ``Scoped``, each
-/// family member for ``Polymorphic`` and ``PolymorphicArray``.
+import Curlew
+
+/// Library types whose decoding the generator must steer: an allowed value for `Scoped`, each
+/// family member for `Polymorphic` and `PolymorphicArray`.
 protocol GenerationHook {
     static func generate(in decoder: GeneratingDecoder) throws -> Self
 }

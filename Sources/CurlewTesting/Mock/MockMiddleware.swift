@@ -1,9 +1,11 @@
+public import Curlew
+
 /// Switches mocks on: answers calls from fixtures, stubs or generated data *through the transport
-/// slot*, so every middleware, the status and envelope checks, ``Endpoint/didReceive(_:)``,
+/// slot*, so every middleware, the status and envelope checks, `Endpoint.didReceive(_:)`,
 /// decoding and validation still run, and nothing reaches the network.
 ///
 /// Put one in a client's middleware to mock every call (each call or endpoint type may still
-/// choose another mode, or ``MockMode/off``, with ``RequestOptions/mock``):
+/// choose another mode, or ``MockMode/off``, with ``Curlew/RequestOptions/mock``):
 ///
 /// ```swift
 /// let store = try FixtureStore(directory: "Tests/Fixtures")
@@ -13,42 +15,47 @@
 /// // results.source == .mock, results.source.detail == "SearchRequest.json"
 /// ```
 ///
-/// Setting ``RequestOptions/mock`` adds one to the call automatically, so a per-call or
+/// Setting ``Curlew/RequestOptions/mock`` adds one to the call automatically, so a per-call or
 /// per-endpoint-type mode works on any client.
 ///
-/// **Phase.** ``MiddlewarePhase/mock``, outermost. The middleware does not answer itself: it
-/// replaces ``MiddlewareContext/transport`` with a mock transport and calls `next`, so all the
+/// **Phase.** `MiddlewarePhase.mock`, outermost. The middleware does not answer itself: it
+/// replaces `MiddlewareContext.transport` with a mock transport and calls `next`, so all the
 /// middleware inside it (retry, authorization, signing…) see the request and the mocked
 /// response exactly as they would the network's. A cache inside it sees mocked responses with
-/// source ``ResponseSource/mock`` and should not store them.
+/// source `ResponseSource.mock` and does not store them.
+///
+/// **Where it lives.** Mocks are `CurlewTesting`'s, not `Curlew`'s, so an app's production build
+/// carries no mock machinery. The core knows nothing of them; what they use of it is generic: the
+/// middleware chain and the transport slot, the call's endpoint in the middleware context (for
+/// ``MockMode/generated(by:)``), a hook that delivers an in-memory body to a stream, a file or a
+/// download, `ResponseSource.mock`, and the `.fixture…` and `.mockGenerationFailed` codes of the
+/// one error type.
 public struct MockMiddleware: APIMiddleware {
     /// The mode for calls whose options choose none; `nil` lets such calls go to the network.
     public let defaultMode: MockMode?
 
     /// Creates the middleware.
-    /// - Parameter defaultMode: The mode for every call that does not set ``RequestOptions/mock``;
+    /// - Parameter defaultMode: The mode for every call that does not set ``Curlew/RequestOptions/mock``;
     ///   `nil` (the default) mocks only calls that do.
     public init(_ defaultMode: MockMode? = nil) {
         self.defaultMode = defaultMode
     }
 
-    /// ``MiddlewareKind/mock``.
+    /// `MiddlewareKind.mock`.
     public var kind: MiddlewareKind { .mock }
-    /// ``MiddlewarePhase/mock``: outermost.
+    /// `MiddlewarePhase.mock`: outermost.
     public var phase: MiddlewarePhase? { .mock }
-    /// Answers calls that ask for mocks, and generates per call when its default mode says so.
-    public var capabilities: MiddlewareCapabilities {
-        MiddlewareCapabilities(generatesMocksPerCall: defaultMode?.generatesPerCall == true, answersMocks: true)
-    }
 
     /// Replaces the transport with the call's mock (unless an outer ``MockMiddleware`` already did,
-    /// or the mode is off) and runs the rest of the chain.
+    /// or the mode is off) and runs the rest of the chain. A mode that generates from the call's
+    /// endpoint type gets the endpoint the client put in the context.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard !(context.transport is MockModeTransport), let mode = context.options.mock ?? defaultMode, !mode.isOff else {
             return try await next(request, context)
         }
+        let model = mode.generatesPerCall ? context.endpoint.map { MockResponseModel($0) } : nil
         var context = context
-        context.transport = MockModeTransport(mode: mode)
+        context.transport = MockModeTransport(mode: mode, model: model)
         return try await next(request, context)
     }
 }

@@ -1,4 +1,6 @@
-/// The scenario mocks answer with when the call's options name none (``RequestOptions/mockScenario``):
+import Curlew
+
+/// The scenario mocks answer with when the call's options name none (``Curlew/RequestOptions/mockScenario``):
 /// task-local values, so each test (or each task) picks its own without affecting tests running
 /// in parallel.
 ///

@@ -1,3 +1,5 @@
+import Curlew
+
 /// The unkeyed container of a ``GeneratingDecoder``: ``GeneratingDecoder/count`` elements (a
 /// polymorphic array cycles through its family's members).
 struct GeneratingUnkeyedContainer: UnkeyedDecodingContainer {

@@ -1,3 +1,5 @@
+import Curlew
+
 /// Checks the parts a fixture file name is made of (a request type name, a scenario), before any
 /// path is built: nothing that could name another directory gets through.
 enum FixtureName {

@@ -1,3 +1,5 @@
+import Curlew
+
 /// The keyed container of a ``GeneratingDecoder``: every key is there (unless a hint or the
 /// generator's optional policy leaves it out) and every value is invented on request.
 struct GeneratingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -76,7 +78,7 @@ struct GeneratingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
     }
 
     func superDecoder() throws -> any Decoder {
-        decoder.child(key: AnyCodingKey(stringValue: "super"), jsonKey: "super")
+        decoder.child(key: GenerationCodingKey(stringValue: "super"), jsonKey: "super")
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder { child(key) }

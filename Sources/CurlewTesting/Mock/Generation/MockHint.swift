@@ -1,3 +1,5 @@
+public import Curlew
+
 /// What to generate for one property, overriding the guess from its name — the Swift-native form
 /// of HAccess's annotations (`HPOptional`, `HPScope`, `HPMockAsDate`).
 ///

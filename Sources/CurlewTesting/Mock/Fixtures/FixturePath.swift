@@ -1,3 +1,4 @@
+import Curlew
 internal import Foundation
 #if canImport(Glibc)
 internal import Glibc

@@ -1,7 +1,8 @@
+public import Curlew
 public import Foundation
 
-/// A generated body for one endpoint: its ``Endpoint/Response`` generated, placed at its
-/// ``Endpoint/keyPath`` and wrapped in its ``Endpoint/envelope`` with a success code, so the
+/// A generated body for one endpoint: its `Endpoint.Response` generated, placed at its
+/// `Endpoint.keyPath` and wrapped in its `Endpoint.envelope` with a success code, so the
 /// endpoint decodes it unchanged.
 struct GeneratedMock: Sendable {
     let typeName: String
@@ -22,8 +23,8 @@ struct GeneratedMock: Sendable {
 }
 
 extension MockGenerator {
-    /// A whole response body for `request`: the generated ``Endpoint/Response`` at the endpoint's
-    /// ``Endpoint/keyPath``, inside its ``Endpoint/envelope`` (HAccess's `baseformat`) with a
+    /// A whole response body for `request`: the generated `Endpoint.Response` at the endpoint's
+    /// `Endpoint.keyPath`, inside its `Endpoint.envelope` (HAccess's `baseformat`) with a
     /// success code and the message `"ok"`.
     /// - Throws: `.mockGenerationFailed`.
     public func body<R: Endpoint>(for request: R) throws(CurlewError) -> Data where R.Response: Decodable {

@@ -1,3 +1,4 @@
+public import Curlew
 internal import Foundation
 
 /// Moya-style stubs, in code: one answer, one answer per scenario, or a closure that looks at the

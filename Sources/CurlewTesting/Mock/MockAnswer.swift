@@ -1,3 +1,4 @@
+public import Curlew
 public import Foundation
 public import HTTPTypes
 
@@ -6,7 +7,7 @@ public import HTTPTypes
 ///
 /// Fixtures load into one, stubs are one, generated bodies become one; the mock then answers the
 /// call through the whole request path (middleware, status and envelope checks, `didReceive`,
-/// decoding, validation), as a response whose ``RawResponse/source`` is ``ResponseSource/mock``.
+/// decoding, validation), as a response whose `RawResponse.source` is `ResponseSource.mock`.
 ///
 /// ```swift
 /// let empty = MockAnswer.json(#"{"total": 0, "pictures": []}"#)
@@ -24,7 +25,7 @@ public struct MockAnswer: Sendable {
     public var delay: Duration?
     /// A transport failure to throw instead of answering (after the delay), e.g. `.cannotConnect`.
     public var failure: CurlewError.Code?
-    /// Names the answer in ``ResponseSource/detail`` (a fixture's file name, a stub's scenario).
+    /// Names the answer in `ResponseSource.detail` (a fixture's file name, a stub's scenario).
     public var name: String?
 
     /// Creates an answer.
