@@ -113,7 +113,8 @@ struct EngineGroupTests {
         let configuration = CurlTransport.Configuration(maximumConnectionsPerHost: perHost, maximumTotalConnections: total, engineCount: 2)
         try await withLoopback(transportConfiguration: configuration, handler: gate.numberEcho) { server, client, transport in
             let tasks = (0..<40).map { index in Task { try await client.send(Numbered(index: index)) } }
-            // Every transfer is attached to a multi handle; only `cap` of them reached the server.
+            // Every transfer is attached to a multi handle; only `cap` of them reached the server,
+            // each on a connection of its own, all busy.
             #expect(await eventually { transport.statistics.activeTransfers == 40 })
             await waitForRequests(server, count: cap)
             #expect(server.openConnections == cap)
@@ -124,14 +125,15 @@ struct EngineGroupTests {
                 #expect(answer == String(index))
             }
             #expect(server.requestCount == 40)
-            #expect(server.peakOpenConnections == cap)
             if total == nil {
+                #expect(server.peakOpenConnections == cap)
                 #expect(server.connectionsAccepted == cap, "the capped connections are reused, never replaced")
             } else {
-                // At a full total cap libcurl closes the oldest idle connection for any transfer
-                // to a new destination, and the engine's housekeeping sweep is one (it runs after
-                // a second without new transfers, as on a loaded machine while the gate holds):
-                // a connection may be replaced, never added.
+                // At a full total cap libcurl closes the oldest idle connection for a transfer to
+                // another destination, and the engine's housekeeping sweep is one (it runs after a
+                // second without a new transfer, as on a loaded machine while the gate holds).
+                // The replacement opens after libcurl closed the old one, but the server may see
+                // the close a moment later: only the busy moment above is exact.
                 #expect(server.connectionsAccepted >= cap)
             }
             let started = transport.engines.exchangesStarted
