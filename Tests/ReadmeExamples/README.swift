@@ -12,27 +12,27 @@
 //   block 10 (README.md:416): declarations, file scope
 //   block 11 (README.md:432): declarations, file scope
 //   block 12 (README.md:450): declarations, file scope
-//   block 13 (README.md:482): statements, readmeExample13()
-//   block 14 (README.md:524): declarations, file scope
-//   block 15 (README.md:553): declarations, file scope
-//   block 16 (README.md:596): declarations, file scope
-//   block 17 (README.md:614): declarations, file scope
-//   block 18 (README.md:647): declarations, file scope
-//   block 19 (README.md:686): declarations, file scope
-//   block 20 (README.md:725): declarations, file scope
-//   block 21 (README.md:752): declarations, file scope
-//   block 22 (README.md:830): declarations, file scope
-//   block 23 (README.md:868): declarations, file scope
-//   block 24 (README.md:948): declarations, file scope
-//   block 25 (README.md:1011): declarations, file scope
-//   block 26 (README.md:1044): skipped (no-compile)
-//   block 27 (README.md:1054): declarations, file scope
-//   block 28 (README.md:1071): skipped (no-compile)
-//   block 29 (README.md:1111): skipped (no-compile)
-//   block 30 (README.md:1188): skipped (no-compile)
-//   block 31 (README.md:1262): declarations, file scope
-//   block 32 (README.md:1361): declarations, file scope
-//   block 33 (README.md:1398): declarations, file scope
+//   block 13 (README.md:484): statements, readmeExample13()
+//   block 14 (README.md:526): declarations, file scope
+//   block 15 (README.md:555): declarations, file scope
+//   block 16 (README.md:598): declarations, file scope
+//   block 17 (README.md:616): declarations, file scope
+//   block 18 (README.md:649): declarations, file scope
+//   block 19 (README.md:688): declarations, file scope
+//   block 20 (README.md:727): declarations, file scope
+//   block 21 (README.md:754): declarations, file scope
+//   block 22 (README.md:832): declarations, file scope
+//   block 23 (README.md:870): declarations, file scope
+//   block 24 (README.md:950): declarations, file scope
+//   block 25 (README.md:1013): declarations, file scope
+//   block 26 (README.md:1046): skipped (no-compile)
+//   block 27 (README.md:1056): declarations, file scope
+//   block 28 (README.md:1073): skipped (no-compile)
+//   block 29 (README.md:1113): skipped (no-compile)
+//   block 30 (README.md:1190): skipped (no-compile)
+//   block 31 (README.md:1264): declarations, file scope
+//   block 32 (README.md:1363): declarations, file scope
+//   block 33 (README.md:1400): declarations, file scope
 
 import Curlew
 import Foundation
@@ -330,9 +330,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:482
+// MARK: block 13, README.md:484
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 483)
+#sourceLocation(file: "README.md", line: 485)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -342,12 +342,12 @@ let client = APIClient(
     configuration: ClientConfiguration(baseURL: "https://api.example.com", transferOptions: options),
     transport: transport)
 _ = client
-await transport.shutdown()   // fails in-flight requests with .shutdown, joins the engine thread
+await transport.shutdown()   // fails in-flight requests with .shutdown, joins the engine threads
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:524
-#sourceLocation(file: "README.md", line: 525)
+// MARK: block 14, README.md:526
+#sourceLocation(file: "README.md", line: 527)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -372,8 +372,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:553
-#sourceLocation(file: "README.md", line: 554)
+// MARK: block 15, README.md:555
+#sourceLocation(file: "README.md", line: 556)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -406,8 +406,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:596
-#sourceLocation(file: "README.md", line: 597)
+// MARK: block 16, README.md:598
+#sourceLocation(file: "README.md", line: 599)
 
 
 func testSearch() async throws {
@@ -420,8 +420,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:614
-#sourceLocation(file: "README.md", line: 615)
+// MARK: block 17, README.md:616
+#sourceLocation(file: "README.md", line: 617)
 
 
 func testAgainstALocalServer() async throws {
@@ -435,8 +435,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:647
-#sourceLocation(file: "README.md", line: 648)
+// MARK: block 18, README.md:649
+#sourceLocation(file: "README.md", line: 650)
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
     let store = try FixtureStore(directory: fixtures)          // or FixtureStore(bundle: .module)
 
@@ -462,8 +462,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:686
-#sourceLocation(file: "README.md", line: 687)
+// MARK: block 19, README.md:688
+#sourceLocation(file: "README.md", line: 689)
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
     var id: Int
     var name: String
@@ -495,8 +495,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:725
-#sourceLocation(file: "README.md", line: 726)
+// MARK: block 20, README.md:727
+#sourceLocation(file: "README.md", line: 728)
 
 
 
@@ -516,8 +516,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:752
-#sourceLocation(file: "README.md", line: 753)
+// MARK: block 21, README.md:754
+#sourceLocation(file: "README.md", line: 755)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -553,8 +553,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:830
-#sourceLocation(file: "README.md", line: 831)
+// MARK: block 22, README.md:832
+#sourceLocation(file: "README.md", line: 833)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -588,8 +588,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:868
-#sourceLocation(file: "README.md", line: 869)
+// MARK: block 23, README.md:870
+#sourceLocation(file: "README.md", line: 871)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -603,8 +603,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:948
-#sourceLocation(file: "README.md", line: 949)
+// MARK: block 24, README.md:950
+#sourceLocation(file: "README.md", line: 951)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -633,8 +633,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1011
-#sourceLocation(file: "README.md", line: 1012)
+// MARK: block 25, README.md:1013
+#sourceLocation(file: "README.md", line: 1014)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -656,8 +656,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1054
-#sourceLocation(file: "README.md", line: 1055)
+// MARK: block 27, README.md:1056
+#sourceLocation(file: "README.md", line: 1057)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -668,8 +668,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1262
-#sourceLocation(file: "README.md", line: 1263)
+// MARK: block 31, README.md:1264
+#sourceLocation(file: "README.md", line: 1265)
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
 protocol PortMedia: Sendable {}
 struct PortPic: PortMedia, Decodable { var picUrl: String }
@@ -766,8 +766,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1361
-#sourceLocation(file: "README.md", line: 1362)
+// MARK: block 32, README.md:1363
+#sourceLocation(file: "README.md", line: 1364)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -802,8 +802,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1398
-#sourceLocation(file: "README.md", line: 1399)
+// MARK: block 33, README.md:1400
+#sourceLocation(file: "README.md", line: 1401)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

@@ -38,8 +38,9 @@ public final class CurlTransport: Transport {
         /// engine shares of a cap add up to exactly the cap, and the cache floor is divided
         /// rounding up. A total cap smaller than the engine count runs that many engines only;
         /// a per-host cap smaller than the engine count serves each host from that many engines
-        /// (one connection each), chosen by its host name. One engine is the right choice when
-        /// a single thread's work must stay on one core.
+        /// (one connection each), chosen by its host name. Choose 1 to keep every connection in
+        /// one cache, for example to multiplex all HTTP/2 requests to a host over one
+        /// connection; with several engines each engine opens its own.
         public var engineCount: Int?
 
         /// Creates a configuration.
@@ -78,8 +79,9 @@ public final class CurlTransport: Transport {
     /// active processor, and no more than ``Configuration/maximumTotalConnections`` (tests).
     var engineCount: Int { engines.engines.count }
 
-    /// Sends the request on the engine thread. Cancelling the calling task removes the transfer
-    /// and throws `.cancelled` promptly.
+    /// Sends the request on one of the engines (the caller's own, or the least busy; each
+    /// redirect hop is placed afresh). Cancelling the calling task removes the transfer and
+    /// throws `.cancelled` promptly.
     ///
     /// The body goes where ``TransportContext/responseBody`` says:
     /// - `.collect`: in memory, up to ``TransferOptions/maximumBodySize``; the call returns at
