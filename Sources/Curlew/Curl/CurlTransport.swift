@@ -68,7 +68,12 @@ public final class CurlTransport: Transport {
             precondition(count >= 1, "CurlTransport.Configuration.engineCount must be at least 1 (got \(count)); use nil for one per processor")
         }
         self.configuration = configuration
-        self.engines = EngineGroup(layout: EngineLayout(configuration: configuration, processors: EngineLayout.defaultProcessors))
+        let limits = CurlEngine.Limits(
+            maximumCachedConnections: configuration.maximumCachedConnections,
+            maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+            maximumTotalConnections: configuration.maximumTotalConnections)
+        let layout = EngineLayout(engineCount: configuration.engineCount, limits: limits, processors: EngineLayout.defaultProcessors)
+        self.engines = EngineGroup(layout: layout)
     }
 
     deinit {

@@ -1,7 +1,8 @@
 internal import Foundation
 
-/// How a ``CurlTransport/Configuration`` becomes engines: how many, and the connection limits of
-/// each one's multi handle, chosen so the configured limits hold for the transport as a whole.
+/// How a transport's engine count and connection limits (``CurlTransport/Configuration``) become
+/// engines: how many, and the limits of each one's multi handle, chosen so the configured limits
+/// hold for the transport as a whole.
 ///
 /// libcurl enforces `CURLMOPT_MAX_TOTAL_CONNECTIONS` and `CURLMOPT_MAX_HOST_CONNECTIONS` per
 /// multi handle, and each engine has its own, so a transport-wide cap is divided exactly: engine
@@ -33,17 +34,18 @@ struct EngineLayout: Sendable, Equatable {
     /// smaller.
     let hostWindowSize: Int
 
-    /// The layout for `configuration` on a machine with `processors` active processors.
+    /// The layout for `requested` engines (`nil`: one per processor) sharing the transport-wide
+    /// `limits`, on a machine with `processors` active processors.
     ///
-    /// `configuration.engineCount` must be at least 1 when set (checked by the transport); `nil`
-    /// means one engine per active processor. Caps of zero or less mean no limit, as libcurl
-    /// reads 0.
-    init(configuration: CurlTransport.Configuration, processors: Int) {
-        let requested = configuration.engineCount ?? max(1, processors)
-        let totalCap = configuration.maximumTotalConnections.flatMap { $0 > 0 ? $0 : nil }
-        let hostCap = configuration.maximumConnectionsPerHost.flatMap { $0 > 0 ? $0 : nil }
-        let count = max(1, min(requested, totalCap ?? requested))
-        let cacheFloor = max(1, (configuration.maximumCachedConnections + count - 1) / count)
+    /// `requested` must be at least 1 when set (checked by the transport). Caps of zero or less
+    /// mean no limit, as libcurl reads 0. Plain values in, so the layout does not depend on the
+    /// public configuration type.
+    init(engineCount requested: Int?, limits transport: CurlEngine.Limits, processors: Int) {
+        let wanted = requested ?? max(1, processors)
+        let totalCap = transport.maximumTotalConnections.flatMap { $0 > 0 ? $0 : nil }
+        let hostCap = transport.maximumConnectionsPerHost.flatMap { $0 > 0 ? $0 : nil }
+        let count = max(1, min(wanted, totalCap ?? wanted))
+        let cacheFloor = max(1, (transport.maximumCachedConnections + count - 1) / count)
         limits = (0..<count).map { index in
             CurlEngine.Limits(
                 maximumCachedConnections: cacheFloor,

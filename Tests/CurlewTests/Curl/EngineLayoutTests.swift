@@ -7,7 +7,8 @@ import Testing
 struct EngineLayoutTests {
     private func layout(engines: Int? = nil, processors: Int = 2, cached: Int = 128, perHost: Int? = nil, total: Int? = nil) -> EngineLayout {
         EngineLayout(
-            configuration: .init(maximumCachedConnections: cached, maximumConnectionsPerHost: perHost, maximumTotalConnections: total, engineCount: engines),
+            engineCount: engines,
+            limits: .init(maximumCachedConnections: cached, maximumConnectionsPerHost: perHost, maximumTotalConnections: total),
             processors: processors)
     }
 
