@@ -8,6 +8,8 @@
 #                                               # libcurl at c=16 and 64 over TLS, HTTP/1.1 then
 #                                               # HTTP/2 (ALPN), one table each; extra arguments pass
 #                                               # through to both runs
+#   bash Benchmarks/run.sh --engines 1          # the Curlew clients' engine count (default: one
+#                                               # per active processor); also in --instructions
 #   bash Benchmarks/run.sh --pin                # the benchmark and the nginx worker on CPU 0
 #                                               # (`taskset`): the work, without cross-CPU wake-ups
 #   bash Benchmarks/run.sh --instructions       # instructions per request under callgrind, one
@@ -39,8 +41,10 @@ IPR_CLIENTS="curlew-data,curlew-decoded,curlew-queue,curlew-middleware,async-htt
 IPR_LEVELS="1,16,64"
 PASS=()
 PEERS="${BENCH_PEERS:-0}" # --peers: the peer clients of Benchmarks/peers/ (see the block below)
+ENGINES=()
 while (($#)); do
     case "$1" in
+        --engines) ENGINES=(--engines "$2"); PASS+=("$1" "$2"); shift ;;
         --instructions) MODE=instructions ;;
         --instructions-requests) IPR_REQUESTS="$2"; shift ;;
         --pin) PIN=1 ;;
@@ -191,6 +195,8 @@ if [[ "${BENCH_NGINX_ONLY:-}" == 1 ]]; then
 fi
 
 cd "$REPO_DIR"
+# A stale build plan once kept files moved between modules as missing inputs: drop it first.
+rm -f "$BENCH_DIR/.build/release.yaml"
 swift build -c release --package-path Benchmarks >&2
 BIN_DIR="$(swift build -c release --package-path Benchmarks --show-bin-path)"
 
@@ -230,7 +236,7 @@ if [[ "$MODE" == instructions ]]; then
         local requests=$1 client=$2 level=$3
         LD_PRELOAD="$work/shim.so" valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
             "$work/bench" "${COMMON[@]}" --warmup 200 --rounds 1 --clients "$client" --concurrency "$level" \
-            --requests "$requests" >"$work/log" 2>&1 || { tail -20 "$work/log" >&2; return 1; }
+            --requests "$requests" "${ENGINES[@]}" >"$work/log" 2>&1 || { tail -20 "$work/log" >&2; return 1; }
         grep -oE 'Collected : [0-9]+' "$work/log" | grep -oE '[0-9]+'
     }
     echo "## Instructions per request (callgrind: (Ir($((3 * IPR_REQUESTS))) - Ir($IPR_REQUESTS)) / $((2 * IPR_REQUESTS)), 200 warm-up)"

@@ -99,6 +99,10 @@ public final class LoopbackServer: Sendable {
     /// TCP connections currently open.
     public var openConnections: Int { core.statistics.openConnections }
 
+    /// The largest number of TCP connections seen open at the same time (since start or the
+    /// last ``resetStatistics()``, which restarts it from the connections open then).
+    public var peakOpenConnections: Int { core.statistics.peakOpenConnections }
+
     /// Every request received, in arrival order; a request is recorded once fully read, before its handler runs.
     public var requests: [ServerRequest] { core.statistics.requests }
 
@@ -125,7 +129,7 @@ public final class LoopbackServer: Sendable {
     }
 
     /// Zeroes the counters and forgets the recorded requests. Open connections and running
-    /// handlers are not affected (peaks restart from the handlers running now).
+    /// handlers are not affected (peaks restart from the connections and handlers open now).
     public func resetStatistics() {
         core.statistics.reset()
     }

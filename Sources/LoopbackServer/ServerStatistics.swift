@@ -5,6 +5,7 @@ final class ServerStatistics: Sendable {
     private struct State {
         var connectionsAccepted = 0
         var openConnections = 0
+        var peakOpenConnections = 0
         var requests: [ServerRequest] = []
         var disconnectsDuringResponse = 0
         var inFlight: [String: Int] = [:]
@@ -19,6 +20,7 @@ final class ServerStatistics: Sendable {
         state.withLock { state in
             state.connectionsAccepted += 1
             state.openConnections += 1
+            state.peakOpenConnections = max(state.peakOpenConnections, state.openConnections)
         }
     }
 
@@ -56,6 +58,7 @@ final class ServerStatistics: Sendable {
             state.requests = []
             state.disconnectsDuringResponse = 0
             state.peakInFlight = state.inFlight
+            state.peakOpenConnections = state.openConnections
         }
     }
 
@@ -63,6 +66,7 @@ final class ServerStatistics: Sendable {
 
     var connectionsAccepted: Int { state.withLock { $0.connectionsAccepted } }
     var openConnections: Int { state.withLock { $0.openConnections } }
+    var peakOpenConnections: Int { state.withLock { $0.peakOpenConnections } }
     var requests: [ServerRequest] { state.withLock { $0.requests } }
     var requestCount: Int { state.withLock { $0.requests.count } }
     var disconnectsDuringResponse: Int { state.withLock { $0.disconnectsDuringResponse } }

@@ -12,27 +12,27 @@
 //   block 10 (README.md:416): declarations, file scope
 //   block 11 (README.md:432): declarations, file scope
 //   block 12 (README.md:450): declarations, file scope
-//   block 13 (README.md:482): statements, readmeExample13()
-//   block 14 (README.md:524): declarations, file scope
-//   block 15 (README.md:553): declarations, file scope
-//   block 16 (README.md:596): declarations, file scope
-//   block 17 (README.md:614): declarations, file scope
-//   block 18 (README.md:651): declarations, file scope
-//   block 19 (README.md:692): declarations, file scope
-//   block 20 (README.md:733): declarations, file scope
-//   block 21 (README.md:760): declarations, file scope
-//   block 22 (README.md:838): declarations, file scope
-//   block 23 (README.md:876): declarations, file scope
-//   block 24 (README.md:956): declarations, file scope
-//   block 25 (README.md:1019): declarations, file scope
-//   block 26 (README.md:1052): skipped (no-compile)
-//   block 27 (README.md:1062): declarations, file scope
-//   block 28 (README.md:1079): skipped (no-compile)
-//   block 29 (README.md:1119): skipped (no-compile)
-//   block 30 (README.md:1196): skipped (no-compile)
-//   block 31 (README.md:1270): declarations, file scope
-//   block 32 (README.md:1371): declarations, file scope
-//   block 33 (README.md:1408): declarations, file scope
+//   block 13 (README.md:484): statements, readmeExample13()
+//   block 14 (README.md:526): declarations, file scope
+//   block 15 (README.md:555): declarations, file scope
+//   block 16 (README.md:598): declarations, file scope
+//   block 17 (README.md:616): declarations, file scope
+//   block 18 (README.md:653): declarations, file scope
+//   block 19 (README.md:694): declarations, file scope
+//   block 20 (README.md:735): declarations, file scope
+//   block 21 (README.md:762): declarations, file scope
+//   block 22 (README.md:840): declarations, file scope
+//   block 23 (README.md:878): declarations, file scope
+//   block 24 (README.md:958): declarations, file scope
+//   block 25 (README.md:1021): declarations, file scope
+//   block 26 (README.md:1054): skipped (no-compile)
+//   block 27 (README.md:1064): declarations, file scope
+//   block 28 (README.md:1081): skipped (no-compile)
+//   block 29 (README.md:1121): skipped (no-compile)
+//   block 30 (README.md:1198): skipped (no-compile)
+//   block 31 (README.md:1272): declarations, file scope
+//   block 32 (README.md:1373): declarations, file scope
+//   block 33 (README.md:1410): declarations, file scope
 
 import Curlew
 import Foundation
@@ -330,9 +330,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:482
+// MARK: block 13, README.md:484
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 483)
+#sourceLocation(file: "README.md", line: 485)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -342,12 +342,12 @@ let client = APIClient(
     configuration: ClientConfiguration(baseURL: "https://api.example.com", transferOptions: options),
     transport: transport)
 _ = client
-await transport.shutdown()   // fails in-flight requests with .shutdown, joins the engine thread
+await transport.shutdown()   // fails in-flight requests with .shutdown, joins the engine threads
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:524
-#sourceLocation(file: "README.md", line: 525)
+// MARK: block 14, README.md:526
+#sourceLocation(file: "README.md", line: 527)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -372,8 +372,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:553
-#sourceLocation(file: "README.md", line: 554)
+// MARK: block 15, README.md:555
+#sourceLocation(file: "README.md", line: 556)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -406,8 +406,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:596
-#sourceLocation(file: "README.md", line: 597)
+// MARK: block 16, README.md:598
+#sourceLocation(file: "README.md", line: 599)
 
 
 func testSearch() async throws {
@@ -420,8 +420,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:614
-#sourceLocation(file: "README.md", line: 615)
+// MARK: block 17, README.md:616
+#sourceLocation(file: "README.md", line: 617)
 
 
 func testAgainstALocalServer() async throws {
@@ -435,8 +435,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:651
-#sourceLocation(file: "README.md", line: 652)
+// MARK: block 18, README.md:653
+#sourceLocation(file: "README.md", line: 654)
 
 
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
@@ -464,8 +464,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:692
-#sourceLocation(file: "README.md", line: 693)
+// MARK: block 19, README.md:694
+#sourceLocation(file: "README.md", line: 695)
 
 
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
@@ -499,8 +499,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:733
-#sourceLocation(file: "README.md", line: 734)
+// MARK: block 20, README.md:735
+#sourceLocation(file: "README.md", line: 736)
 
 
 
@@ -520,8 +520,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:760
-#sourceLocation(file: "README.md", line: 761)
+// MARK: block 21, README.md:762
+#sourceLocation(file: "README.md", line: 763)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -557,8 +557,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:838
-#sourceLocation(file: "README.md", line: 839)
+// MARK: block 22, README.md:840
+#sourceLocation(file: "README.md", line: 841)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -592,8 +592,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:876
-#sourceLocation(file: "README.md", line: 877)
+// MARK: block 23, README.md:878
+#sourceLocation(file: "README.md", line: 879)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -607,8 +607,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:956
-#sourceLocation(file: "README.md", line: 957)
+// MARK: block 24, README.md:958
+#sourceLocation(file: "README.md", line: 959)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -637,8 +637,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1019
-#sourceLocation(file: "README.md", line: 1020)
+// MARK: block 25, README.md:1021
+#sourceLocation(file: "README.md", line: 1022)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -660,8 +660,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1062
-#sourceLocation(file: "README.md", line: 1063)
+// MARK: block 27, README.md:1064
+#sourceLocation(file: "README.md", line: 1065)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -672,8 +672,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1270
-#sourceLocation(file: "README.md", line: 1271)
+// MARK: block 31, README.md:1272
+#sourceLocation(file: "README.md", line: 1273)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -772,8 +772,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1371
-#sourceLocation(file: "README.md", line: 1372)
+// MARK: block 32, README.md:1373
+#sourceLocation(file: "README.md", line: 1374)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -808,8 +808,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1408
-#sourceLocation(file: "README.md", line: 1409)
+// MARK: block 33, README.md:1410
+#sourceLocation(file: "README.md", line: 1411)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

@@ -10,11 +10,14 @@ import Foundation
 ///                 [--clients curlew-data,curlew-decoded,curlew-queue,curlew-middleware,
 ///                            async-http-client,urlsession,libcurl]  (default)
 ///                 [--static-url http://127.0.0.1:18089/static/small.json]
-///                 [--ca-file ca.pem] [--http-version 1.1|2]
+///                 [--ca-file ca.pem] [--http-version 1.1|2] [--engines N]
 /// ```
 ///
 /// `--ca-file` and `--http-version` apply to the HTTPS rows (`curlew-data`, `async-http-client`,
 /// `libcurl` against an https URL): the CA the clients trust, and HTTP/1.1 only or HTTP/2 by ALPN.
+///
+/// `--engines` sets the engine count of every Curlew client's `CurlTransport`; without it the
+/// transport's default applies (one engine per active processor).
 ///
 /// Opt-in clients (only when named in `--clients`): `curlew-cache-memory`, `curlew-cache-disk`,
 /// `curlew-revalidate`.
@@ -43,11 +46,13 @@ struct BenchmarkOptions: Sendable {
     /// Whether `curlew-data`, `async-http-client` and `libcurl` may use HTTP/2 (negotiated by
     /// ALPN over TLS); `false` forces HTTP/1.1.
     var http2 = false
+    /// `CurlTransport.Configuration.engineCount` of the Curlew clients; `nil` for the default.
+    var engines: Int?
 
     static let usage = """
         usage: CurlewBenchmark [--url URL] [--status-url URL] [--expected-bytes N] [--requests N]
                                [--warmup N] [--concurrency 1,16,64] [--rounds N] [--static-url URL]
-                               [--ca-file PEM] [--http-version 1.1|2]
+                               [--ca-file PEM] [--http-version 1.1|2] [--engines N]
                                [--clients \(ClientKind.allCases.map(\.rawValue).joined(separator: ","))]
         """
 
@@ -72,6 +77,7 @@ struct BenchmarkOptions: Sendable {
             case "--requests", "-n": requests = try positive(value(for: flag), flag)
             case "--rounds": rounds = try positive(value(for: flag), flag)
             case "--ca-file": caFile = try value(for: flag)
+            case "--engines": engines = try positive(value(for: flag), flag)
             case "--http-version":
                 switch try value(for: flag) {
                 case "1.1": http2 = false

@@ -37,7 +37,7 @@ struct CurlewCacheClient: BenchmarkClient {
         case memory, disk, revalidate
     }
 
-    private let transport = CurlTransport()
+    private let transport: CurlTransport
     private let client: APIClient
     private let cache: ResponseCache
     private let request: CachedDataRequest
@@ -48,7 +48,8 @@ struct CurlewCacheClient: BenchmarkClient {
     private let networkAnswers = SharedCounter()
     private let allowedMisses: Int
 
-    init(url: String, store: Store, concurrency: Int, label: String) throws {
+    init(url: String, store: Store, concurrency: Int, label: String, engines: Int? = nil) throws {
+        transport = CurlTransport(configuration: .init(engineCount: engines))
         let storage: any CacheStorage
         switch store {
         case .memory, .revalidate:

@@ -58,13 +58,13 @@ enum ClientKind: String, CaseIterable, Sendable {
         let expected = options.expectedBytes
         switch self {
         case .curlewData:
-            return TaskGroupDriver(client: CurlewDataClient(url: options.url, caFile: options.caFile, http2: options.http2), expectedBytes: expected)
+            return TaskGroupDriver(client: CurlewDataClient(url: options.url, caFile: options.caFile, http2: options.http2, engines: options.engines), expectedBytes: expected)
         case .curlewDecoded:
-            return TaskGroupDriver(client: CurlewDecodingClient(url: options.url), expectedBytes: expected)
+            return TaskGroupDriver(client: CurlewDecodingClient(url: options.url, engines: options.engines), expectedBytes: expected)
         case .curlewQueue:
-            return TaskGroupDriver(client: CurlewQueuedClient(url: options.url, limit: concurrency), expectedBytes: expected)
+            return TaskGroupDriver(client: CurlewQueuedClient(url: options.url, limit: concurrency, engines: options.engines), expectedBytes: expected)
         case .curlewMiddleware:
-            return TaskGroupDriver(client: CurlewMiddlewareClient(url: options.url), expectedBytes: expected)
+            return TaskGroupDriver(client: CurlewMiddlewareClient(url: options.url, engines: options.engines), expectedBytes: expected)
         case .asyncHTTPClient:
             return TaskGroupDriver(client: try AsyncHTTPClientClient(url: options.url, caFile: options.caFile, http2: options.http2), expectedBytes: expected)
         case .urlSession:
@@ -76,13 +76,13 @@ enum ClientKind: String, CaseIterable, Sendable {
                 url: options.url, concurrency: concurrency, expectedBytes: expected, caFile: options.caFile, http2: options.http2, likeCurlew: true)
         case .curlewCacheMemory:
             return TaskGroupDriver(
-                client: try CurlewCacheClient(url: options.url, store: .memory, concurrency: concurrency, label: rawValue), expectedBytes: expected)
+                client: try CurlewCacheClient(url: options.url, store: .memory, concurrency: concurrency, label: rawValue, engines: options.engines), expectedBytes: expected)
         case .curlewCacheDisk:
             return TaskGroupDriver(
-                client: try CurlewCacheClient(url: options.url, store: .disk, concurrency: concurrency, label: rawValue), expectedBytes: expected)
+                client: try CurlewCacheClient(url: options.url, store: .disk, concurrency: concurrency, label: rawValue, engines: options.engines), expectedBytes: expected)
         case .curlewRevalidate:
             return TaskGroupDriver(
-                client: try CurlewCacheClient(url: options.staticURL, store: .revalidate, concurrency: concurrency, label: rawValue),
+                client: try CurlewCacheClient(url: options.staticURL, store: .revalidate, concurrency: concurrency, label: rawValue, engines: options.engines),
                 expectedBytes: expected)
         }
     }

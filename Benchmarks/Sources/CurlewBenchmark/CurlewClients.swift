@@ -30,15 +30,16 @@ struct SmallRecordRequest: Endpoint {
     let path: String
 }
 
-/// Curlew with `Response == Data`, on a `CurlTransport` of its own with default limits. Over
-/// https it trusts `caFile` and uses HTTP/2 when `http2` (the default `.automatic`), HTTP/1.1
-/// otherwise.
+/// Curlew with `Response == Data`, on a `CurlTransport` of its own with default limits and
+/// `engines` engines (`nil`: the default, one per processor). Over https it trusts `caFile` and
+/// uses HTTP/2 when `http2` (the default `.automatic`), HTTP/1.1 otherwise.
 struct CurlewDataClient: BenchmarkClient {
-    private let transport = CurlTransport()
+    private let transport: CurlTransport
     private let client: APIClient
     private let request: SmallDataRequest
 
-    init(url: String, caFile: String? = nil, http2: Bool = false) {
+    init(url: String, caFile: String? = nil, http2: Bool = false, engines: Int? = nil) {
+        transport = CurlTransport(configuration: .init(engineCount: engines))
         var options = TransferOptions()
         if let caFile { options.connection.tls.trustRoots = .file(caFile) }
         options.httpVersion = http2 ? .automatic : .http1Only
@@ -60,11 +61,12 @@ struct CurlewDataClient: BenchmarkClient {
 
 /// Curlew decoding the JSON body into a small `Decodable` struct with the default `JSONDecoder`.
 struct CurlewDecodingClient: BenchmarkClient {
-    private let transport = CurlTransport()
+    private let transport: CurlTransport
     private let client: APIClient
     private let request: SmallRecordRequest
 
-    init(url: String) {
+    init(url: String, engines: Int? = nil) {
+        transport = CurlTransport(configuration: .init(engineCount: engines))
         client = APIClient(configuration: ClientConfiguration(), transport: transport)
         request = SmallRecordRequest(path: url)
     }
@@ -95,11 +97,12 @@ struct CurlewQueuedClient: BenchmarkClient {
     /// The queue every request goes through.
     static let queueName = "bench"
 
-    private let transport = CurlTransport()
+    private let transport: CurlTransport
     private let client: APIClient
     private let request: SmallDataRequest
 
-    init(url: String, limit: Int) {
+    init(url: String, limit: Int, engines: Int? = nil) {
+        transport = CurlTransport(configuration: .init(engineCount: engines))
         client = APIClient(configuration: ClientConfiguration(), transport: transport, queues: QueueActor(limits: [Self.queueName: limit]))
         request = SmallDataRequest(path: url)
     }
@@ -124,11 +127,12 @@ struct CurlewQueuedClient: BenchmarkClient {
 /// `ts` timestamp. nginx's `location = /small.json` ignores the query, so the response is the
 /// same 225 bytes.
 struct CurlewMiddlewareClient: BenchmarkClient {
-    private let transport = CurlTransport()
+    private let transport: CurlTransport
     private let client: APIClient
     private let request: SmallDataRequest
 
-    init(url: String) {
+    init(url: String, engines: Int? = nil) {
+        transport = CurlTransport(configuration: .init(engineCount: engines))
         let middleware: [any APIMiddleware] = [
             CommonArgumentsMiddleware(parameters: ["v": "1", "platform": "linux"], headers: ["X-Device": "bench"]),
             AuthorizationMiddleware(store: TokenStore(credential: .init(accessToken: "t0k3n"))),

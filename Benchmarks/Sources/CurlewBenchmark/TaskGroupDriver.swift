@@ -40,8 +40,10 @@ struct TaskGroupDriver<APIClient: BenchmarkClient>: LoadDriver {
         let client = self.client
         let check = self.check
         return await withTaskGroup(of: BatchSample.self) { group in
-            let executor = benchmarkUsesEngineExecutor ? client.executor : nil
             for _ in 0..<concurrency {
+                // Read once per task: a Curlew transport with several engines hands out its
+                // engines' executors in turn, so the loops spread over every engine.
+                let executor = benchmarkUsesEngineExecutor ? client.executor : nil
                 group.addTask(executorPreference: executor) {
                     var sample = BatchSample(reservingCapacity: requests / concurrency + 1)
                     while counter.claim() {

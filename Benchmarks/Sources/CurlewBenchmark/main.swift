@@ -38,7 +38,8 @@ do {
     }
     let rows = RowSummary.summarize(results)
     let roundsNote = options.rounds == 1 ? "" : "; median of \(options.rounds) rounds"
-    print("## Results (\(options.requests) requests per row, \(options.warmup) warm-up requests\(roundsNote))")
+    let enginesNote = options.engines.map { "; Curlew engines: \($0)" } ?? "; Curlew engines: default"
+    print("## Results (\(options.requests) requests per row, \(options.warmup) warm-up requests\(roundsNote)\(enginesNote))")
     print("")
     print(Report.table(rows))
     print("")

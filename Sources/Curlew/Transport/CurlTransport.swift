@@ -1,9 +1,10 @@
 internal import HTTPTypes
 
-/// The default ``Transport``: libcurl's multi interface driven by one engine thread.
+/// The default ``Transport``: libcurl's multi interface driven by engine threads, about one per
+/// core.
 ///
-/// Use ``shared`` for the common case; create your own to choose connection limits or to shut it
-/// down deterministically (tests, command-line tools):
+/// Use ``shared`` for the common case; create your own to choose connection limits or the
+/// number of engines, or to shut it down deterministically (tests, command-line tools):
 ///
 /// ```swift
 /// let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 8))
@@ -12,10 +13,15 @@ internal import HTTPTypes
 /// await transport.shutdown()
 /// ```
 ///
-/// Connections are kept alive and reused through the multi handle's connection cache; HTTP/2 is
-/// used over TLS when the server offers it (see ``TransferOptions/HTTPVersion``).
+/// Each engine is a thread with its own multi handle and connection cache. An exchange runs on
+/// the engine of the task that sends it when that task prefers one of the transport's
+/// executors (see ``executor``); otherwise on the engine with the fewest exchanges in flight,
+/// so concurrent requests to one origin spread over every core. Connections are kept alive and
+/// reused through the engine's connection cache; HTTP/2 is used over TLS when the server offers
+/// it (see ``TransferOptions/HTTPVersion``).
 public final class CurlTransport: Transport {
-    /// Connection limits of one engine.
+    /// The engines and their connection limits. The limits hold for the transport as a whole:
+    /// they are divided among the engines (see ``engineCount``).
     public struct Configuration: Sendable, Hashable {
         /// How many idle connections the cache keeps open at least (`CURLMOPT_MAXCONNECTS`). The
         /// engine raises the limit to four per transfer in flight when that is more (libcurl's own
@@ -27,12 +33,24 @@ public final class CurlTransport: Transport {
         public var maximumConnectionsPerHost: Int?
         /// Most simultaneous connections overall, `nil` for no limit (`CURLMOPT_MAX_TOTAL_CONNECTIONS`).
         public var maximumTotalConnections: Int?
+        /// How many engine threads to run, `nil` for one per active processor
+        /// (`ProcessInfo.activeProcessorCount`). Must be at least 1.
+        ///
+        /// Each engine has its own connections, so the limits above are divided among them:
+        /// engine shares of a cap add up to exactly the cap, and the cache floor is divided
+        /// rounding up. A total cap smaller than the engine count runs that many engines only;
+        /// a per-host cap smaller than the engine count serves each host from that many engines
+        /// (one connection each), chosen by its host name. Choose 1 to keep every connection in
+        /// one cache, for example to multiplex all HTTP/2 requests to a host over one
+        /// connection; with several engines each engine opens its own.
+        public var engineCount: Int?
 
         /// Creates a configuration.
-        public init(maximumCachedConnections: Int = 128, maximumConnectionsPerHost: Int? = nil, maximumTotalConnections: Int? = nil) {
+        public init(maximumCachedConnections: Int = 128, maximumConnectionsPerHost: Int? = nil, maximumTotalConnections: Int? = nil, engineCount: Int? = nil) {
             self.maximumCachedConnections = maximumCachedConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumTotalConnections = maximumTotalConnections
+            self.engineCount = engineCount
         }
     }
 
@@ -41,24 +59,36 @@ public final class CurlTransport: Transport {
 
     /// The limits this transport was created with.
     public let configuration: Configuration
-    private let engine: CurlEngine
+    /// The engine threads and the choice among them.
+    let engines: EngineGroup
 
-    /// Starts an engine thread with the given limits.
+    /// Starts the engine threads with the given limits.
+    ///
+    /// - Precondition: `configuration.engineCount`, when set, is at least 1.
     public init(configuration: Configuration = Configuration()) {
+        if let count = configuration.engineCount {
+            precondition(count >= 1, "CurlTransport.Configuration.engineCount must be at least 1 (got \(count)); use nil for one per processor")
+        }
         self.configuration = configuration
-        self.engine = CurlEngine(limits: .init(
+        let limits = CurlEngine.Limits(
             maximumCachedConnections: configuration.maximumCachedConnections,
             maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
-            maximumTotalConnections: configuration.maximumTotalConnections
-        ))
+            maximumTotalConnections: configuration.maximumTotalConnections)
+        let layout = EngineLayout(engineCount: configuration.engineCount, limits: limits, processors: EngineLayout.defaultProcessors)
+        self.engines = EngineGroup(layout: layout)
     }
 
     deinit {
-        engine.requestShutdown()
+        engines.requestShutdown()
     }
 
-    /// Sends the request on the engine thread. Cancelling the calling task removes the transfer
-    /// and throws `.cancelled` promptly.
+    /// How many engine threads this transport runs: ``Configuration/engineCount``, or one per
+    /// active processor, and no more than ``Configuration/maximumTotalConnections`` (tests).
+    var engineCount: Int { engines.engines.count }
+
+    /// Sends the request on one of the engines (the caller's own, or the least busy; each
+    /// redirect hop is placed afresh). Cancelling the calling task removes the transfer and
+    /// throws `.cancelled` promptly.
     ///
     /// The body goes where ``TransportContext/responseBody`` says:
     /// - `.collect`: in memory, up to ``TransferOptions/maximumBodySize``; the call returns at
@@ -88,7 +118,10 @@ public final class CurlTransport: Transport {
         let plan = TransferPlan(
             sink: context.responseBody.storage.sinkKind, observer: context.events.isActive ? context.events : nil,
             followsRedirects: context.followsRedirects)
-        let completed = try await engine.execute(request, plan: plan)
+        // The engine is chosen here rather than in an async helper: one frame fewer.
+        let engine = engines.reserve(for: request)
+        defer { engines.release(engine) }
+        let completed = try await engines.engines[engine].execute(request, plan: plan)
         return RawResponse(
             status: HTTPResponse.Status(code: completed.status),
             headerFields: LazyHeaderFields(block: completed.headerBlock),
@@ -97,10 +130,14 @@ public final class CurlTransport: Transport {
             metrics: completed.metrics)
     }
 
-    /// The engine thread as a task executor: tasks that prefer it run between libcurl's turns,
-    /// so their requests need no thread hand-off (about one context switch per request instead
-    /// of three). Keep the transport alive while such tasks run; after ``shutdown()`` their jobs
-    /// run on the global concurrent executor.
+    /// An engine thread as a task executor: tasks that prefer it run between libcurl's turns,
+    /// and their requests run on that engine, so they need no thread hand-off (about one context
+    /// switch per request instead of three). Keep the transport alive while such tasks run;
+    /// after ``shutdown()`` their jobs run on the global concurrent executor.
+    ///
+    /// With several engines each read returns the next engine's executor in turn, so tasks
+    /// created with one read each (as below) spread over every engine. Read it once and keep
+    /// the value to place several tasks on the same engine.
     ///
     /// ```swift
     /// try await withThrowingTaskGroup(of: Void.self) { group in
@@ -115,14 +152,14 @@ public final class CurlTransport: Transport {
     ///
     /// Decoding runs there too: move the decoding of large bodies (megabytes) to another
     /// executor, or every transfer of the engine waits for it.
-    public var executor: any TaskExecutor { engine }
+    public var executor: any TaskExecutor { engines.executor }
 
-    /// The engine's counters (tests): active and paused transfers, pauses so far.
-    var statistics: EngineStatistics { engine.statistics }
+    /// The engines' counters, summed (tests): active and paused transfers, pauses so far.
+    var statistics: EngineGroupStatistics { engines.statistics }
 
-    /// Fails in-flight requests with `.shutdown`, stops the engine thread and frees every handle on
-    /// it. Requests sent afterwards fail with `.shutdown`. Calling it again is a no-op.
+    /// Fails in-flight requests with `.shutdown`, stops every engine thread and frees every handle
+    /// on them. Requests sent afterwards fail with `.shutdown`. Calling it again is a no-op.
     public func shutdown() async {
-        await engine.shutdown()
+        await engines.shutdown()
     }
 }

@@ -6,9 +6,11 @@ internal import Glibc
 /// A libcurl share handle holding one cookie store (`CURL_LOCK_DATA_COOKIE`), with the lock
 /// callbacks libcurl calls around every access to it.
 ///
-/// Easy handles attached to it may run on different engine threads (two transports) and the
-/// jar's own operations run on the caller's thread, so the callbacks lock for real: one
-/// `pthread_mutex_t` per `curl_lock_data` kind (libcurl locks two kinds nested, never one twice).
+/// Easy handles attached to it run on different engine threads at once (a transport runs about
+/// one engine per core, and one jar may serve several transports) and the jar's own operations
+/// run on the caller's thread, so the callbacks lock for real: one `pthread_mutex_t` per
+/// `curl_lock_data` kind (libcurl locks two kinds nested, never one twice). Only cookies are
+/// shared: connections and the DNS cache stay in each engine's multi handle.
 ///
 /// Thread-safety (why `@unchecked Sendable` is sound): `share` and `mutexes` are set in `init`
 /// and never reassigned; everything libcurl keeps behind `share` is guarded by `mutexes`

@@ -22,7 +22,8 @@ struct TLSTests {
 
     @Test func fortyConcurrentRequestsAreMultiplexedOverOneConnection() async throws {
         let servers = try ConnectionServers.fromEnvironment()
-        try await withTransport { transport in
+        // One engine: connections belong to an engine (see the next test for several).
+        try await withTransport(configuration: .init(engineCount: 1)) { transport in
             let client = connectionClient(servers.tlsURL, servers.trustingTestCA, transport: transport)
             let answers = try await withThrowingTaskGroup(of: ProbeAnswer.self) { group in
                 for _ in 0..<40 { group.addTask { ProbeAnswer(try await client.send(ConnectionProbe())) } }
@@ -32,6 +33,29 @@ struct TLSTests {
             #expect(Set(answers.map(\.protocolName)) == ["HTTP/2.0"])
             // nginx numbers its connections: every request came on the same one.
             #expect(Set(answers.map(\.connection)).count == 1)
+        }
+    }
+
+    @Test func eachEngineMultiplexesOverItsOwnConnection() async throws {
+        let servers = try ConnectionServers.fromEnvironment()
+        try await withTransport(configuration: .init(engineCount: 2)) { transport in
+            let client = connectionClient(servers.tlsURL, servers.trustingTestCA, transport: transport)
+            // Two tasks, one on each engine (the executor hands out the engines in turn), each
+            // sending 20 requests at once from child tasks that stay on its engine.
+            let answers = try await withThrowingTaskGroup(of: [ProbeAnswer].self) { engines in
+                for _ in 0..<2 {
+                    engines.addTask(executorPreference: transport.executor) {
+                        try await withThrowingTaskGroup(of: ProbeAnswer.self) { group in
+                            for _ in 0..<20 { group.addTask { ProbeAnswer(try await client.send(ConnectionProbe())) } }
+                            return try await group.reduce(into: [ProbeAnswer]()) { $0.append($1) }
+                        }
+                    }
+                }
+                return try await engines.reduce(into: [ProbeAnswer]()) { $0 += $1 }
+            }
+            #expect(answers.count == 40)
+            #expect(Set(answers.map(\.protocolName)) == ["HTTP/2.0"])
+            #expect(Set(answers.map(\.connection)).count == 2)
         }
     }
 

@@ -2,8 +2,8 @@ import Curlew
 import Foundation
 
 /// Runs `body` with a new `CurlTransport` and shuts it down afterwards, also when `body` throws.
-func withTransport<T>(_ body: (CurlTransport) async throws -> T) async throws -> T {
-    let transport = CurlTransport()
+func withTransport<T>(configuration: CurlTransport.Configuration = .init(), _ body: (CurlTransport) async throws -> T) async throws -> T {
+    let transport = CurlTransport(configuration: configuration)
     do {
         let result = try await body(transport)
         await transport.shutdown()
