@@ -1,6 +1,6 @@
-package import Synchronization
+internal import Synchronization
 #if canImport(Glibc)
-package import Glibc
+internal import Glibc
 #endif
 
 /// The engines of one ``CurlTransport``: each a thread with its own multi handle, connection

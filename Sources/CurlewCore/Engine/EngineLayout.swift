@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 
 /// How a transport's engine count and connection limits (``CurlTransport/Configuration``) become
 /// engines: how many, and the limits of each one's multi handle, chosen so the configured limits

@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewCore
 import Testing
 
 /// Which engine carries an exchange (``EngineBalancer``) and which engines may serve a host

@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewCore
 import Testing
 
 /// How a configuration becomes engines and their connection limits: a pure value, without
