@@ -46,7 +46,7 @@ extension CurlEasyTransfer {
             let decision: SinkDecision
             if let decoder {
                 decision = decoder.decode(bytes, into: sink)
-                if decoder.ended == pooled.settings?.forbidsReuse { forbidReuse(!decoder.ended) }
+                if decoder.ended == pooled.forbidsReuse { forbidReuse(!decoder.ended) }
             } else {
                 decision = sink.receive(bytes)
             }

@@ -1,7 +1,7 @@
 internal import CCurlShim
 package import Foundation
 
-/// Everything a transfer sets on its easy handle except the pointers to itself, as a value.
+/// Everything a transfer sets on its easy handle except the pointers to itself.
 ///
 /// A pooled handle remembers the settings it was last configured with (``PooledEasyHandle``);
 /// the next transfer computes its own and applies exactly what differs
@@ -9,26 +9,39 @@ package import Foundation
 /// proxy…) is the one part applied whole: when it differs the handle is reset first, so an option
 /// the new request leaves at libcurl's default never carries over. Everything else is changed
 /// option by option, each one back to libcurl's default when the new transfer does not use it.
-package struct EasyHandleSettings: Equatable {
+///
+/// Immutable, and a class: the pooled handle keeps one reference to what it carries, and the
+/// comparison reads the old and the new settings in place rather than copying the transfer
+/// options they hold from value to value.
+package final class EasyHandleSettings: Sendable {
     /// Timeouts, limits, protocol, TLS and proxy choices.
-    package var options: EasyHandleOptions
+    package let options: EasyHandleOptions
     /// The method and how the body is handed over.
-    package var method: EasyHandleMethod
+    package let method: EasyHandleMethod
     /// Whether `CURLOPT_REQUEST_TARGET` carries path and query (``RequestTarget``).
-    package var sendsRequestTarget: Bool
+    package let sendsRequestTarget: Bool
     /// A download's stall detector: `CURLOPT_LOW_SPEED_LIMIT` (bytes a second) and
     /// `CURLOPT_LOW_SPEED_TIME` (seconds); `nil` for none.
-    package var lowSpeed: LowSpeedLimit?
+    package let lowSpeed: LowSpeedLimit?
     /// Whether libcurl's progress callback is on (only when someone listens to events).
-    package var reportsProgress: Bool
+    package let reportsProgress: Bool
     /// Whether `CURLOPT_PREREQFUNCTION` guards against a silent resend (``ReplayGuard``).
-    package var guardsReplay: Bool
-    /// Whether `CURLOPT_FORBID_REUSE` is on. Never at the start of a transfer; the content
-    /// decoder turns it on while a compressed stream is unfinished.
-    package var forbidsReuse = false
+    package let guardsReplay: Bool
+
+    package init(
+        options: EasyHandleOptions, method: EasyHandleMethod, sendsRequestTarget: Bool, lowSpeed: LowSpeedLimit?,
+        reportsProgress: Bool, guardsReplay: Bool
+    ) {
+        self.options = options
+        self.method = method
+        self.sendsRequestTarget = sendsRequestTarget
+        self.lowSpeed = lowSpeed
+        self.reportsProgress = reportsProgress
+        self.guardsReplay = guardsReplay
+    }
 
     /// `CURLOPT_LOW_SPEED_LIMIT` and `CURLOPT_LOW_SPEED_TIME`.
-    package struct LowSpeedLimit: Equatable {
+    package struct LowSpeedLimit: Equatable, Sendable {
         package var bytesPerSecond: Int
         package var seconds: Int
     }
@@ -55,7 +68,6 @@ package struct EasyHandleSettings: Equatable {
             }
             try setter.set(CURLOPT_NOPROGRESS, reportsProgress ? 0 : 1)
         }
-        if previous?.forbidsReuse == true { try setter.set(CURLOPT_FORBID_REUSE, 0) }
     }
 }
 

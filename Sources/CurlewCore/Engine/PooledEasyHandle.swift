@@ -16,6 +16,9 @@ package final class PooledEasyHandle: @unchecked Sendable {
     /// What the handle was last configured with; `nil` for a new or reset handle, and while a
     /// transfer configures it (a configuration that fails midway leaves a handle the pool resets).
     package private(set) var settings: EasyHandleSettings?
+    /// Whether `CURLOPT_FORBID_REUSE` is on. Never at the start of a transfer; the content
+    /// decoder turns it on while a compressed stream is unfinished.
+    package private(set) var forbidsReuse = false
     /// The header set `headerListBits` was built from, `nil` when there is no list.
     package private(set) var headers: HTTPFields?
     /// The `curl_slist` the handle's `CURLOPT_HTTPHEADER` points at (0 for none). Owned by
@@ -47,19 +50,25 @@ package final class PooledEasyHandle: @unchecked Sendable {
     ) throws(CurlewError) {
         var previous = settings
         settings = nil
-        if previous?.options != new.options {
+        if let carried = previous, carried.options == new.options {
+            // The block is carried: only what differs is set below.
+        } else {
             if previous != nil { reset() }
             previous = nil
             if let failure = new.options.apply(to: handle) { try setter.check(failure.code, failure.option) }
             try CurlConnectionOptions.apply(transfer, setter: setter)
         }
         try new.apply(replacing: previous, to: handle, body: body, setter: setter)
+        if forbidsReuse {
+            try setter.set(CURLOPT_FORBID_REUSE, 0)
+            forbidsReuse = false
+        }
         settings = new
     }
 
     /// Records that `CURLOPT_FORBID_REUSE` was changed during the transfer.
     package func noteForbidsReuse(_ forbidden: Bool) {
-        settings?.forbidsReuse = forbidden
+        forbidsReuse = forbidden
     }
 
     /// Points `CURLOPT_HTTPHEADER` at a list for `headers`, built by `lines` only when the handle
@@ -85,6 +94,7 @@ package final class PooledEasyHandle: @unchecked Sendable {
     package func reset() {
         curl_easy_reset(handle)
         settings = nil
+        forbidsReuse = false
         freeHeaderList()
     }
 

@@ -5,7 +5,7 @@
 /// step, the transfer and the error paths. Copying their fields one by one costs a reference-count
 /// operation per string, dictionary and class they hold (about fifteen for a request); copying a
 /// box costs one. Reads go straight to the shared storage; a write first makes the storage unique.
-package struct CopyOnWriteBox<Value: Sendable>: Sendable {
+@usableFromInline package struct CopyOnWriteBox<Value: Sendable>: Sendable {
     /// The shared storage. It is written only through ``value``'s `_modify`, after
     /// `isKnownUniquelyReferenced` showed this box to be its sole owner, so an instance that two
     /// boxes (and so possibly two threads) can see is never written again. That invariant, not a

@@ -9,7 +9,7 @@ public import HTTPTypes
 public struct PreparedRequest: Sendable {
     /// The HTTP method.
     /// Setting it keeps ``summary`` in step.
-    public var method: HTTPRequest.Method {
+    @inlinable public var method: HTTPRequest.Method {
         get { fields.value.method }
         set {
             fields.value.method = newValue
@@ -18,29 +18,29 @@ public struct PreparedRequest: Sendable {
     }
     /// The absolute http or https URL, query included, percent-encoded.
     /// Change it with ``setURL(_:)``, which checks the new URL and keeps ``summary`` in step.
-    public var url: String { fields.value.url }
+    @inlinable public var url: String { fields.value.url }
     /// All headers to send (client defaults merged with the request's).
-    public var headers: HTTPFields {
+    @inlinable public var headers: HTTPFields {
         _read { yield fields.value.headers }
         _modify { yield &fields.value.headers }
     }
     /// The body: bytes, a file or a stream; `nil` for none.
-    public var content: PreparedBody? {
+    @inlinable public var content: PreparedBody? {
         _read { yield fields.value.content }
         _modify { yield &fields.value.content }
     }
     /// The body bytes when the body is in memory; setting it replaces ``content``.
-    public var body: Data? {
+    @inlinable public var body: Data? {
         get { content?.data }
         set { content = newValue.map(PreparedBody.data) }
     }
     /// Timeouts, limits and protocol choices for this exchange.
-    public var options: TransferOptions {
+    @inlinable public var options: TransferOptions {
         _read { yield fields.value.options }
         _modify { yield &fields.value.options }
     }
     /// The request as it may appear in errors and logs.
-    public package(set) var summary: RequestSummary {
+    @inlinable public package(set) var summary: RequestSummary {
         get { fields.value.summary }
         set { fields.value.summary = newValue }
     }
@@ -70,15 +70,27 @@ public struct PreparedRequest: Sendable {
     }
 
     /// The fields behind one reference (a request is copied into every layer it passes).
-    private var fields: CopyOnWriteBox<Fields>
+    @usableFromInline var fields: CopyOnWriteBox<Fields>
 
-    private struct Fields: Sendable {
-        var method: HTTPRequest.Method
-        var url: String
-        var headers: HTTPFields
-        var content: PreparedBody?
-        var options: TransferOptions
-        var summary: RequestSummary
+    @usableFromInline struct Fields: Sendable {
+        @usableFromInline var method: HTTPRequest.Method
+        @usableFromInline var url: String
+        @usableFromInline var headers: HTTPFields
+        @usableFromInline var content: PreparedBody?
+        @usableFromInline var options: TransferOptions
+        @usableFromInline var summary: RequestSummary
+
+        @usableFromInline init(
+            method: HTTPRequest.Method, url: String, headers: HTTPFields, content: PreparedBody?, options: TransferOptions,
+            summary: RequestSummary
+        ) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.content = content
+            self.options = options
+            self.summary = summary
+        }
     }
 
     /// Creates a prepared request. Prefer letting the ``APIClient`` prepare requests; this

@@ -31,19 +31,19 @@ public struct TransferOptions: Sendable, Hashable {
     /// cut short fails with `.protocolError` (truncation) even when `Content-Length` matched.
     public var acceptsCompressedResponses: Bool = true
     /// A PEM bundle of trusted CA certificates; `nil` uses the system bundle.
-    public var caBundlePath: String? {
+    @inlinable public var caBundlePath: String? {
         _read { yield shared.value.caBundlePath }
         _modify { yield &shared.value.caBundlePath }
     }
     /// Headers that, like `Authorization` and `Cookie`, are never sent to another origin (scheme,
     /// host or port) on a redirect — a signature header, an API key.
-    public var originBoundHeaders: Set<HTTPField.Name> {
+    @inlinable public var originBoundHeaders: Set<HTTPField.Name> {
         _read { yield shared.value.originBoundHeaders }
         _modify { yield &shared.value.originBoundHeaders }
     }
     /// TLS trust and client certificate, pins, proxy, cookie jar, host overrides and speed limits
     /// (see ``ConnectionOptions``).
-    public var connection: ConnectionOptions {
+    @inlinable public var connection: ConnectionOptions {
         _read { yield shared.value.connection }
         _modify { yield &shared.value.connection }
     }
@@ -57,12 +57,13 @@ public struct TransferOptions: Sendable, Hashable {
     /// with a request's, which for these is one pointer comparison when both come from the same
     /// client configuration. The plain values above copy and compare without reference counting,
     /// so changing one (as the redirect step does on every call) leaves this box shared.
-    private var shared = CopyOnWriteBox(Shared())
+    @usableFromInline var shared = CopyOnWriteBox(Shared())
 
-    private struct Shared: Sendable, Hashable {
-        var caBundlePath: String?
-        var originBoundHeaders: Set<HTTPField.Name> = []
-        var connection = ConnectionOptions()
+    @usableFromInline struct Shared: Sendable, Hashable {
+        @usableFromInline var caBundlePath: String?
+        @usableFromInline var originBoundHeaders: Set<HTTPField.Name> = []
+        @usableFromInline var connection = ConnectionOptions()
+        @usableFromInline init() {}
     }
 
     /// Creates options with the defaults documented on each property.
