@@ -6,11 +6,12 @@ internal import HTTPTypes
 /// transfer's ``EasyHandleSettings`` applied as a difference from what the pooled handle carries,
 /// then what is this transfer's own (URL, header list, pointers to the transfer).
 extension CurlEasyTransfer {
-    package func configure(limitsBody: Bool, lowSpeed: EasyHandleSettings.LowSpeedLimit?) throws(CurlewError) {
+    /// `source` is the request-body source the machine holds (passed in: reading it back from the
+    /// machine's state would copy the state).
+    package func configure(limitsBody: Bool, lowSpeed: EasyHandleSettings.LowSpeedLimit?, source: RequestBodySource?) throws(CurlewError) {
         let setter = CurlOptionSetter(handle: handle, request: request)
         let this = Unmanaged.passUnretained(self).toOpaque()
         let options = EasyHandleOptions(request, limitsBody: limitsBody)
-        let source = machine.source
         let guardsReplay = ReplayGuard.isNeeded(method: request.method, content: request.content)
         let settings = EasyHandleSettings(
             options: options,

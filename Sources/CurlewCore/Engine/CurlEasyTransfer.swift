@@ -91,7 +91,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         do {
             // A HEAD response has no body, whatever its Content-Length says.
             let collects = if case .collect = disposition { true } else { false }
-            try configure(limitsBody: collects && request.method != .head, lowSpeed: parties.lowSpeed)
+            try configure(limitsBody: collects && request.method != .head, lowSpeed: parties.lowSpeed, source: parties.source)
         } catch {
             parties.sink.fail(error)
             parties.source?.close()
