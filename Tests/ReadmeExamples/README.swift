@@ -23,16 +23,16 @@
 //   block 21 (README.md:762): declarations, file scope
 //   block 22 (README.md:840): declarations, file scope
 //   block 23 (README.md:878): declarations, file scope
-//   block 24 (README.md:958): declarations, file scope
-//   block 25 (README.md:1021): declarations, file scope
-//   block 26 (README.md:1054): skipped (no-compile)
-//   block 27 (README.md:1064): declarations, file scope
-//   block 28 (README.md:1081): skipped (no-compile)
-//   block 29 (README.md:1121): skipped (no-compile)
-//   block 30 (README.md:1198): skipped (no-compile)
-//   block 31 (README.md:1272): declarations, file scope
-//   block 32 (README.md:1373): declarations, file scope
-//   block 33 (README.md:1410): declarations, file scope
+//   block 24 (README.md:960): declarations, file scope
+//   block 25 (README.md:1023): declarations, file scope
+//   block 26 (README.md:1056): skipped (no-compile)
+//   block 27 (README.md:1066): declarations, file scope
+//   block 28 (README.md:1083): skipped (no-compile)
+//   block 29 (README.md:1123): skipped (no-compile)
+//   block 30 (README.md:1200): skipped (no-compile)
+//   block 31 (README.md:1274): declarations, file scope
+//   block 32 (README.md:1375): declarations, file scope
+//   block 33 (README.md:1412): declarations, file scope
 
 import Curlew
 import Foundation
@@ -607,8 +607,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:958
-#sourceLocation(file: "README.md", line: 959)
+// MARK: block 24, README.md:960
+#sourceLocation(file: "README.md", line: 961)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -637,8 +637,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1021
-#sourceLocation(file: "README.md", line: 1022)
+// MARK: block 25, README.md:1023
+#sourceLocation(file: "README.md", line: 1024)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -660,8 +660,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1064
-#sourceLocation(file: "README.md", line: 1065)
+// MARK: block 27, README.md:1066
+#sourceLocation(file: "README.md", line: 1067)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -672,8 +672,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1272
-#sourceLocation(file: "README.md", line: 1273)
+// MARK: block 31, README.md:1274
+#sourceLocation(file: "README.md", line: 1275)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -772,8 +772,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1373
-#sourceLocation(file: "README.md", line: 1374)
+// MARK: block 32, README.md:1375
+#sourceLocation(file: "README.md", line: 1376)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -808,8 +808,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1410
-#sourceLocation(file: "README.md", line: 1411)
+// MARK: block 33, README.md:1412
+#sourceLocation(file: "README.md", line: 1413)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
