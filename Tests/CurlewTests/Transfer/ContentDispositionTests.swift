@@ -36,14 +36,31 @@ struct ContentDispositionTests {
 
     /// Leading and trailing dots and spaces are trimmed in one pass: removing them one scalar at
     /// a time from the front was quadratic (100,000 leading dots took a second in a release build).
+    /// Linear time is shown by comparing n with 2n — doubling the padding at most about doubles
+    /// the work (a quadratic trim quadruples it) — never by a wall-clock bound, which a loaded
+    /// machine can exceed. Each size takes the fastest of several runs, which filters out the
+    /// moments the machine was busy elsewhere.
     @Test func aNameBuriedInDotsAndSpacesIsTrimmedInLinearTime() {
+        func header(_ count: Int) -> String {
+            let padding = String(repeating: ". ", count: count)
+            return "attachment; filename=\"\(padding)report.pdf\(padding)\""
+        }
+        func fastest(_ text: String) -> Duration {
+            let clock = ContinuousClock()
+            var best = Duration.seconds(3600)
+            for _ in 0..<7 {
+                var name: String?
+                let elapsed = clock.measure { name = ContentDisposition.suggestedFileName(text) }
+                #expect(name == "report.pdf")
+                best = min(best, elapsed)
+            }
+            return best
+        }
+        let small = header(20_000), large = header(40_000)
+        _ = fastest(small)  // warm up
+        let ratio = fastest(large) / fastest(small)
+        #expect(ratio < 3.0, "doubling the padding multiplied the time by \(ratio): not linear")
         let padding = String(repeating: ". ", count: 100_000)
-        let header = "attachment; filename=\"\(padding)report.pdf\(padding)\""
-        let clock = ContinuousClock()
-        var name: String?
-        let elapsed = clock.measure { name = ContentDisposition.suggestedFileName(header) }
-        #expect(name == "report.pdf")
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
         #expect(ContentDisposition.sanitised(padding) == nil)
         #expect(ContentDisposition.sanitised(" .a. ") == "a")
     }
