@@ -85,6 +85,50 @@ struct PooledHandleTests {
         }
     }
 
+    /// One pooled handle through every way a method and body are set — bytes, none, a file and a
+    /// stream read while sending, HEAD, custom methods — in an order that moves between each kind:
+    /// the handle applies only what differs, and each request still goes out exactly as prepared.
+    @Test func everyMethodAndBodyKindFollowsEveryOtherOnOneHandle() async throws {
+        try await withLoopback(handler: { request in .text(request.method == "HEAD" ? "" : "ok") }) { server, _, transport in
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("pooled-\(UUID().uuidString).txt").path
+            try Data("from-file".utf8).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            func stream(_ text: String, known: Bool) -> PreparedBody {
+                let bytes = Data(text.utf8)
+                return .stream(RequestBodyStream.once(
+                    length: known ? Int64(bytes.count) : nil,
+                    AsyncThrowingStream<Data, any Error> { $0.yield(bytes); $0.finish() }))
+            }
+            let steps: [(HTTPRequest.Method, PreparedBody?)] = [
+                (.post, .data(Data("bytes-1".utf8))),
+                (.put, .file(path: path, length: 9)),
+                (.get, nil),
+                (.post, stream("streamed-post", known: false)),
+                (.head, nil),
+                (.patch, .data(Data("patched".utf8))),
+                (.post, .file(path: path, length: 9)),
+                (.delete, nil),
+                (.put, stream("streamed-put", known: true)),
+                (.post, nil),
+                (.options, nil),
+                (.post, .data(Data("bytes-2".utf8))),
+                (.get, nil),
+            ]
+            for (method, content) in steps {
+                let request = PreparedRequest(method: method, url: server.baseURL + "/echo", content: content)
+                let response = try await transport.send(request, context: transferContext(for: request))
+                #expect(response.status.code == 200)
+            }
+            let seen = server.requests
+            #expect(seen.map(\.method) == ["POST", "PUT", "GET", "POST", "HEAD", "PATCH", "POST", "DELETE", "PUT", "POST", "OPTIONS", "POST", "GET"])
+            #expect(seen.map(\.bodyText) == [
+                "bytes-1", "from-file", "", "streamed-post", "", "patched", "from-file", "", "streamed-put", "", "", "bytes-2", "",
+            ])
+            #expect(seen.map { $0.header("Expect") }.allSatisfy { $0 == nil })
+            #expect(server.connectionsAccepted == 1, "one connection, so one pooled handle carried every step")
+        }
+    }
+
     @Test func aTotalTimeoutDoesNotCarryOverToARequestWithout() async throws {
         try await withLoopback(handler: { request in
             try? await Task.sleep(for: .milliseconds(request.path == "/slow" ? 2_500 : 0))
