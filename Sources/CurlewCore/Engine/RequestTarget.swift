@@ -12,7 +12,8 @@
 /// Only for requests whose request line libcurl writes in origin form: with a proxy that
 /// forwards plain-HTTP requests (`http` URLs through an HTTP proxy, or a proxy only the
 /// environment names) the request line must carry the whole URL, so those are left alone.
-/// Curlew follows redirects itself, so every hop is configured, and split, afresh.
+/// The client's redirect step sends every hop as a request of its own, so each is configured,
+/// and split, afresh.
 package struct RequestTarget: Equatable {
     package var url: String
     package var target: String
