@@ -8,10 +8,9 @@ extension APIClient {
     /// The internal steps of a call are `nonisolated(nonsending)`: they run on the executor of the
     /// public entry point (`send`, `response(for:)`…), which, as an ordinary `nonisolated async`
     /// function, has already left the caller's actor. So a call changes executor once, not at
-    /// every step; each avoided hop cost about 230 instructions, mostly the task's status lock
-    /// taken to look up its executor preference. This step and ``exchange`` are inlined into
-    /// their callers: an async function is a frame of its own (a task allocation, its context
-    /// and the copies into it), about 250 instructions each per call.
+    /// every step; each hop would take the task's status lock to look up its executor
+    /// preference. This step and ``exchange`` are inlined into their callers: an async function
+    /// is a frame of its own (a task allocation, its context and the copies into it).
     @inline(__always)
     nonisolated(nonsending) func call<R: Endpoint>(_ request: R, options: RequestOptions) async throws -> APIResponse<R.Response> {
         try await call(request, options: options, responseBody: .collect) { raw, summary in

@@ -2,8 +2,8 @@ internal import Synchronization
 
 /// The name of an endpoint type as `String(describing:)` prints it, worked out once per type.
 ///
-/// Printing a metatype goes through `Mirror` and several dynamic casts (about 9k instructions,
-/// measured with callgrind), and every call needs the name for its events, logs and errors.
+/// Printing a metatype goes through `Mirror` and several dynamic casts, and every call needs the
+/// name for its events, logs and errors.
 enum RequestTypeName {
     /// Names by type; guarded by the mutex. One entry per endpoint type the process sends.
     private static let names = Mutex<[ObjectIdentifier: String]>([:])

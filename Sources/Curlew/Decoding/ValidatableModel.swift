@@ -74,8 +74,8 @@ package enum Validation {
     private static let candidates = Mutex<[ObjectIdentifier: Bool]>([:])
 
     /// Whether `type` is a ``ValidatableModel``, an array or an optional (which the `Any` casts
-    /// look through: a decoded `Model?` is validated), worked out once per type: each
-    /// conformance check costs about 500 instructions, a cached answer about a third of one.
+    /// look through: a decoded `Model?` is validated), worked out once per type: a conformance
+    /// check is a runtime search, a cached answer a dictionary lookup.
     private static func mayNeedValidation<T>(_ type: T.Type) -> Bool {
         let key = ObjectIdentifier(type)
         if let known = candidates.withLock({ $0[key] }) { return known }

@@ -29,8 +29,8 @@ public struct TrustedOrigins: Sendable, Hashable {
     /// Whether the URL's origin is in the set.
     public func contains(_ url: String) -> Bool {
         guard !origins.isEmpty else { return false }
-        // Compared with `memcmp`: the generic `elementsEqual` and `starts(with:)` cost tens of
-        // instructions a byte, and every URL-dependent middleware asks on every call.
+        // Compared with `memcmp`: the generic `elementsEqual` and `starts(with:)` go element by
+        // element through iterators, and every URL-dependent middleware asks on every call.
         var bytes = url
         let prefixed = bytes.withUTF8 { url in
             prefixes.contains { expected in

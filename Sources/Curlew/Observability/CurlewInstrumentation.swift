@@ -28,7 +28,7 @@ public struct CurlewInstrumentation: Sendable {
     /// The tracer to use, `nil` when it is a no-op.
     ///
     /// Every call asks, so the no-op checks compare dynamic types (two loads and a compare)
-    /// rather than casting (`is`, a runtime cast of about 300 instructions each). The no-op types
+    /// rather than casting (`is`, a runtime cast through the conformance tables). The no-op types
     /// are a struct and a final class: no subclass could pass for them.
     var activeTracer: (any Tracer)? {
         if let tracer { return type(of: tracer) == NoOpTracer.self ? nil : tracer }

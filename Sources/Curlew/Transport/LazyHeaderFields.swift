@@ -3,8 +3,8 @@ internal import HTTPTypes
 internal import Synchronization
 
 /// Response headers as they came from the transport, turned into `HTTPFields` only when someone
-/// reads them: building and validating `HTTPFields` costs about 2k instructions per header, and
-/// most calls never look at the headers.
+/// reads them: building `HTTPFields` validates every name and value, and most calls never look
+/// at the headers.
 ///
 /// Copies share the raw block and its parsed form; setting fields replaces both.
 struct LazyHeaderFields: Sendable {
@@ -77,7 +77,7 @@ final class RawHeaderBlock: Sendable {
                 guard let base = block.baseAddress else { return }
                 var lineStart = 0
                 while lineStart < block.count, !needsFields {
-                    // `memchr`: a byte loop here cost about ten instructions a byte.
+                    // `memchr` rather than a byte loop.
                     let lineEnd = memchr(base + lineStart, Int32(UInt8(ascii: "\n")), block.count - lineStart)
                         .map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? block.count
                     switch Self.value(of: wanted, in: UnsafeBufferPointer(rebasing: block[lineStart..<lineEnd])) {

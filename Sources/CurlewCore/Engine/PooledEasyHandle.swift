@@ -113,7 +113,7 @@ package final class PooledEasyHandle: @unchecked Sendable {
     /// The same fields in the same order, each with the same name (as sent) and value.
     ///
     /// By index rather than `elementsEqual`: its iterators hand out `HTTPField?`, and each
-    /// of those optionals was destroyed through a value witness (about 150 instructions a field).
+    /// of those optionals was destroyed through a value witness.
     private static func same(_ lhs: HTTPFields, _ rhs: HTTPFields) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for index in lhs.indices {
@@ -136,7 +136,7 @@ package struct HeaderListExtras: OptionSet, Sendable {
     /// `Accept-Encoding: gzip, deflate` (``TransferOptions/acceptsCompressedResponses``), unless
     /// the header set has an `Accept-Encoding` of its own. A line of the list rather than
     /// `CURLOPT_ACCEPT_ENCODING`, which libcurl 7.88 formats twice per transfer, byte by byte
-    /// through its `printf` (about 4,000 instructions for these 31 bytes); Curlew decodes the
+    /// through its `printf`; Curlew decodes the
     /// body itself either way (``ResponseContentDecoder``).
     package static let acceptEncoding = HeaderListExtras(rawValue: 1 << 1)
 }

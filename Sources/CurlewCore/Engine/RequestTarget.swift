@@ -2,9 +2,9 @@
 /// as given (`CURLOPT_REQUEST_TARGET`).
 ///
 /// libcurl parses the whole of `CURLOPT_URL` and then writes the query into the request line
-/// through its `printf`, one byte per call: about 375 instructions per query byte on libcurl
-/// 7.88, so the 64 bytes the common-arguments and signing middleware add cost it some 24k
-/// instructions a request, more than all of Curlew's own work for them. Given the origin and path
+/// through its `printf`, one byte per call (libcurl 7.88), so the bytes the common-arguments and
+/// signing middleware add to the query cost it more than all of Curlew's own work for them
+/// (BENCHMARKS.md has the measurement). Given the origin and path
 /// as the URL and `path?query` as the request target, libcurl parses the short URL and copies the
 /// target in one piece. The origin, the path (cookies match on it) and everything the connection
 /// depends on are unchanged.

@@ -58,8 +58,8 @@ extension ResponseBodySink {
 /// capacity from `Content-Length` so a large body is copied once.
 ///
 /// The bytes gather in one `malloc` block that the `Data` handed out then owns (freed by it):
-/// appending to a `Data` chunk by chunk cost about a thousand instructions per response in
-/// `Data`'s own bookkeeping and exclusivity checks, more than the copying.
+/// appending to a `Data` chunk by chunk spent more in `Data`'s own bookkeeping and exclusivity
+/// checks than in the copying.
 ///
 /// Touched only by the transfer's thread, never re-entered while modified: no dynamic
 /// exclusivity checks (see ``CurlEasyTransfer``).

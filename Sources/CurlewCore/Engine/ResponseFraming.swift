@@ -44,8 +44,8 @@ package struct ResponseFraming {
             }
             return nil
         }
-        // `memchr`: the generic `firstIndex(of:)` on a buffer slice costs hundreds of
-        // instructions a line, and this runs for every header line of every response.
+        // `memchr` rather than the generic `firstIndex(of:)` on a buffer slice: this runs for
+        // every header line of every response.
         guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ":")), end) else { return nil }
         let colon = UnsafeRawPointer(found) - base
         let name = bytes[0..<colon]

@@ -13,8 +13,7 @@ package struct ResponseHeadParser {
     package private(set) var status = 0
 
     /// The block's first allocation: room for a typical response head. Under 1 KiB with the
-    /// array header, so glibc serves it from its per-thread cache (1 KiB took its slow path:
-    /// about 400 instructions more per response).
+    /// array header, so glibc serves it from its per-thread cache (1 KiB took its slow path).
     package static let initialCapacity = 960
 
     /// Engine thread: records one header line.
@@ -44,8 +43,8 @@ package struct ResponseHeadParser {
         return code >= 100 ? code : 0
     }
 
-    /// Whether a header line is a status line (`HTTP/…`), by five byte comparisons (the
-    /// generic `starts(with:)` costs about a hundred instructions per line).
+    /// Whether a header line is a status line (`HTTP/…`), by five byte comparisons rather than
+    /// the generic `starts(with:)`.
     package static func isStatusLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.count >= 5 && bytes[0] == UInt8(ascii: "H") && bytes[1] == UInt8(ascii: "T") && bytes[2] == UInt8(ascii: "T")
             && bytes[3] == UInt8(ascii: "P") && bytes[4] == UInt8(ascii: "/")

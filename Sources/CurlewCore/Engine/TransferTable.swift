@@ -3,7 +3,7 @@
 /// shift (no tombstones).
 ///
 /// Every request inserts once and removes once; a `Dictionary<UInt64, _>` hashed the id with
-/// SipHash both times (about 300 instructions each). Ids are sequential, which a multiplicative
+/// SipHash both times. Ids are sequential, which a multiplicative
 /// hash spreads evenly. Touched only by the engine thread.
 package struct TransferTable<Transfer> {
     private var slots: [(id: UInt64, transfer: Transfer)?]

@@ -10,7 +10,7 @@
     /// `isKnownUniquelyReferenced` showed this box to be its sole owner, so an instance that two
     /// boxes (and so possibly two threads) can see is never written again. That invariant, not a
     /// lock, is why it is `@unchecked Sendable`. It also makes the runtime's dynamic exclusivity
-    /// checks (about 120 instructions an access) redundant: the owning value's own accesses are
+    /// checks redundant: the owning value's own accesses are
     /// checked statically.
     ///
     /// Inlinable, with everything it touches, because both modules box their values in it: a

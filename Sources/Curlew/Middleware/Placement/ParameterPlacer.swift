@@ -54,9 +54,8 @@ enum ParameterPlacer {
 
     private static func placeInQuery(_ items: [(key: String, value: String)], _ request: inout PreparedRequest, existing: ExistingParameterPolicy) {
         var url = request.url
-        // Byte searches (`memchr`): `String.firstIndex(of: Character)` walks grapheme clusters
-        // (about 12k instructions for a short URL), `String.UTF8View.firstIndex(of:)` still
-        // costs about thirty a byte.
+        // Byte searches (`memchr`): `String.firstIndex(of: Character)` walks grapheme clusters,
+        // and `String.UTF8View.firstIndex(of:)` still goes through the view's index per byte.
         guard let range = url.withUTF8(QueryString.queryRange(in:)) else {
             request.replaceURL(QueryString.appending(items.map { (name: $0.key, value: Optional($0.value)) }, to: url))
             return
