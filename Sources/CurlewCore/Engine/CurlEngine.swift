@@ -202,8 +202,8 @@ package final class CurlEngine: @unchecked Sendable {
         var commands: [CurlEngineInbox.Command] = []
         var jobs: [UnownedJob] = []
         while true {
-            // Emptied only when used: `removeAll(keepingCapacity:)` costs about a hundred
-            // instructions even on an empty array, and most turns drain nothing of one kind.
+            // Emptied only when used: `removeAll(keepingCapacity:)` does its work even on an
+            // empty array, and most turns drain nothing of one kind.
             if !commands.isEmpty { commands.removeAll(keepingCapacity: true) }
             if !jobs.isEmpty { jobs.removeAll(keepingCapacity: true) }
             let shutdown = inbox.withLock { $0.drain(into: &commands, jobs: &jobs) }
