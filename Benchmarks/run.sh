@@ -266,33 +266,26 @@ if [[ "${BENCH_HTTPS:-}" == 1 ]]; then
     for version in 1.1 2; do
         echo "## HTTPS, HTTP/$version"
         echo ""
-        # --- peers (opt-in) ---
-        if [[ "$PEERS" == 1 ]]; then
-            swift_status=0
-            "$BIN_DIR/CurlewBenchmark" \
-                --url "https://127.0.0.1:$TLS_PORT/small.json" \
-                --status-url "http://127.0.0.1:$PORT/nginx_status" \
-                --expected-bytes "$BODY_BYTES" \
-                --ca-file "$TLS_DIR/ca.pem" --http-version "$version" \
-                --clients curlew-data,async-http-client,libcurl --concurrency 16,64 \
-                "${PASS[@]}" >"$NGINX_DIR/swift-report.md" || swift_status=$?
-            bash "$BENCH_DIR/peers/run.sh" "$PORT" --no-header --url "https://127.0.0.1:$TLS_PORT/small.json" \
-                --ca-file "$TLS_DIR/ca.pem" --http-version "$version" --concurrency 16,64 \
-                "${PEER_ARGS[@]}" >"$NGINX_DIR/peer-rows.md" || swift_status=$?
-            peers_merge "$NGINX_DIR/swift-report.md" "$NGINX_DIR/peer-rows.md"
-            echo ""
-            ((swift_status == 0)) || exit "$swift_status"
-            continue
-        fi
-        # --- end peers ---
+        swift_status=0
         "$BIN_DIR/CurlewBenchmark" \
             --url "https://127.0.0.1:$TLS_PORT/small.json" \
             --status-url "http://127.0.0.1:$PORT/nginx_status" \
             --expected-bytes "$BODY_BYTES" \
             --ca-file "$TLS_DIR/ca.pem" --http-version "$version" \
             --clients curlew-data,async-http-client,libcurl --concurrency 16,64 \
-            "${PASS[@]}"
+            "${PASS[@]}" >"$NGINX_DIR/swift-report.md" || swift_status=$?
+        # --- peers (opt-in): their rows join the table ---
+        if [[ "$PEERS" == 1 ]]; then
+            bash "$BENCH_DIR/peers/run.sh" "$PORT" --no-header --url "https://127.0.0.1:$TLS_PORT/small.json" \
+                --ca-file "$TLS_DIR/ca.pem" --http-version "$version" --concurrency 16,64 \
+                "${PEER_ARGS[@]}" >"$NGINX_DIR/peer-rows.md" || swift_status=$?
+            peers_merge "$NGINX_DIR/swift-report.md" "$NGINX_DIR/peer-rows.md"
+        else
+            cat "$NGINX_DIR/swift-report.md"
+        fi
+        # --- end peers ---
         echo ""
+        ((swift_status == 0)) || exit "$swift_status"
     done
     exit 0
 fi

@@ -13,15 +13,17 @@ extension CurlEasyTransfer {
         let this = Unmanaged.passUnretained(self).toOpaque()
         let options = EasyHandleOptions(request, limitsBody: limitsBody)
         let guardsReplay = ReplayGuard.isNeeded(method: request.method, content: request.content)
+        // The URL is split once, here; configuring it below writes the two parts.
+        let target = request.options.connection.proxy.sendsOriginForm(https: options.isHTTPS) ? RequestTarget.ranges(of: request.url) : nil
         let settings = EasyHandleSettings(
             options: options,
             method: Self.method(of: request, source: source),
-            sendsRequestTarget: request.options.connection.proxy.sendsOriginForm(https: options.isHTTPS) && RequestTarget.splits(request.url),
+            sendsRequestTarget: target != nil,
             lowSpeed: lowSpeed,
             reportsProgress: events != nil,
             guardsReplay: guardsReplay)
         try pooled.configure(settings, body: EasyHandleBody(bytes: request.body, sourceLength: source?.length), transfer: request.options, setter: setter)
-        try configureURL(splitting: settings.sendsRequestTarget, setter: setter)
+        try configureURL(target: target, setter: setter)
         try configureHeaders(hasBody: request.body != nil || source != nil || request.method == .post)
         if request.options.connection.needsAttachment {
             connection = try CurlConnectionOptions.attach(request.options, setter: setter)
@@ -64,16 +66,15 @@ extension CurlEasyTransfer {
     /// `CURLOPT_URL`, and `CURLOPT_REQUEST_TARGET` for a URL with a query that libcurl sends in
     /// origin form (``RequestTarget``): both written as C strings into one stack buffer (libcurl
     /// copies them).
-    private func configureURL(splitting: Bool, setter: CurlOptionSetter) throws(CurlewError) {
-        guard splitting else {
+    private func configureURL(target ranges: RequestTarget.Ranges?, setter: CurlOptionSetter) throws(CurlewError) {
+        guard let ranges else {
             try setter.set(CURLOPT_URL, request.url)
             return
         }
         var url = request.url
         let handle = self.handle
         let codes = url.withUTF8 { bytes -> (CURLcode, CURLcode) in
-            guard let ranges = RequestTarget.split(bytes) else { return (CURLE_URL_MALFORMAT, CURLE_URL_MALFORMAT) }
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ranges.cStringLength) { buffer in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ranges.cStringLength) { buffer in
                 let targetStart = ranges.writeCStrings(of: bytes, into: buffer)
                 return buffer.withMemoryRebound(to: CChar.self) { text in
                     guard let base = text.baseAddress else { return (CURLE_OUT_OF_MEMORY, CURLE_OUT_OF_MEMORY) }

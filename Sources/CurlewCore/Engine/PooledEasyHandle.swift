@@ -7,9 +7,11 @@ package import HTTPTypes
 /// A class, so that lending it, configuring it and giving it back moves one reference rather than
 /// the settings it carries.
 ///
-/// Only one thread uses a lent handle at a time: the transfer that took it, which hands it back
-/// through the pool's mutex. That ownership hand-off, not a lock of its own, is why it is
-/// `@unchecked Sendable`; the pointers are kept as bit patterns (raw pointers are not `Sendable`).
+/// Thread-safety (why `@unchecked Sendable` is sound): while pooled, the handle is reachable only
+/// through ``EasyHandlePool``'s `idle` mutex, which guards every hand-over; once taken, only the
+/// transfer that took it reads or writes its state (`settings`, `forbidsReuse`, the header list),
+/// on one thread at a time, until it gives it back through that mutex. The pointers are kept as
+/// bit patterns (raw pointers are not `Sendable`).
 package final class PooledEasyHandle: @unchecked Sendable {
     /// The `CURL *`.
     private let handleBits: UInt

@@ -58,10 +58,10 @@ package struct RequestTarget: Equatable {
         }
     }
 
-    /// Whether `url` splits (an http or https URL with a query).
-    package static func splits(_ url: String) -> Bool {
+    /// Where `url` splits, `nil` unless it is an http or https URL with a query.
+    package static func ranges(of url: String) -> Ranges? {
         var url = url
-        return url.withUTF8 { split($0) != nil }
+        return url.withUTF8 { split($0) }
     }
 
     package static func split(_ bytes: UnsafeBufferPointer<UInt8>) -> Ranges? {

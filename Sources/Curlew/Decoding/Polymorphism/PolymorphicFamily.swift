@@ -47,17 +47,17 @@ public enum UnknownTypePolicy: Sendable, Hashable {
     case fail
 }
 
-/// A coding key made from any string or index.
-struct AnyCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
+/// A coding key made from any string or index (also the mock generator's, in CurlewTesting).
+package struct AnyCodingKey: CodingKey {
+    package var stringValue: String
+    package var intValue: Int?
 
-    init(stringValue: String) {
+    package init(stringValue: String) {
         self.stringValue = stringValue
         self.intValue = nil
     }
 
-    init(intValue: Int) {
+    package init(intValue: Int) {
         self.stringValue = String(intValue)
         self.intValue = intValue
     }

@@ -44,7 +44,7 @@ struct GeneratingDecoder: Decoder {
     /// The decoder for an element.
     func element(_ index: Int) -> GeneratingDecoder {
         var child = GeneratingDecoder(
-            state: state, node: node.element(index), codingPath: codingPath + [GenerationCodingKey(intValue: index)], keyPath: keyPath,
+            state: state, node: node.element(index), codingPath: codingPath + [AnyCodingKey(intValue: index)], keyPath: keyPath,
             randomPath: randomPath + "[\(index)]")
         if let hint, case .count = hint.kind {} else { child.hint = hint }
         if let family, !family.members.isEmpty {

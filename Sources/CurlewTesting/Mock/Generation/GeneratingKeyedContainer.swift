@@ -78,7 +78,7 @@ struct GeneratingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
     }
 
     func superDecoder() throws -> any Decoder {
-        decoder.child(key: GenerationCodingKey(stringValue: "super"), jsonKey: "super")
+        decoder.child(key: AnyCodingKey(stringValue: "super"), jsonKey: "super")
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder { child(key) }
