@@ -29,10 +29,11 @@
 //   block 27 (README.md:1066): declarations, file scope
 //   block 28 (README.md:1083): skipped (no-compile)
 //   block 29 (README.md:1123): skipped (no-compile)
-//   block 30 (README.md:1200): skipped (no-compile)
-//   block 31 (README.md:1274): declarations, file scope
-//   block 32 (README.md:1375): declarations, file scope
-//   block 33 (README.md:1412): declarations, file scope
+//   block 30 (README.md:1201): declarations, file scope
+//   block 31 (README.md:1246): skipped (no-compile)
+//   block 32 (README.md:1320): declarations, file scope
+//   block 33 (README.md:1421): declarations, file scope
+//   block 34 (README.md:1458): declarations, file scope
 
 import Curlew
 import Foundation
@@ -40,6 +41,9 @@ import HTTPTypes
 import CurlewTesting
 import LoopbackServer
 import Testing
+import CurlewFleet
+import Logging
+import ServiceLifecycle
 
 // MARK: block 1, README.md:6
 @Sendable func readmeExample1() async throws {
@@ -672,8 +676,37 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1274
-#sourceLocation(file: "README.md", line: 1275)
+// MARK: block 30, README.md:1201
+#sourceLocation(file: "README.md", line: 1202)
+
+
+
+
+func makeFleetClient(databaseURL: String, logger: Logger) -> (APIClient, ServiceGroup)? {
+    guard let settings = PostgresFleetStore.Configuration(url: databaseURL, schema: "gallery_fleet") else { return nil }
+    let store = PostgresFleetStore(configuration: settings)          // creates and migrates its tables
+    // The instance's own memory tier first, the fleet's PostgreSQL second.
+    let storage = FleetCacheStorage(local: MemoryCacheStorage(maximumBytes: 64 << 20), store: store)
+    let cache = ResponseCache(storage: storage, credentials: .anonymous)
+    // "At most 8 concurrent calls to the partner across all instances."
+    let queues = QueueActor()
+    let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8])
+    let client = APIClient(
+        configuration: ClientConfiguration(baseURL: "https://partner.example.com/api", middleware: [cache]),
+        queues: queues)
+    // The store first: services stop in reverse order, so queued writes drain while it runs.
+    let group = ServiceGroup(services: [store, storage, limiter], gracefulShutdownSignals: [.sigterm], logger: logger)
+    return (client, group)
+}
+
+func purgeEverywhere(_ cache: ResponseCache) async {
+    // Evicted from this instance's memory, the shared table and every other instance's memory.
+    await cache.invalidate(.keyPrefix("GET https://partner.example.com/api/catalog/"))
+}
+#sourceLocation()
+
+// MARK: block 32, README.md:1320
+#sourceLocation(file: "README.md", line: 1321)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -772,8 +805,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1375
-#sourceLocation(file: "README.md", line: 1376)
+// MARK: block 33, README.md:1421
+#sourceLocation(file: "README.md", line: 1422)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -808,8 +841,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1412
-#sourceLocation(file: "README.md", line: 1413)
+// MARK: block 34, README.md:1458
+#sourceLocation(file: "README.md", line: 1459)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
