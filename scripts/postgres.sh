@@ -37,7 +37,8 @@ fi
 
 as_server_user() {
     if [ "$(id -u)" -eq 0 ]; then
-        runuser -u postgres -- "$@"
+        # From the data's own directory: the server user may not be able to enter the clone's.
+        (cd "$DIR" && runuser -u postgres -- "$@")
     else
         "$@"
     fi

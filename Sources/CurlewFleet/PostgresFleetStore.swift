@@ -25,7 +25,7 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         /// postgres-nio's client configuration (host, credentials, TLS, pool size).
         public var client: PostgresClient.Configuration
         /// The PostgreSQL schema holding the tables, created when missing; one per fleet.
-        /// Letters, digits and `_` only. Default: `curlew_fleet`.
+        /// ASCII letters, digits and `_` only (others are dropped), at most 40. Default: `curlew_fleet`.
         public var schema: String
         /// Logs connection trouble (never the password or the payloads).
         public var logger: Logger
@@ -33,7 +33,10 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         /// A configuration.
         public init(client: PostgresClient.Configuration, schema: String = "curlew_fleet", logger: Logger = Logger(label: "curlew.fleet.postgres")) {
             self.client = client
-            self.schema = String(schema.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "_" }.map(Character.init))
+            // An identifier used unquoted, and in the backplane's channel name (at most 63 bytes).
+            self.schema = String(
+                schema.lowercased().unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
+                    .prefix(40).map(Character.init))
             self.logger = logger
             self.client.options.additionalStartupParameters.append(("search_path", self.schema))
         }
