@@ -22,6 +22,9 @@ struct RunningStore {
         let configuration = try #require(PostgresFleetStore.Configuration(url: try url ?? Self.url(), schema: schema))
         let store = PostgresFleetStore(configuration: configuration)
         let task = Task { try await store.run() }
+        // Nothing is asked before the client runs and the backplane listens: postgres-nio warns
+        // about leases before `run()`, and a lease that early was seen to hang (see the report).
+        if url == nil { await store.waitUntilListening() }
         return RunningStore(store: store, task: task)
     }
 

@@ -50,7 +50,7 @@ let reads = arguments.count >= 3 ? Int(arguments[2]) ?? 20_000 : 20_000
 // `--prepare-only`: write the entry and its pgbench copy, then stop.
 let store = PostgresFleetStore(configuration: configuration)
 let running = Task { try await store.run() }
-try await store.migrateIfNeeded()
+await store.waitUntilListening()
 
 // The entry the pgbench script reads too: a 225-byte body under key "bench".
 let body = Data(repeating: UInt8(ascii: "x"), count: 225)
