@@ -108,14 +108,17 @@ extension APIClient {
         _ request: R, _ prepared: PreparedRequest, options: RequestOptions, responseBody: ResponseBodyDisposition,
         reporter: EventReporter, finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
-        let logger = CallLogging.logger(for: options, client: configuration.logger)
+        var environment = self.environment
+        if let logger = CallLogging.override(for: options, client: configuration.logger) { environment.value.logger = logger }
+        let logger = environment.value.logger
         let observation = CallObservation.make(options: options, request: prepared, name: reporter.requestName)
         var events = reporter
         events.meter = observation?.meter
-        var context = MiddlewareContext(
+        let call = CallFacts(
             requestID: reporter.requestID, requestName: reporter.requestName,
-            identity: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters), options: options,
-            trustedOrigins: trustedOrigins, transport: transport, events: events, logger: logger, endpoint: request)
+            identitySource: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters),
+            events: events, endpoint: request)
+        var context = MiddlewareContext(call: call, environment: environment, options: options)
         context.responseBody = responseBody
         let next = options.middleware.isEmpty && options.skippedMiddleware.isEmpty
             ? composedMiddleware : MiddlewareChain.compose(middlewareChain(for: options))
