@@ -114,11 +114,10 @@ extension APIClient {
         let observation = CallObservation.make(options: options, request: prepared, name: reporter.requestName)
         var events = reporter
         events.meter = observation?.meter
-        let call = CallFacts(
+        var context = MiddlewareContext(
             requestID: reporter.requestID, requestName: reporter.requestName,
-            identitySource: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters),
-            events: events, endpoint: request)
-        var context = MiddlewareContext(call: call, environment: environment, options: options)
+            identity: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters),
+            events: events, endpoint: request, environment: environment, options: options)
         context.responseBody = responseBody
         let next = options.middleware.isEmpty && options.skippedMiddleware.isEmpty
             ? composedMiddleware : MiddlewareChain.compose(middlewareChain(for: options))

@@ -82,16 +82,20 @@ public struct MiddlewareContext: Sendable {
         events: EventReporter? = nil, logger: Logger = Logger(label: "curlew")
     ) {
         self.init(
-            call: CallFacts(
-                requestID: requestID, requestName: requestName, identitySource: .identity(identity),
-                events: events ?? .silent(requestID: requestID, requestName: requestName), endpoint: nil),
+            requestID: requestID, requestName: requestName, identity: .identity(identity),
+            events: events ?? .silent(requestID: requestID, requestName: requestName), endpoint: nil,
             environment: CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: logger)),
             options: options)
     }
 
-    /// A call's context: what the call is, and the client's environment box, shared.
-    init(call: CallFacts, environment: CopyOnWriteBox<CallEnvironment>, options: RequestOptions) {
-        self.call = CopyOnWriteBox(call)
+    /// A call's context: what the call is (built here, in its box), and the client's
+    /// environment box, shared.
+    init(
+        requestID: CallID, requestName: String, identity: CallFacts.IdentitySource, events: EventReporter, endpoint: (any Endpoint)?,
+        environment: CopyOnWriteBox<CallEnvironment>, options: RequestOptions
+    ) {
+        self.call = CopyOnWriteBox(CallFacts(
+            requestID: requestID, requestName: requestName, identitySource: identity, events: events, endpoint: endpoint))
         self.environment = environment
         self.options = options
     }
