@@ -44,13 +44,25 @@ public final class CurlTransport: Transport {
         /// one cache, for example to multiplex all HTTP/2 requests to a host over one
         /// connection; with several engines each engine opens its own.
         public var engineCount: Int?
+        /// How long a pooled connection may stay idle before the transport closes it. Default:
+        /// 60 s. Rounded up to whole seconds, at least 1.
+        ///
+        /// The engines close idle connections on their own, whether or not requests keep
+        /// arriving: a service that goes quiet after a burst gives its connections (and the easy
+        /// handles and buffers kept for reuse) back about one idle timeout later. A connection
+        /// its server closes is closed as soon as the engine notices, within about a second.
+        public var idleConnectionTimeout: Duration
 
         /// Creates a configuration.
-        public init(maximumCachedConnections: Int = 128, maximumConnectionsPerHost: Int? = nil, maximumTotalConnections: Int? = nil, engineCount: Int? = nil) {
+        public init(
+            maximumCachedConnections: Int = 128, maximumConnectionsPerHost: Int? = nil, maximumTotalConnections: Int? = nil,
+            engineCount: Int? = nil, idleConnectionTimeout: Duration = .seconds(60)
+        ) {
             self.maximumCachedConnections = maximumCachedConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumTotalConnections = maximumTotalConnections
             self.engineCount = engineCount
+            self.idleConnectionTimeout = idleConnectionTimeout
         }
     }
 
@@ -73,7 +85,8 @@ public final class CurlTransport: Transport {
         let limits = CurlEngine.Limits(
             maximumCachedConnections: configuration.maximumCachedConnections,
             maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
-            maximumTotalConnections: configuration.maximumTotalConnections)
+            maximumTotalConnections: configuration.maximumTotalConnections,
+            idleConnectionTimeout: configuration.idleConnectionTimeout)
         let layout = EngineLayout(engineCount: configuration.engineCount, limits: limits, processors: EngineLayout.defaultProcessors)
         self.engines = EngineGroup(layout: layout)
     }
@@ -156,6 +169,15 @@ public final class CurlTransport: Transport {
 
     /// The engines' counters, summed (tests): active and paused transfers, pauses so far.
     var statistics: EngineGroupStatistics { engines.statistics }
+
+    /// The transport's connections now, over every engine (for metrics and diagnostics).
+    public var connectionStatistics: ConnectionStatistics {
+        let counters = engines.statistics
+        return ConnectionStatistics(
+            openConnections: counters.openConnections, idleConnections: counters.idleConnections,
+            connectionsOpened: counters.connectionsOpened, transfersInFlight: counters.activeTransfers,
+            queuedForConnection: counters.queuedTransfers, connectRetries: counters.connectRetries)
+    }
 
     /// Fails in-flight requests with `.shutdown`, stops every engine thread and frees every handle
     /// on them. Requests sent afterwards fail with `.shutdown`. Calling it again is a no-op.

@@ -31,19 +31,25 @@ package final class CurlEngine: @unchecked Sendable {
         package var maximumCachedConnections: Int
         package var maximumConnectionsPerHost: Int?
         package var maximumTotalConnections: Int?
+        /// How long a cached connection may stay idle before the engine closes it.
+        package var idleConnectionTimeout: Duration
 
-        package init(maximumCachedConnections: Int, maximumConnectionsPerHost: Int?, maximumTotalConnections: Int?) {
+        package init(
+            maximumCachedConnections: Int, maximumConnectionsPerHost: Int?, maximumTotalConnections: Int?,
+            idleConnectionTimeout: Duration = .seconds(60)
+        ) {
             self.maximumCachedConnections = maximumCachedConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumTotalConnections = maximumTotalConnections
+            self.idleConnectionTimeout = idleConnectionTimeout
         }
     }
 
     package let inbox = Mutex(CurlEngineInbox())
     private let nextID = Atomic<UInt64>(1)
-    private let handles = EasyHandlePool(capacity: 256)
-    /// Counters for tests and diagnostics (active and paused transfers).
+    /// Counters for tests and diagnostics (active and paused transfers, connections).
     package let statistics = EngineStatistics()
+    private let handles: EasyHandlePool
     private let multi: UnsafeMutableRawPointer?
     private var thread: pthread_t?
     private var startFailure: String?
@@ -56,6 +62,10 @@ package final class CurlEngine: @unchecked Sendable {
     private let upkeep: ConnectionUpkeep?
 
     package init(limits: Limits) {
+        let idleSeconds = ConnectionHousekeeping.wholeSeconds(limits.idleConnectionTimeout)
+        handles = EasyHandlePool(capacity: 256, setup: EngineHandleSetup(
+            ledger: statistics.connections,
+            maximumIdleSeconds: ConnectionHousekeeping.maximumAge(idleSeconds: idleSeconds)))
         guard CurlGlobal.initialized, let multi = curl_multi_init() else {
             self.multi = nil
             self.upkeep = nil
@@ -65,7 +75,9 @@ package final class CurlEngine: @unchecked Sendable {
             return
         }
         self.multi = multi
-        self.upkeep = ConnectionUpkeep(multi: multi, floor: limits.maximumCachedConnections)
+        self.upkeep = ConnectionUpkeep(
+            multi: multi, floor: limits.maximumCachedConnections, idleTimeout: limits.idleConnectionTimeout,
+            pool: handles, statistics: statistics)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maximumConnectionsPerHost ?? 0)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maximumTotalConnections ?? 0)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -138,6 +150,9 @@ package final class CurlEngine: @unchecked Sendable {
         }
         return completed
     }
+
+    /// Easy handles kept for reuse now (tests: the pool is freed after the idle timeout).
+    package var pooledHandles: Int { handles.idleCount }
 
     /// Resumes a paused transfer (for streaming sinks and request-body pumps).
     package func unpause(_ id: UInt64) { post(.unpause(id)) }
@@ -229,11 +244,7 @@ package final class CurlEngine: @unchecked Sendable {
                     nextIdleCheck = now + Self.idleCheckInterval
                 }
             }
-            upkeep?.tick(multi: multi)
-            // While transfers are active, wake at least as often as idle detection needs; with
-            // work already waiting (a task resumed above), only look at the sockets.
-            let waiting = !inbox.withLock { $0.isEmpty }
-            _ = curl_multi_poll(multi, nil, 0, waiting ? 0 : transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000), nil)
+            poll(multi: multi)
         }
         // Fail everything still in flight, then also any job posted in the same instant.
         for (_, transfer) in transfers.transfers {
@@ -250,6 +261,25 @@ package final class CurlEngine: @unchecked Sendable {
         curl_multi_cleanup(multi)
         let waiters = inbox.withLock { $0.markStopped() }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Connection upkeep, then `curl_multi_poll`: while transfers are active, wake at least as
+    /// often as idle detection needs; with work already waiting (a task resumed above), only
+    /// look at the sockets. While none is, also watch the idle connections' sockets.
+    private func poll(multi: UnsafeMutableRawPointer) {
+        let waiting = !inbox.withLock { $0.isEmpty }
+        let timeout: Int32 = waiting ? 0 : transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000)
+        guard let upkeep else {
+            _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+            return
+        }
+        upkeep.tick(multi: multi, now: EngineClock.now(), inFlight: transfers.count)
+        if transfers.isEmpty, !upkeep.watched.isEmpty {
+            upkeep.withWatched { fds, count in _ = curl_multi_poll(multi, fds, count, timeout, nil) }
+            upkeep.afterPoll()
+        } else {
+            _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+        }
     }
 
     private func apply(_ command: CurlEngineInbox.Command, multi: UnsafeMutableRawPointer) {
