@@ -29,7 +29,13 @@ public final class CurlTransport: Transport {
         /// and lowers it back after a minute without that load.
         public var maximumCachedConnections: Int
         /// Most simultaneous connections to one host, `nil` for no limit
-        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`). Transfers beyond it wait for a free connection.
+        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`). Calls beyond it wait in the transport's own queue
+        /// for their origin (scheme, host and port), first in first out, and each starts the
+        /// moment one of the origin's transfers ends, on the connection it gave back
+        /// (``ConnectionStatistics/queuedForConnection`` counts them). The wait counts against the
+        /// call's total timeout. An origin found to multiplex (HTTP/2) is not queued: its
+        /// connections carry many transfers each. With several engines each engine queues its
+        /// own share of the cap.
         public var maximumConnectionsPerHost: Int?
         /// Most simultaneous connections overall, `nil` for no limit (`CURLMOPT_MAX_TOTAL_CONNECTIONS`).
         public var maximumTotalConnections: Int?

@@ -57,6 +57,14 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     @exclusivity(unchecked) package var idleTracker: IdleTracker?
     /// The cookie jar and host overrides the handle points at (``CurlConnectionOptions``).
     @exclusivity(unchecked) package var connection: CurlConnectionAttachment?
+    /// The request's origin for the engine's per-host queues (``HostQueues/origin(of:)``), set
+    /// when the engine has a per-host cap.
+    @exclusivity(unchecked) package var origin: UInt64 = 0
+    /// When the transfer began waiting in a per-host queue (``EngineClock``), 0 when it is not.
+    @exclusivity(unchecked) package var queuedAt: UInt64 = 0
+    /// Time the call already spent before its current attempt (waiting in a queue, earlier
+    /// connection attempts and their back-off), in nanoseconds: taken off its total timeout.
+    @exclusivity(unchecked) package var elapsedBefore: UInt64 = 0
 
     /// Takes an easy handle from the pool and configures it; throws if libcurl refuses an option,
     /// if the download file cannot be created or the upload file cannot be opened. A transfer
@@ -265,6 +273,57 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         var error = CurlewError(code: .idleTimeout, message: "no data moved for \(limit) ms", request: request.summary)
         attachMetrics(to: &error, curlCode: nil)
         return error
+    }
+
+    // MARK: Admission (engine thread)
+
+    /// The total-timeout error when the call's total timeout has passed by `now` while it waited
+    /// in a per-host queue, `nil` otherwise.
+    package func queueTimeout(now: UInt64) -> CurlewError? {
+        guard queuedAt != 0, let total = request.options.totalTimeout else { return nil }
+        let spent = elapsedBefore &+ (now &- queuedAt)
+        guard spent >= Self.nanoseconds(total) else { return nil }
+        return totalTimeoutError(total, while: "waiting for a connection to the host (per-host limit)")
+    }
+
+    /// Leaves a per-host queue at `now`: the wait is taken off the total timeout, and the idle
+    /// clock restarts. Returns the total-timeout error when nothing is left.
+    package func leaveQueue(now: UInt64) -> CurlewError? {
+        guard queuedAt != 0 else { return nil }
+        elapsedBefore &+= now &- queuedAt
+        queuedAt = 0
+        if let tracker = idleTracker { idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
+        return shortenTimeouts()
+    }
+
+    /// Sets the handle's total timeout to what is left of the call's after ``elapsedBefore``,
+    /// and its connect timeout to no more than that; returns the total-timeout error when
+    /// nothing is left.
+    package func shortenTimeouts() -> CurlewError? {
+        guard elapsedBefore >= 1_000_000 else { return nil }
+        let connect = EasyHandleOptions.milliseconds(request.options.connectTimeout)
+        guard let total = request.options.totalTimeout else {
+            return nil
+        }
+        let totalNanoseconds = Self.nanoseconds(total)
+        guard elapsedBefore < totalNanoseconds else {
+            return totalTimeoutError(total, while: "waiting for a connection to the host")
+        }
+        let left = Int((totalNanoseconds - elapsedBefore) / 1_000_000)
+        pooled.overrideTimeouts(totalMilliseconds: left, connectMilliseconds: min(connect, left))
+        return nil
+    }
+
+    private func totalTimeoutError(_ total: Duration, while what: String) -> CurlewError {
+        let limit = EasyHandleOptions.milliseconds(total)
+        return CurlewError(code: .totalTimeout, message: "the total timeout of \(limit) ms passed \(what)", request: request.summary)
+    }
+
+    /// Whether the finished transfer shared its connection (HTTP/2).
+    package var multiplexed: Bool {
+        var version = 0
+        _ = curlew_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
+        return version == Int(CURL_HTTP_VERSION_2_0)
     }
 
     // MARK: Reading libcurl's state

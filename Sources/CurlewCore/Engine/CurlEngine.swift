@@ -60,6 +60,9 @@ package final class CurlEngine: @unchecked Sendable {
     package let engineThreadID = Atomic<UInt>(0)
     /// Cache sizing and dead-connection sweeps (Connections/ConnectionUpkeep.swift).
     private let upkeep: ConnectionUpkeep?
+    /// Curlew's own per-origin FIFO under the per-host cap, `nil` without a cap. Engine thread
+    /// only, like `transfers`.
+    @exclusivity(unchecked) private var hostQueues: HostQueues<CurlEasyTransfer>?
 
     package init(limits: Limits) {
         let idleSeconds = ConnectionHousekeeping.wholeSeconds(limits.idleConnectionTimeout)
@@ -75,6 +78,7 @@ package final class CurlEngine: @unchecked Sendable {
             return
         }
         self.multi = multi
+        self.hostQueues = limits.maximumConnectionsPerHost.flatMap { $0 > 0 ? HostQueues(cap: $0) : nil }
         self.upkeep = ConnectionUpkeep(
             multi: multi, floor: limits.maximumCachedConnections, idleTimeout: limits.idleConnectionTimeout,
             pool: handles, statistics: statistics)
@@ -246,12 +250,17 @@ package final class CurlEngine: @unchecked Sendable {
             }
             poll(multi: multi)
         }
-        // Fail everything still in flight, then also any job posted in the same instant.
+        // Fail everything still in flight or waiting, then also any job posted in the same instant.
         for (_, transfer) in transfers.transfers {
             curl_multi_remove_handle(multi, transfer.handle)
             transfer.fail(Self.shutdownError(transfer.request))
         }
         transfers.removeAll()
+        for (id, origin, transfer) in hostQueues?.waiting ?? [] {
+            _ = hostQueues?.remove(id: id, origin: origin)
+            transfer.fail(Self.shutdownError(transfer.request))
+        }
+        statistics.setQueued(0)
         statistics.setActive(0)
         var late: [CurlEngineInbox.Command] = [], lateJobs: [UnownedJob] = []
         _ = inbox.withLock { $0.drain(into: &late, jobs: &lateJobs) }
@@ -287,23 +296,98 @@ package final class CurlEngine: @unchecked Sendable {
         case .add(let job):
             let transfer = job.transfer
             guard transfer.attach() else { return }
-            let added = curl_multi_add_handle(multi, transfer.handle)
-            guard added == CURLM_OK else {
-                let reason = String(cString: curl_multi_strerror(added))
-                transfer.fail(CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: transfer.request.summary))
-                return
-            }
-            transfers.insert(transfer, for: job.ticket.id)
-            statistics.setActive(transfers.count)
-            upkeep?.transferAdded(multi: multi, inFlight: transfers.count)
+            admit(transfer, id: job.ticket.id, multi: multi)
         case .cancel(let id):
-            guard let transfer = transfers.removeValue(forKey: id) else { return }
-            statistics.setActive(transfers.count)
-            curl_multi_remove_handle(multi, transfer.handle)
-            transfer.fail(Self.cancellationError(transfer.request))
+            if let transfer = transfers.removeValue(forKey: id) {
+                statistics.setActive(transfers.count)
+                curl_multi_remove_handle(multi, transfer.handle)
+                left(transfer, multi: multi)
+                transfer.fail(Self.cancellationError(transfer.request))
+            } else if let transfer = removeWaiting(id) {
+                transfer.fail(Self.cancellationError(transfer.request))
+            }
         case .unpause(let id):
             transfers[id]?.unpause()
         }
+    }
+
+    // MARK: Admission
+
+    /// Starts a transfer, or queues it behind its origin's running transfers when the per-host
+    /// cap is reached (``HostQueues``).
+    private func admit(_ transfer: CurlEasyTransfer, id: UInt64, multi: UnsafeMutableRawPointer) {
+        if hostQueues != nil {
+            transfer.origin = HostQueues<CurlEasyTransfer>.origin(of: transfer.request.url)
+            if hostQueues?.admit(transfer, id: id, origin: transfer.origin) == false {
+                transfer.queuedAt = EngineClock.now()
+                statistics.setQueued(hostQueues?.queuedCount ?? 0)
+                return
+            }
+        }
+        start(transfer, id: id, multi: multi)
+    }
+
+    /// Adds an admitted transfer to the multi handle.
+    private func start(_ transfer: CurlEasyTransfer, id: UInt64, multi: UnsafeMutableRawPointer) {
+        let added = curl_multi_add_handle(multi, transfer.handle)
+        guard added == CURLM_OK else {
+            let reason = String(cString: curl_multi_strerror(added))
+            left(transfer, multi: multi)
+            transfer.fail(CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: transfer.request.summary))
+            return
+        }
+        transfers.insert(transfer, for: id)
+        statistics.setActive(transfers.count)
+        upkeep?.transferAdded(multi: multi, inFlight: transfers.count)
+    }
+
+    /// A transfer left the multi handle (finished, failed, cancelled): under a per-host cap the
+    /// next transfer waiting for its origin starts now, on the connection it gave back.
+    private func left(_ transfer: CurlEasyTransfer, multi: UnsafeMutableRawPointer) {
+        guard hostQueues != nil, let next = hostQueues?.release(transfer.origin) else { return }
+        statistics.setQueued(hostQueues?.queuedCount ?? 0)
+        startWaited(next.transfer, id: next.id, multi: multi, now: EngineClock.now())
+    }
+
+    /// Starts a transfer that waited in a queue, with what is left of its total timeout.
+    private func startWaited(_ transfer: CurlEasyTransfer, id: UInt64, multi: UnsafeMutableRawPointer, now: UInt64) {
+        if let failure = transfer.leaveQueue(now: now) {
+            left(transfer, multi: multi)
+            transfer.fail(failure)
+            return
+        }
+        start(transfer, id: id, multi: multi)
+    }
+
+    /// Takes a transfer waiting for admission out of its queue.
+    private func removeWaiting(_ id: UInt64) -> CurlEasyTransfer? {
+        guard let queues = hostQueues, queues.queuedCount > 0,
+            let entry = queues.waiting.first(where: { $0.id == id })
+        else { return nil }
+        let removed = hostQueues?.remove(id: id, origin: entry.origin)
+        statistics.setQueued(hostQueues?.queuedCount ?? 0)
+        return removed
+    }
+
+    /// Fails queued transfers whose total timeout passed while they waited.
+    private func failExpiredWaiting(now: UInt64) {
+        guard let queues = hostQueues, queues.queuedCount > 0 else { return }
+        for (id, origin, transfer) in queues.waiting {
+            guard let failure = transfer.queueTimeout(now: now) else { continue }
+            _ = hostQueues?.remove(id: id, origin: origin)
+            transfer.fail(failure)
+        }
+        statistics.setQueued(hostQueues?.queuedCount ?? 0)
+    }
+
+    /// A finished transfer multiplexed (HTTP/2): its origin is no longer held to one transfer
+    /// per connection, so everything waiting for it starts.
+    private func noteMultiplexing(_ transfer: CurlEasyTransfer, multi: UnsafeMutableRawPointer) {
+        guard hostQueues != nil, transfer.multiplexed else { return }
+        let started = hostQueues?.markMultiplexing(transfer.origin) ?? []
+        statistics.setQueued(hostQueues?.queuedCount ?? 0)
+        let now = EngineClock.now()
+        for (id, next) in started { startWaited(next, id: id, multi: multi, now: now) }
     }
 
     /// How often the engine samples transfers for idle timeouts (nanoseconds).
@@ -315,8 +399,10 @@ package final class CurlEngine: @unchecked Sendable {
             transfers.removeValue(forKey: id)
             statistics.setActive(transfers.count)
             curl_multi_remove_handle(multi, transfer.handle)
+            left(transfer, multi: multi)
             transfer.fail(failure)
         }
+        failExpiredWaiting(now: now)
     }
 
     private func collectFinished(multi: UnsafeMutableRawPointer) {
@@ -331,6 +417,8 @@ package final class CurlEngine: @unchecked Sendable {
             guard let transfer = transfers.removeValue(forKey: id) else { continue }
             statistics.setActive(transfers.count)
             upkeep?.transferEnded()
+            noteMultiplexing(transfer, multi: multi)
+            left(transfer, multi: multi)
             transfer.complete(result)
         }
     }
