@@ -58,12 +58,17 @@ public final class CurlTransport: Transport {
         /// handles and buffers kept for reuse) back about one idle timeout later. A connection
         /// its server closes is closed as soon as the engine notices, within about a second.
         public var idleConnectionTimeout: Duration
+        /// How connection attempts that fail before anything was sent (refused, unreachable, TLS
+        /// handshake reset) are retried within each call's total timeout. Default:
+        /// ``ConnectRetryPolicy/standard``; ``ConnectRetryPolicy/disabled`` fails at once.
+        public var connectRetry: ConnectRetryPolicy
 
         /// Creates a configuration.
         public init(
             maximumCachedConnections: Int = 128, maximumConnectionsPerHost: Int? = nil, maximumTotalConnections: Int? = nil,
-            engineCount: Int? = nil, idleConnectionTimeout: Duration = .seconds(60)
+            engineCount: Int? = nil, idleConnectionTimeout: Duration = .seconds(60), connectRetry: ConnectRetryPolicy = .standard
         ) {
+            self.connectRetry = connectRetry
             self.maximumCachedConnections = maximumCachedConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumTotalConnections = maximumTotalConnections
@@ -92,7 +97,7 @@ public final class CurlTransport: Transport {
             maximumCachedConnections: configuration.maximumCachedConnections,
             maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
             maximumTotalConnections: configuration.maximumTotalConnections,
-            idleConnectionTimeout: configuration.idleConnectionTimeout)
+            idleConnectionTimeout: configuration.idleConnectionTimeout, connectRetry: configuration.connectRetry)
         let layout = EngineLayout(engineCount: configuration.engineCount, limits: limits, processors: EngineLayout.defaultProcessors)
         self.engines = EngineGroup(layout: layout)
     }

@@ -65,6 +65,8 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// Time the call already spent before its current attempt (waiting in a queue, earlier
     /// connection attempts and their back-off), in nanoseconds: taken off its total timeout.
     @exclusivity(unchecked) package var elapsedBefore: UInt64 = 0
+    /// Connection attempts made so far (``ConnectRetryPolicy``).
+    @exclusivity(unchecked) package var connectAttempts = 1
 
     /// Takes an easy handle from the pool and configures it; throws if libcurl refuses an option,
     /// if the download file cannot be created or the upload file cannot be opened. A transfer
@@ -137,6 +139,10 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     package func complete(_ code: CURLcode) {
         var error = failure(for: code)
         if error != nil { attachMetrics(to: &error, curlCode: code) }
+        if connectAttempts > 1, var failure = error {
+            failure.message += " (after \(connectAttempts) connection attempts)"
+            error = failure
+        }
         perform(machine.transferEnded(error: error))
     }
 
@@ -317,6 +323,50 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     private func totalTimeoutError(_ total: Duration, while what: String) -> CurlewError {
         let limit = EasyHandleOptions.milliseconds(total)
         return CurlewError(code: .totalTimeout, message: "the total timeout of \(limit) ms passed \(what)", request: request.summary)
+    }
+
+    /// The delay in nanoseconds before the next connection attempt when the transfer failed with
+    /// `code` while connecting — refused, unreachable, TLS handshake reset — with nothing sent or
+    /// received, attempts left under `policy` and time left in the call's total timeout; `nil`
+    /// otherwise (the transfer then completes with `code`). Counts the attempt and its delay.
+    package func connectRetryDelay(for code: CURLcode, policy: ConnectRetryPolicy) -> UInt64? {
+        guard connectAttempts < policy.maximumAttempts, Self.isConnectFailure(code), machine.canRestart,
+            head.bytesSeen == 0
+        else { return nil }
+        var pretransfer: curl_off_t = 0
+        var uploaded: curl_off_t = 0
+        var spent: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &spent)
+        guard pretransfer == 0, uploaded == 0 else { return nil }
+        let delay = policy.delayNanoseconds(beforeAttempt: connectAttempts + 1, random: Double.random(in: 0..<1))
+        let elapsed = elapsedBefore &+ UInt64(max(0, spent)) &* 1000
+        // The next attempt must start with time left to connect (a millisecond at least).
+        if let total = request.options.totalTimeout, elapsed &+ delay &+ 1_000_000 >= Self.nanoseconds(total) { return nil }
+        elapsedBefore = elapsed &+ delay
+        connectAttempts += 1
+        if let events {
+            let detail = String(cString: errorBuffer)
+            let error = CurlResultMapping.error(for: code, detail: detail, facts: failureFacts(), request: request.summary)
+            events.connectRetryScheduled(attempt: connectAttempts, delay: .nanoseconds(Int64(delay)), error: error)
+        }
+        errorBuffer[0] = 0
+        return delay
+    }
+
+    /// Failures of connection establishment a retry may cure: refused or unreachable
+    /// (`CURLE_COULDNT_CONNECT`), the TLS handshake failed or was reset (`CURLE_SSL_CONNECT_ERROR`).
+    package static func isConnectFailure(_ code: CURLcode) -> Bool {
+        code == CURLE_COULDNT_CONNECT || code == CURLE_SSL_CONNECT_ERROR
+    }
+
+    /// Before the next connection attempt (engine thread, at `now`): the idle clock restarts and
+    /// the handle gets what is left of the total timeout. Returns the total-timeout error when
+    /// nothing is left.
+    package func prepareNextAttempt(now: UInt64) -> CurlewError? {
+        if let tracker = idleTracker { idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
+        return shortenTimeouts()
     }
 
     /// Whether the finished transfer shared its connection (HTTP/2).

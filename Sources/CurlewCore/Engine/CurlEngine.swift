@@ -33,11 +33,14 @@ package final class CurlEngine: @unchecked Sendable {
         package var maximumTotalConnections: Int?
         /// How long a cached connection may stay idle before the engine closes it.
         package var idleConnectionTimeout: Duration
+        /// How failed connection attempts are retried.
+        package var connectRetry: ConnectRetryPolicy
 
         package init(
             maximumCachedConnections: Int, maximumConnectionsPerHost: Int?, maximumTotalConnections: Int?,
-            idleConnectionTimeout: Duration = .seconds(60)
+            idleConnectionTimeout: Duration = .seconds(60), connectRetry: ConnectRetryPolicy = .standard
         ) {
+            self.connectRetry = connectRetry
             self.maximumCachedConnections = maximumCachedConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumTotalConnections = maximumTotalConnections
@@ -63,8 +66,13 @@ package final class CurlEngine: @unchecked Sendable {
     /// Curlew's own per-origin FIFO under the per-host cap, `nil` without a cap. Engine thread
     /// only, like `transfers`.
     @exclusivity(unchecked) private var hostQueues: HostQueues<CurlEasyTransfer>?
+    /// Transfers waiting for their next connection attempt, with when it is due (``EngineClock``).
+    /// Engine thread only.
+    @exclusivity(unchecked) private var retrying: [(due: UInt64, id: UInt64, transfer: CurlEasyTransfer)] = []
+    private let connectRetry: ConnectRetryPolicy
 
     package init(limits: Limits) {
+        connectRetry = limits.connectRetry
         let idleSeconds = ConnectionHousekeeping.wholeSeconds(limits.idleConnectionTimeout)
         handles = EasyHandlePool(capacity: 256, setup: EngineHandleSetup(
             ledger: statistics.connections,
@@ -239,6 +247,7 @@ package final class CurlEngine: @unchecked Sendable {
                 inbox.withLock { $0.drainCommands(into: &commands) }
                 for command in commands { apply(command, multi: multi) }
             }
+            if !retrying.isEmpty { startDueRetries(multi: multi) }
             _ = curl_multi_perform(multi, &running)
             collectFinished(multi: multi)
             if !transfers.isEmpty {
@@ -261,6 +270,8 @@ package final class CurlEngine: @unchecked Sendable {
             transfer.fail(Self.shutdownError(transfer.request))
         }
         statistics.setQueued(0)
+        for (_, _, transfer) in retrying { transfer.fail(Self.shutdownError(transfer.request)) }
+        retrying.removeAll()
         statistics.setActive(0)
         var late: [CurlEngineInbox.Command] = [], lateJobs: [UnownedJob] = []
         _ = inbox.withLock { $0.drain(into: &late, jobs: &lateJobs) }
@@ -277,7 +288,11 @@ package final class CurlEngine: @unchecked Sendable {
     /// look at the sockets. While none is, also watch the idle connections' sockets.
     private func poll(multi: UnsafeMutableRawPointer) {
         let waiting = !inbox.withLock { $0.isEmpty }
-        let timeout: Int32 = waiting ? 0 : transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000)
+        var timeout: Int32 = waiting ? 0 : transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000)
+        if timeout > 0, let due = retrying.lazy.map(\.due).min() {
+            let now = EngineClock.now()
+            timeout = due <= now ? 0 : Int32(min(UInt64(timeout), (due - now + 999_999) / 1_000_000))
+        }
         guard let upkeep else {
             _ = curl_multi_poll(multi, nil, 0, timeout, nil)
             return
@@ -302,6 +317,9 @@ package final class CurlEngine: @unchecked Sendable {
                 statistics.setActive(transfers.count)
                 curl_multi_remove_handle(multi, transfer.handle)
                 left(transfer, multi: multi)
+                transfer.fail(Self.cancellationError(transfer.request))
+            } else if let index = retrying.firstIndex(where: { $0.id == id }) {
+                let transfer = retrying.remove(at: index).transfer
                 transfer.fail(Self.cancellationError(transfer.request))
             } else if let transfer = removeWaiting(id) {
                 transfer.fail(Self.cancellationError(transfer.request))
@@ -357,6 +375,21 @@ package final class CurlEngine: @unchecked Sendable {
             return
         }
         start(transfer, id: id, multi: multi)
+    }
+
+    /// Attaches the transfers whose next connection attempt is due.
+    private func startDueRetries(multi: UnsafeMutableRawPointer) {
+        let now = EngineClock.now()
+        guard retrying.contains(where: { $0.due <= now }) else { return }
+        let due = retrying.filter { $0.due <= now }
+        retrying.removeAll { $0.due <= now }
+        for (_, id, transfer) in due {
+            if let failure = transfer.prepareNextAttempt(now: now) {
+                transfer.fail(failure)
+                continue
+            }
+            admit(transfer, id: id, multi: multi)
+        }
     }
 
     /// Takes a transfer waiting for admission out of its queue.
@@ -419,6 +452,11 @@ package final class CurlEngine: @unchecked Sendable {
             upkeep?.transferEnded()
             noteMultiplexing(transfer, multi: multi)
             left(transfer, multi: multi)
+            if result != CURLE_OK, let delay = transfer.connectRetryDelay(for: result, policy: connectRetry) {
+                statistics.connectRetried()
+                retrying.append((EngineClock.now() &+ delay, id, transfer))
+                continue
+            }
             transfer.complete(result)
         }
     }

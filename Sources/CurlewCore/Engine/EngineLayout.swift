@@ -51,7 +51,7 @@ package struct EngineLayout: Sendable, Equatable {
                 maximumCachedConnections: cacheFloor,
                 maximumConnectionsPerHost: hostCap.map { Self.share(of: $0, engine: index, count: count) },
                 maximumTotalConnections: totalCap.map { Self.share(of: $0, engine: index, count: count) },
-                idleConnectionTimeout: transport.idleConnectionTimeout)
+                idleConnectionTimeout: transport.idleConnectionTimeout, connectRetry: transport.connectRetry)
         }
         hostWindowSize = min(count, hostCap ?? count)
     }
