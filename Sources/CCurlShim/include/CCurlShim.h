@@ -32,9 +32,16 @@ CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_call
 CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback _Nullable value);
 CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback _Nullable value);
 
+/// The signatures libcurl uses for CURLOPT_OPENSOCKETFUNCTION and CURLOPT_CLOSESOCKETFUNCTION.
+typedef curl_socket_t (*curlew_opensocket_callback)(void *_Nullable user, curlsocktype purpose, struct curl_sockaddr *_Nonnull address);
+typedef int (*curlew_closesocket_callback)(void *_Nullable user, curl_socket_t item);
+/// Sets both socket callbacks and their shared user pointer (nil callbacks: libcurl's own).
+CURLcode curlew_easy_setopt_socket_callbacks(CURL *handle, curlew_opensocket_callback _Nullable open, curlew_closesocket_callback _Nullable close, void *_Nullable user);
+
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void *_Nullable *_Nonnull value);
+CURLcode curlew_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value);
 CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char *_Nullable *_Nonnull value);
 
 CURLMcode curlew_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

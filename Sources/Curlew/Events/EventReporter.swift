@@ -57,4 +57,13 @@ extension EventReporter: TransferObserver {
     package func progressed(_ progress: TransferProgress) {
         self.progress(progress)
     }
+
+    /// The engine's connect retry, as ``ClientEvent/Kind/connectRetryScheduled``.
+    package func connectRetryScheduled(attempt: Int, delay: Duration, error: CurlewError) {
+        report(.connectRetryScheduled) {
+            $0.attempt = attempt
+            $0.delay = delay
+            $0.error = error
+        }
+    }
 }
