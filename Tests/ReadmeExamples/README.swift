@@ -691,7 +691,7 @@ struct PortAlbum: Decodable, Sendable {
     @PolymorphicDictionary<PortMediaFamily> var slots: [String: any PortMedia]
     @AutoCast var count: Int                                // HPAutoCast
     @Scoped<PortLayout> var layout: PortLayout              // HPScope
-    @Default<Defaults.EmptyString> var title: String        // HPOptional with a default
+    @Default<String> var title: String        // HPOptional with a default
     var bio: String?                                        // HPOptional
     var tags: [String]                                      // HPInnerType
 }
