@@ -118,7 +118,7 @@ struct ProfileRequest: Endpoint {
 func refreshProfile(_ client: APIClient) async throws -> JSONValue {
     try await client.send(ProfileRequest()) { options in
         options.priority = .high
-        options.timeout = .seconds(5)
+        options.totalTimeout = .seconds(5)
         options.skippedMiddleware = [.retry]
     }
 }

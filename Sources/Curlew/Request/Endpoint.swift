@@ -75,7 +75,7 @@ public protocol Endpoint: Sendable {
 
     /// How this endpoint is sent: queue and priority, login, middleware added or skipped,
     /// accessories, limits, volatile parameters, trusted origins. A call site adjusts a copy
-    /// (``APIClient/send(_:options:)``). Default: ``RequestOptions/init(queue:priority:requiresAuthentication:middleware:skippedMiddleware:accessories:usesAccessories:timeout:maximumBodySize:volatileParameters:trustedOrigins:ticket:)``
+    /// (``APIClient/send(_:options:)``). Default: ``RequestOptions/init(queue:priority:requiresAuthentication:middleware:skippedMiddleware:accessories:usesAccessories:totalTimeout:maximumBodySize:volatileParameters:trustedOrigins:ticket:)``
     /// with no arguments.
     var options: RequestOptions { get }
     /// The envelope this endpoint's responses come in (`{"code": 0, "msg": …, "data": …}`), or

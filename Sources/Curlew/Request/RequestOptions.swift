@@ -28,7 +28,7 @@ public struct RequestOptions: Sendable {
         var skippedMiddleware: Set<MiddlewareKind>
         var accessories: [any Accessory]
         var usesAccessories: Bool
-        var timeout: Duration?
+        var totalTimeout: Duration?
         var maximumBodySize: Int?
         var volatileParameters: Set<String>
         var trustedOrigins: Set<String>
@@ -88,10 +88,11 @@ public struct RequestOptions: Sendable {
         get { box.fields.usesAccessories }
         set { update { $0.usesAccessories = newValue } }
     }
-    /// Longest time for the whole exchange, overriding ``TransferOptions/totalTimeout``.
-    public var timeout: Duration? {
-        get { box.fields.timeout }
-        set { update { $0.timeout = newValue } }
+    /// Longest time for the whole exchange for this call, overriding the client's
+    /// ``TransferOptions/totalTimeout`` (the same name on both levels; `nil` keeps the client's).
+    public var totalTimeout: Duration? {
+        get { box.fields.totalTimeout }
+        set { update { $0.totalTimeout = newValue } }
     }
     /// Largest accepted response body, overriding ``TransferOptions/maximumBodySize``.
     public var maximumBodySize: Int? {
@@ -127,7 +128,7 @@ public struct RequestOptions: Sendable {
     ///     }
     /// }
     /// ```
-    public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
+    package subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
         get {
             // Most calls set no option of this kind: no hashing and no dynamic cast then.
             let extensions = box.fields.extensions
@@ -146,13 +147,13 @@ public struct RequestOptions: Sendable {
         skippedMiddleware: Set<MiddlewareKind> = [],
         accessories: [any Accessory] = [],
         usesAccessories: Bool = true,
-        timeout: Duration? = nil,
+        totalTimeout: Duration? = nil,
         maximumBodySize: Int? = nil,
         volatileParameters: Set<String> = [],
         trustedOrigins: Set<String> = [],
         ticket: RequestTracker.Ticket? = nil
     ) {
-        self.box = Box(Fields(queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories, timeout: timeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
+        self.box = Box(Fields(queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories, totalTimeout: totalTimeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
     }
 
     /// No special policy, shared: what ``Endpoint/options`` returns by default.
@@ -161,7 +162,7 @@ public struct RequestOptions: Sendable {
 
 /// Declares an option that lives in ``RequestOptions`` without a stored property of its own, so
 /// a capability (the cache, mocks, downloads) adds its per-call policy in its own file.
-public protocol RequestOptionKey {
+package protocol RequestOptionKey {
     /// The option's type.
     associatedtype Value: Sendable
     /// The value when nobody set one.
