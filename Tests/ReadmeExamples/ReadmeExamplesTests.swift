@@ -48,7 +48,7 @@ struct ReadmeExamplesTests {
         let profile = try await refreshProfile(client)
         #expect(profile.name?.stringValue == "ines")
         #expect(transport.contexts.last?.options.queue == "profile")
-        #expect(transport.contexts.last?.options.timeout == .seconds(5))
+        #expect(transport.contexts.last?.options.totalTimeout == .seconds(5))
         #expect(transport.requests.last?.headers[.authorization] == "Bearer a")
 
         try await showPicture(client)

@@ -5,7 +5,7 @@ import FuzzSupport
 
 protocol FuzzMedia: Decodable, Sendable {}
 struct FuzzPicture: FuzzMedia { var url: String; @AutoCast var width: Int }
-struct FuzzVideo: FuzzMedia { var url: String; @Default<Defaults.Zero> var seconds: Int }
+struct FuzzVideo: FuzzMedia { var url: String; @Default<Int> var seconds: Int }
 
 enum FuzzMediaFamily: PolymorphicFamily {
     typealias Member = any FuzzMedia
@@ -23,8 +23,8 @@ struct FuzzModel: Decodable, Sendable {
     @AutoCast var ratio: Double
     @AutoCast var label: String
     @AutoCast var maybe: Int?
-    @Default<Defaults.Zero> var likes: Int
-    @Default<Defaults.EmptyArray<String>> var tags: [String]
+    @Default<Int> var likes: Int
+    @Default<[String]> var tags: [String]
     @LenientBool var flag: Bool
     @Scoped var kind: FuzzKind
     @Polymorphic<FuzzMediaFamily> var cover: any FuzzMedia

@@ -48,7 +48,7 @@ enum BatchRunner {
                     }
                     results[index] = result
                     onEach?(index, result)
-                    if case .failure = result, options.mode == .failFast, stopReason == nil {
+                    if case .failure = result, options.failsFast, stopReason == nil {
                         stopReason = .cancelled
                         group.cancelAll()
                     }

@@ -34,7 +34,7 @@ extension APIClient {
             var prepared = try given ?? prepare(request)
             summary = prepared.summary
             try checkConfiguration(options, request: prepared, name: name)
-            if let timeout = options.timeout { prepared.options.totalTimeout = timeout }
+            if let timeout = options.totalTimeout { prepared.options.totalTimeout = timeout }
             if let limit = options.maximumBodySize { prepared.options.maximumBodySize = limit }
             options.applyConnectionOverrides(to: &prepared.options)
             reporter.report(.started) { $0.request = prepared.summary }

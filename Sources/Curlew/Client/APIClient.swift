@@ -98,7 +98,7 @@ public actor APIClient {
     /// let page = try await client.send(FeedRequest(page: 2)) { options in
     ///     options.queue = "feed"
     ///     options.priority = .high
-    ///     options.timeout = .seconds(5)
+    ///     options.totalTimeout = .seconds(5)
     /// }
     /// ```
     /// - Parameters:

@@ -4,7 +4,7 @@ public import HTTPTypes
 /// reports (middleware, the transport, the engine thread) only says what happened.
 public struct EventReporter: Sendable {
     /// Where events go; `nil` reports nothing.
-    public let broadcaster: EventBroadcaster?
+    package let broadcaster: EventBroadcaster?
     /// The call.
     public let requestID: CallID
     /// The request type's name.
@@ -13,7 +13,7 @@ public struct EventReporter: Sendable {
     var meter: CallMeter?
 
     /// Creates a reporter for one call.
-    public init(broadcaster: EventBroadcaster?, requestID: CallID, requestName: String) {
+    package init(broadcaster: EventBroadcaster?, requestID: CallID, requestName: String) {
         self.broadcaster = broadcaster
         self.requestID = requestID
         self.requestName = requestName

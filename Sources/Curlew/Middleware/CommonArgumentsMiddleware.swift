@@ -16,7 +16,7 @@ internal import HTTPTypes
 public struct CommonArgumentsMiddleware: APIMiddleware {
     /// Produces the current arguments; called for every request so values may change (a session
     /// key after login).
-    public typealias Provider = @Sendable () async -> (parameters: [String: String], headers: [String: String])
+    typealias Provider = @Sendable () async -> (parameters: [String: String], headers: [String: String])
 
     /// Where the arguments come from: fixed ones are sorted (and their header names checked)
     /// once, at creation; a provider's on every request.
@@ -33,7 +33,7 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     public var existing: ExistingParameterPolicy
 
     /// Adds arguments that a closure produces per request.
-    public init(placement: ParameterPlacement = .query, existing: ExistingParameterPolicy = .keep, _ provider: @escaping Provider) {
+    public init(placement: ParameterPlacement = .query, existing: ExistingParameterPolicy = .keep, _ provider: @escaping @Sendable () async -> (parameters: [String: String], headers: [String: String])) {
         self.source = .provider(provider)
         self.placement = placement
         self.existing = existing

@@ -16,7 +16,7 @@ internal import Crypto
 ///
 /// Only this middleware re-signs: it runs on every attempt (retry, token refresh, a request
 /// released from a hold). A signature computed in an endpoint's own hooks
-/// (``Endpoint/setUpParameters(_:)``, ``Endpoint/willSend(_:)``, HAccess's
+/// (``Endpoint/willSend(_:)``, HAccess's
 /// `willSendRequest:…params:`) is computed once, when the request is prepared, and is resent
 /// unchanged — use this middleware for signatures that cover timestamps or tokens.
 ///

@@ -28,7 +28,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     /// The credential store, shared with ``AuthorizationMiddleware``.
     public let store: TokenStore
     /// Obtains a new credential; send its request with the transport you capture, not the client.
-    public let refresher: TokenStore.Refresher
+    public let refresher: @Sendable (TokenStore.Credential) async throws -> TokenStore.Credential
     /// HTTP statuses that mean "refresh and retry". Default: 401.
     public var refreshStatuses: Set<Int>
     /// Business codes that mean "refresh and retry", e.g. `["801"]`.
@@ -51,7 +51,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
         sessionEndedStatuses: Set<Int> = [],
         maximumAttempts: Int = 3,
         refreshFailure: RefreshFailurePolicy = .keepSession,
-        refresher: @escaping TokenStore.Refresher
+        refresher: @escaping @Sendable (TokenStore.Credential) async throws -> TokenStore.Credential
     ) {
         self.store = store
         self.refresher = refresher

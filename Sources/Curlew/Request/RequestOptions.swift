@@ -29,7 +29,7 @@ public struct RequestOptions: Sendable {
         var skippedMiddleware: Set<MiddlewareKind>
         var accessories: [any Accessory]
         var usesAccessories: Bool
-        var timeout: Duration?
+        var totalTimeout: Duration?
         var maximumBodySize: Int?
         var volatileParameters: Set<String>
         var trustedOrigins: Set<String>
@@ -77,10 +77,11 @@ public struct RequestOptions: Sendable {
         get { box.value.usesAccessories }
         set { box.value.usesAccessories = newValue }
     }
-    /// Longest time for the whole exchange, overriding ``TransferOptions/totalTimeout``.
-    public var timeout: Duration? {
-        get { box.value.timeout }
-        set { box.value.timeout = newValue }
+    /// Longest time for the whole exchange for this call, overriding the client's
+    /// ``TransferOptions/totalTimeout`` (the same name on both levels; `nil` keeps the client's).
+    public var totalTimeout: Duration? {
+        get { box.value.totalTimeout }
+        set { box.value.totalTimeout = newValue }
     }
     /// Largest accepted response body, overriding ``TransferOptions/maximumBodySize``.
     public var maximumBodySize: Int? {
@@ -116,7 +117,7 @@ public struct RequestOptions: Sendable {
     ///     }
     /// }
     /// ```
-    public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
+    package subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
         get {
             // Most calls set no option of this kind: no hashing and no dynamic cast then.
             let extensions = box.value.extensions
@@ -135,13 +136,13 @@ public struct RequestOptions: Sendable {
         skippedMiddleware: Set<MiddlewareKind> = [],
         accessories: [any Accessory] = [],
         usesAccessories: Bool = true,
-        timeout: Duration? = nil,
+        totalTimeout: Duration? = nil,
         maximumBodySize: Int? = nil,
         volatileParameters: Set<String> = [],
         trustedOrigins: Set<String> = [],
         ticket: RequestTracker.Ticket? = nil
     ) {
-        self.box = CopyOnWriteBox(Fields(queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories, timeout: timeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
+        self.box = CopyOnWriteBox(Fields(queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories, totalTimeout: totalTimeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
     }
 
     /// No special policy, shared: what ``Endpoint/options`` returns by default.
@@ -150,7 +151,7 @@ public struct RequestOptions: Sendable {
 
 /// Declares an option that lives in ``RequestOptions`` without a stored property of its own, so
 /// a capability (the cache, mocks, downloads) adds its per-call policy in its own file.
-public protocol RequestOptionKey {
+package protocol RequestOptionKey {
     /// The option's type.
     associatedtype Value: Sendable
     /// The value when nobody set one.

@@ -26,7 +26,7 @@ public struct MultipartForm: Sendable {
     /// The boundary between parts: 32 random alphanumerics after a fixed prefix.
     public var boundary: String
     /// The parts, in order.
-    public var parts: [MultipartPart] = []
+    package var parts: [MultipartPart] = []
 
     /// Creates an empty form with a random boundary.
     public init(boundary: String? = nil) {

@@ -55,7 +55,7 @@ struct BatchAndChainTests {
             let batch = await client.batch(
                 operations: [{ @Sendable client in try await client.send(ItemRequest(id: 99, fails: true)) }]
                     + holding.map { request in { @Sendable client in try await client.send(request) } },
-                options: BatchOptions(mode: .failFast))
+                options: BatchOptions(failsFast: true))
             #expect(batch.count == 20)
             guard case .failure(let first as CurlewError) = batch[0] else {
                 Issue.record("the failing member must fail")

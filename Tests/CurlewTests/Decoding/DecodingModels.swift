@@ -54,8 +54,8 @@ struct LenientItem: Decodable, Sendable {
     @AutoCast var width: Int
     @AutoCast var rating: Double? = nil
     @LenientBool var isPublic: Bool
-    @Default<Defaults.Zero> var likes: Int
-    @Default<Defaults.EmptyArray<String>> var tags: [String]
+    @Default<Int> var likes: Int
+    @Default<[String]> var tags: [String]
     @Default<Untitled> var title: String
     @Scoped var kind: Kind
 }

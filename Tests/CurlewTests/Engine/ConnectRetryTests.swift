@@ -56,7 +56,7 @@ struct ConnectRetryTests {
         // The upstream is down when every call starts; it comes back after two seconds.
         let results = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<calls {
-                group.addTask { try await client.send(Numbered(index: index)) { $0.timeout = .seconds(30) } }
+                group.addTask { try await client.send(Numbered(index: index)) { $0.totalTimeout = .seconds(30) } }
             }
             #expect(await eventually { transport.statistics.connectRetries >= calls })
             try await Task.sleep(for: .seconds(2))
@@ -93,7 +93,7 @@ struct ConnectRetryTests {
         let transport = CurlTransport(configuration: .init(engineCount: 1))
         let client = APIClient(baseURL: upstream.baseURL, transport: transport)
         let error = await #expect(throws: CurlewError.self) {
-            try await client.send(Numbered(index: 1)) { $0.timeout = .milliseconds(300) }
+            try await client.send(Numbered(index: 1)) { $0.totalTimeout = .milliseconds(300) }
         }
         // Delays of 50, 100, 200 ms (±20 %) fit into 300 ms two or three times; the next would
         // start after the total timeout, so the call fails with the connection error instead.

@@ -57,7 +57,8 @@ struct HostQueueTests {
                 // Each answer frees a connection, and exactly the next call in line starts on it.
                 for index in 0..<8 {
                     gate.release(index)
-                    #expect(await eventually { server.requestCount == index + 3 })
+                    // The server counts a request before its handler runs: wait for the handler.
+                    #expect(await eventually { server.requestCount == index + 3 && arrivals.withLock { $0.count } == index + 3 })
                     #expect(arrivals.withLock { $0.last } == index + 2)
                     #expect(transport.statistics.queuedTransfers == 7 - index)
                 }
@@ -116,7 +117,7 @@ struct HostQueueTests {
             let first = Task { try await client.send(Numbered(index: 0)) }
             #expect(await eventually { server.requestCount == 1 })
             // Only the waiting call has a short total timeout: it passes while it waits.
-            let second = Task { try await client.send(Numbered(index: 1)) { $0.timeout = .milliseconds(300) } }
+            let second = Task { try await client.send(Numbered(index: 1)) { $0.totalTimeout = .milliseconds(300) } }
             let error = await #expect(throws: CurlewError.self) { try await second.value }
             #expect(error?.code == .totalTimeout)
             #expect(error?.message.contains("waiting for a connection") == true)

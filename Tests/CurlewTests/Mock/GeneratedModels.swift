@@ -39,8 +39,8 @@ struct GenLenient: Decodable, Sendable {
     @AutoCast var id: String
     @AutoCast var width: Int
     @LenientBool var isPublic: Bool
-    @Default<Defaults.Zero> var likes: Int
-    @Default<Defaults.EmptyArray<String>> var tags: [String]
+    @Default<Int> var likes: Int
+    @Default<[String]> var tags: [String]
     @Scoped var kind: GenKind
 }
 

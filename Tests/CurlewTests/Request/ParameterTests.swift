@@ -54,20 +54,6 @@ struct DictionaryOnly: Endpoint {
     var parameterEncodingOptions: ParameterEncodingOptions
 }
 
-/// Adds a signature computed from the final query parameters.
-struct SignedSearch: Endpoint {
-    typealias Response = Data
-    @Query var key: String
-    @Query var page: Int
-    var path: String { "search" }
-
-    func setUpParameters(_ parameters: inout RequestParameters) throws {
-        parameters.query["ts"] = 1_700_000_000
-        let canonical = try parameters.query.percentEncoded(options: parameters.options)
-        parameters.query["sign"] = .string(String(canonical.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) % 1_000_003 }))
-    }
-}
-
 enum Sort: String, ParameterConvertible { case newest, popular }
 
 @Suite("Declaring parameters")
@@ -195,13 +181,6 @@ struct ParameterTests {
         let id = UUID(uuidString: "7B3C0C5E-0A4F-4D4E-9C55-0C2C8E0B9A11") ?? UUID()
         #expect(try client.prepare(Listing(sort: .popular, id: id, ratio: 0.25)).url
             == "https://api.test/v1/l?id=7B3C0C5E-0A4F-4D4E-9C55-0C2C8E0B9A11&ratio=0.25&sort=popular")
-    }
-
-    @Test func setUpParametersCanSignTheFinalParameters() throws {
-        let prepared = try client.prepare(SignedSearch(key: "sunset", page: 2))
-        let canonical = "key=sunset&page=2&ts=1700000000"
-        let sign = canonical.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) % 1_000_003 }
-        #expect(prepared.url == "https://api.test/v1/search?key=sunset&page=2&sign=\(sign)&ts=1700000000")  // sorted, sign included
     }
 
     @Test func bodyAndBodyParametersConflict() async {

@@ -130,7 +130,7 @@ struct UploadTests {
             form.append(fileAt: path, name: "archive", contentType: "application/octet-stream")
             let client = APIClient(baseURL: url, transport: CurlTransport())
             let (answer, growth) = try await residentGrowth {
-                try await client.send(FormPost(path: "/multipart", form: form)) { $0.timeout = .seconds(300) }
+                try await client.send(FormPost(path: "/multipart", form: form)) { $0.totalTimeout = .seconds(300) }
             }
             print("CHILD-ANSWER \(answer.replacingOccurrences(of: "\n", with: " "))")
             #expect(growth < residentGrowthLimit, "resident memory grew by \(growth) bytes")
