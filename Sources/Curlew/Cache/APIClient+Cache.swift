@@ -24,8 +24,11 @@ extension APIClient {
     /// ``CurlewError/Code/cacheNotConfigured`` at once and nothing is sent.
     /// - Parameters:
     ///   - request: The request.
-    ///   - adjust: Changes a copy of ``Endpoint/options`` for both calls (the cache policy is set
-    ///     by the sequence).
+    ///   - adjust: Changes a copy of ``Endpoint/options`` for both calls. The cache policy is not
+    ///     yours to set here: the first step only reads the store, and the network step always
+    ///     asks the server (sending the stored answer's validators, so an unchanged one costs a
+    ///     `304`), whatever policy the endpoint declares — that is what "then network" means. To
+    ///     let a fresh stored answer stand alone, `send` with ``CachePolicy/maxAge(_:http:)``.
     public nonisolated func cacheThenNetwork<R: Endpoint>(
         _ request: R, options adjust: ((inout RequestOptions) -> Void)? = nil
     ) -> some AsyncSequence<APIResponse<R.Response>, any Error> & Sendable {

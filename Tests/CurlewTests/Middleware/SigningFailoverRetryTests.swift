@@ -156,6 +156,47 @@ struct SigningFailoverRetryTests {
         }
     }
 
+    /// A `POST` is resent only with an `Idempotency-Key`: its own, or one the middleware adds
+    /// when asked; every attempt carries the same key and the same body.
+    @Test func aPostIsRetriedOnlyWithAnIdempotencyKey() async throws {
+        let seen = Mutex<[String: Int]>([:])
+        try await withLoopback(handler: { request in
+            let count = seen.withLock { $0[request.path, default: 0] += 1; return $0[request.path, default: 0] }
+            return count == 1 ? .text("busy", status: 503) : .text("done")
+        }) { server, _, transport in
+            let plain = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [RetryMiddleware(baseDelay: .milliseconds(1))]),
+                transport: transport)
+            let keyed = Send(method: .post, path: "keyed", headers: ["Idempotency-Key": "order-17"], body: .text("pay 17"))
+            let keyedAnswer = try await plain.send(keyed)
+            #expect(keyedAnswer == "done")
+            let keyedRequests = server.requests(path: "/keyed")
+            #expect(keyedRequests.count == 2)
+            #expect(keyedRequests.map { $0.header("idempotency-key") } == ["order-17", "order-17"])
+            #expect(keyedRequests.map(\.bodyText) == ["pay 17", "pay 17"])
+
+            let error = await #expect(throws: CurlewError.self) { try await plain.send(Send(method: .post, path: "unkeyed", body: .text("z"))) }
+            #expect(error?.status?.code == 503)
+            #expect(server.requests(path: "/unkeyed").count == 1)
+            #expect(server.requests(path: "/unkeyed").first?.header("idempotency-key") == nil)
+
+            let adding = APIClient(
+                configuration: ClientConfiguration(
+                    baseURL: server.baseURL, middleware: [RetryMiddleware(baseDelay: .milliseconds(1), addsIdempotencyKey: true)]),
+                transport: transport)
+            let addedAnswer = try await adding.send(Send(method: .patch, path: "added", body: .text("p")))
+            #expect(addedAnswer == "done")
+            let added = server.requests(path: "/added").map { $0.header("idempotency-key") }
+            #expect(added.count == 2)
+            #expect(added[0] != nil && added[0] == added[1])
+            #expect(UUID(uuidString: added[0] ?? "") != nil)
+            // A GET needs no key and gets none.
+            let getAnswer = try await adding.send(Send(path: "get"))
+            #expect(getAnswer == "done")
+            #expect(server.requests(path: "/get").map { $0.header("idempotency-key") } == [nil, nil])
+        }
+    }
+
     @Test func retryStopsAtTheAttemptBound() async throws {
         try await withLoopback(handler: { _ in .text("down", status: 503) }) { server, _, transport in
             let client = APIClient(
