@@ -11,7 +11,7 @@ enum FuzzMediaFamily: PolymorphicFamily {
     typealias Member = any FuzzMedia
     static var discriminator: String { "type" }
     static var members: [String: any Decodable.Type] { ["pic": FuzzPicture.self, "1": FuzzVideo.self] }
-    static var unknownPolicy: UnknownTypePolicy { .skip }
+    static var skipsUnknownTypes: Bool { true }
 }
 
 enum FuzzKind: String, Decodable, CaseIterable, Sendable { case pic, video }

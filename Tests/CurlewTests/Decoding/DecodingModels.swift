@@ -42,7 +42,7 @@ enum SkippingMedia: PolymorphicFamily {
     typealias Member = any Media
     static var discriminator: String { "kind" }
     static var members: [String: any Decodable.Type] { ["pic": PicObject.self, "1": VideoObject.self] }
-    static var unknownPolicy: UnknownTypePolicy { .skip }
+    static var skipsUnknownTypes: Bool { true }
 }
 
 enum Kind: String, Decodable, CaseIterable, Sendable { case pic, video }
