@@ -790,7 +790,7 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
             holds,                                                          // Monkey wait(for:tag:)
             ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
             TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
-                                   maximumAttempts: 3, refreshFailure: .endSession) { old in
+                                   maximumAttempts: 3, endsSessionWhenRefreshFails: true) { old in
                 let raw = try await transport.send(PreparedRequest(method: .post, url: refreshURL, body: Data((old.refreshToken ?? "").utf8)))
                 return TokenStore.Credential(accessToken: try raw.json(at: "data.accessToken").stringValue ?? "")
             },
@@ -800,7 +800,7 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
             AuthorizationMiddleware(store: store, tokenParameter: "accessToken",                // LSBaseRequest AccessToken
                                     placement: .alongsideParameters, attachment: .loginRequiredOnly),
             CommonArgumentsMiddleware(parameters: ["v": "2.1", "platform": "linux"],            // LCNetwork arguments
-                                      placement: .alongsideParameters, existing: .replace),
+                                      placement: .alongsideParameters, replacesExisting: true),
             ServerClock(),                                                  // HttpManager server time
             SigningMiddleware(secret: "123456", timestampParameter: "ts"),  // query, form and JSON signed
         ]),

@@ -111,8 +111,9 @@ public struct MiddlewareContext: Sendable {
     /// The credential chosen for this attempt and its version, set by ``TokenRefreshMiddleware``
     /// (so ``AuthorizationMiddleware`` sends exactly the token refresh decisions are based on).
     public var credential: (token: TokenStore.Credential, version: Int)?
-    /// The origins that may receive the client's credentials, signature and common arguments.
-    public var trustedOrigins: TrustedOrigins {
+    /// The origins that may receive the client's credentials, signature and common arguments;
+    /// ask with ``trusts(_:)``.
+    package var trustedOrigins: TrustedOrigins {
         get { facts.trustedOrigins }
         set { facts = facts.with(trustedOrigins: newValue) }
     }
@@ -140,13 +141,15 @@ public struct MiddlewareContext: Sendable {
     public var requiresAuthentication: Bool { options.requiresAuthentication }
 
     /// Creates a context (the ``APIClient`` makes one per call; tests of middleware make their own).
+    /// `trustedOrigins` are URLs or origins (`https://api.test`) that ``trusts(_:)`` accepts.
     public init(
         requestID: CallID = .next(), requestName: String, identity: RequestIdentity, options: RequestOptions = RequestOptions(),
-        trustedOrigins: TrustedOrigins = TrustedOrigins([]), transport: any Transport,
+        trustedOrigins: Set<String> = [], transport: any Transport,
         events: EventReporter? = nil, logger: Logger = Logger(label: "curlew")
     ) {
         self.init(
-            requestID: requestID, requestName: requestName, identity: .identity(identity), options: options, trustedOrigins: trustedOrigins,
+            requestID: requestID, requestName: requestName, identity: .identity(identity), options: options,
+            trustedOrigins: TrustedOrigins(trustedOrigins),
             transport: transport, events: events, logger: logger, endpoint: nil)
     }
 
@@ -163,7 +166,7 @@ public struct MiddlewareContext: Sendable {
         self.options = options
     }
 
-    /// Whether `url` belongs to one of the ``trustedOrigins`` or the call's own
+    /// Whether `url` belongs to one of the client's trusted origins or the call's own
     /// ``RequestOptions/trustedOrigins``. Built-in middleware that add credentials, signatures or
     /// common arguments do nothing for other origins.
     public func trusts(_ url: String) -> Bool {

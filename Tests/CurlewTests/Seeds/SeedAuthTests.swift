@@ -130,7 +130,7 @@ struct SeedAuthTests {
             let storage = RecordingCredentialStorage(initial: .init(accessToken: "T0", refreshToken: "R1"))
             let store = TokenStore(storage: storage)
             let refreshURL = server.baseURL + "/auth/refresh"
-            let refresh = TokenRefreshMiddleware(store: store, refreshFailure: .endSession) { credential in
+            let refresh = TokenRefreshMiddleware(store: store, endsSessionWhenRefreshFails: true) { credential in
                 let raw = try await transport.send(PreparedRequest(
                     method: .post, url: refreshURL, headers: [.contentType: "text/plain"], body: Data((credential.refreshToken ?? "").utf8)))
                 throw CurlewError(code: .unauthorized, message: "refresh answered \(raw.status.code)")
