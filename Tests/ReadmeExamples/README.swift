@@ -548,7 +548,7 @@ func cachedFeed(_ client: APIClient) async throws {
     _ = try await client.send(CachedFeedRequest()) { $0.cache = .http }               // RFC 9111 only
     _ = try await client.send(CachedFeedRequest()) { $0.cache = .networkFirst(staleFor: .hours(24)) }
     _ = try await client.send(CachedFeedRequest()) { $0.cache = .cacheOnly() }         // .cacheMiss, nothing sent
-    _ = try await client.send(CachedFeedRequest()) { $0.cache = .maxAge(.hours(8), http: .override) }
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .maxAge(.hours(8), overridingServer: true) }
 
     // Cache then network: the stored page at once, then the fresh one (or the error).
     for try await page in client.cacheThenNetwork(CachedFeedRequest()) {
