@@ -798,7 +798,7 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
                                     secondary: "https://api2.example.com/v1", cdn: "https://cdn.example.com/v1"),
             URLRewriteMiddleware { $0.replacingOccurrences(of: "/v1/legacy/", with: "/v2/") },   // Monkey filters
             AuthorizationMiddleware(store: store, tokenParameter: "accessToken",                // LSBaseRequest AccessToken
-                                    placement: .alongsideParameters, attachment: .loginRequiredOnly),
+                                    placement: .alongsideParameters, attachesOnlyWhenLoginRequired: true),
             CommonArgumentsMiddleware(parameters: ["v": "2.1", "platform": "linux"],            // LCNetwork arguments
                                       placement: .alongsideParameters, replacesExisting: true),
             ServerClock(),                                                  // HttpManager server time

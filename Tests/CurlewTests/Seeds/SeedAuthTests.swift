@@ -55,7 +55,7 @@ struct SeedAuthTests {
     @Test func tokenTravelsAsAQueryFormOrJSONParameterOnlyOnLoginRequests() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             let store = TokenStore(credential: .init(accessToken: "T1"))
-            let auth = AuthorizationMiddleware(store: store, tokenParameter: "accessToken", placement: .alongsideParameters, attachment: .loginRequiredOnly)
+            let auth = AuthorizationMiddleware(store: store, tokenParameter: "accessToken", placement: .alongsideParameters, attachesOnlyWhenLoginRequired: true)
             let client = client(server, transport, [auth])
             _ = try await client.send(SeedPublicGet())
             _ = try await client.send(SeedLoginGet())
@@ -89,7 +89,7 @@ struct SeedAuthTests {
 
     @Test func loginRequiredOnlyStillFailsALoginRequestWithoutCredential() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
-            let client = client(server, transport, [AuthorizationMiddleware(store: TokenStore(), attachment: .loginRequiredOnly)])
+            let client = client(server, transport, [AuthorizationMiddleware(store: TokenStore(), attachesOnlyWhenLoginRequired: true)])
             _ = try await client.send(SeedPublicGet())
             let error = await #expect(throws: CurlewError.self) { try await client.send(SeedLoginGet()) }
             #expect(error?.code == .notLoggedIn)
