@@ -64,7 +64,7 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     /// ``MiddlewarePhase/commonArguments``.
     public var phase: MiddlewarePhase? { .commonArguments }
 
-    /// Adds what the request does not already have (or replaces it, per ``existing``).
+    /// Adds what the request does not already have (or replaces it, per ``replacesExisting``).
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else { return try await next(request, context) }
         let parameters: [(key: String, value: String)]
