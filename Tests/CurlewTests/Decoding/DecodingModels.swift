@@ -53,7 +53,7 @@ struct LenientItem: Decodable, Sendable {
     @AutoCast var id: String
     @AutoCast var width: Int
     @AutoCast var rating: Double? = nil
-    @LenientBool var isPublic: Bool
+    @AutoCast var isPublic: Bool
     @Default<Int> var likes: Int
     @Default<[String]> var tags: [String]
     @Default<Untitled> var title: String
