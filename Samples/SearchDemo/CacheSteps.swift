@@ -48,8 +48,6 @@ struct CacheStep: TourStep {
             say(".cacheOnly() with nothing stored → .\(error.code), nothing sent")
         }
         await cache.waitForPendingWrites()  // stores land after the calls; wait before the directory goes
-        let counts = await cache.statistics
-        say("cache: \(counts.hits) hits, \(counts.misses) misses, \(counts.stores) stored, \(counts.revalidations) revalidated")
     }
 
     /// Where an answer came from and, for a stored one, its age on the tour's clock.

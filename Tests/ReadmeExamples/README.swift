@@ -5,34 +5,34 @@
 //   block 3 (README.md:135): declarations, file scope
 //   block 4 (README.md:168): declarations, file scope
 //   block 5 (README.md:209): declarations, file scope
-//   block 6 (README.md:275): declarations, file scope
-//   block 7 (README.md:301): declarations, file scope
-//   block 8 (README.md:354): declarations, file scope
-//   block 9 (README.md:391): declarations, file scope
-//   block 10 (README.md:415): declarations, file scope
-//   block 11 (README.md:431): declarations, file scope
-//   block 12 (README.md:449): declarations, file scope
-//   block 13 (README.md:483): statements, readmeExample13()
-//   block 14 (README.md:525): declarations, file scope
-//   block 15 (README.md:554): declarations, file scope
-//   block 16 (README.md:597): declarations, file scope
-//   block 17 (README.md:615): declarations, file scope
-//   block 18 (README.md:652): declarations, file scope
-//   block 19 (README.md:693): declarations, file scope
-//   block 20 (README.md:734): declarations, file scope
-//   block 21 (README.md:761): declarations, file scope
-//   block 22 (README.md:839): declarations, file scope
-//   block 23 (README.md:877): declarations, file scope
-//   block 24 (README.md:959): declarations, file scope
-//   block 25 (README.md:1022): declarations, file scope
-//   block 26 (README.md:1055): skipped (no-compile)
-//   block 27 (README.md:1065): declarations, file scope
-//   block 28 (README.md:1082): skipped (no-compile)
-//   block 29 (README.md:1122): skipped (no-compile)
-//   block 30 (README.md:1199): skipped (no-compile)
-//   block 31 (README.md:1273): declarations, file scope
-//   block 32 (README.md:1374): declarations, file scope
-//   block 33 (README.md:1411): declarations, file scope
+//   block 6 (README.md:276): declarations, file scope
+//   block 7 (README.md:302): declarations, file scope
+//   block 8 (README.md:355): declarations, file scope
+//   block 9 (README.md:392): declarations, file scope
+//   block 10 (README.md:416): declarations, file scope
+//   block 11 (README.md:432): declarations, file scope
+//   block 12 (README.md:450): declarations, file scope
+//   block 13 (README.md:484): statements, readmeExample13()
+//   block 14 (README.md:526): declarations, file scope
+//   block 15 (README.md:555): declarations, file scope
+//   block 16 (README.md:598): declarations, file scope
+//   block 17 (README.md:616): declarations, file scope
+//   block 18 (README.md:653): declarations, file scope
+//   block 19 (README.md:694): declarations, file scope
+//   block 20 (README.md:735): declarations, file scope
+//   block 21 (README.md:762): declarations, file scope
+//   block 22 (README.md:840): declarations, file scope
+//   block 23 (README.md:878): declarations, file scope
+//   block 24 (README.md:960): declarations, file scope
+//   block 25 (README.md:1023): declarations, file scope
+//   block 26 (README.md:1056): skipped (no-compile)
+//   block 27 (README.md:1066): declarations, file scope
+//   block 28 (README.md:1083): skipped (no-compile)
+//   block 29 (README.md:1123): skipped (no-compile)
+//   block 30 (README.md:1200): skipped (no-compile)
+//   block 31 (README.md:1274): declarations, file scope
+//   block 32 (README.md:1375): declarations, file scope
+//   block 33 (README.md:1412): declarations, file scope
 
 import Curlew
 import Foundation
@@ -190,8 +190,8 @@ func searchMedia(_ client: APIClient) async throws -> Int {
 }
 #sourceLocation()
 
-// MARK: block 6, README.md:275
-#sourceLocation(file: "README.md", line: 276)
+// MARK: block 6, README.md:276
+#sourceLocation(file: "README.md", line: 277)
 struct LegacySearchRequest: Endpoint {
     typealias Response = [Picture]
     var path: String { "legacy/search" }
@@ -206,8 +206,8 @@ struct LegacySearchRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 7, README.md:301
-#sourceLocation(file: "README.md", line: 302)
+// MARK: block 7, README.md:302
+#sourceLocation(file: "README.md", line: 303)
 struct SavedTokens: Sendable {
     var access: String
     var refresh: String
@@ -240,8 +240,8 @@ func makeGalleryClient(saved: SavedTokens, secret: String, transport: any Transp
 }
 #sourceLocation()
 
-// MARK: block 8, README.md:354
-#sourceLocation(file: "README.md", line: 355)
+// MARK: block 8, README.md:355
+#sourceLocation(file: "README.md", line: 356)
 struct RequestIDHeader: APIMiddleware {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
@@ -262,8 +262,8 @@ struct CannedAnswer: APIMiddleware {
 }
 #sourceLocation()
 
-// MARK: block 9, README.md:391
-#sourceLocation(file: "README.md", line: 392)
+// MARK: block 9, README.md:392
+#sourceLocation(file: "README.md", line: 393)
 func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
     do {
         return try await client.send(SearchRequest(key: "fog")).pictures
@@ -279,8 +279,8 @@ func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
 }
 #sourceLocation()
 
-// MARK: block 10, README.md:415
-#sourceLocation(file: "README.md", line: 416)
+// MARK: block 10, README.md:416
+#sourceLocation(file: "README.md", line: 417)
 func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
@@ -293,8 +293,8 @@ func watch(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 11, README.md:431
-#sourceLocation(file: "README.md", line: 432)
+// MARK: block 11, README.md:432
+#sourceLocation(file: "README.md", line: 433)
 func fetchAllPages(_ client: APIClient) async {
     let tracker = RequestTracker()
     for page in 1...5 {
@@ -307,8 +307,8 @@ func fetchAllPages(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 12, README.md:449
-#sourceLocation(file: "README.md", line: 450)
+// MARK: block 12, README.md:450
+#sourceLocation(file: "README.md", line: 451)
 struct ExportRequest: Endpoint {
     typealias Response = Data
     var path: String { "export" }
@@ -330,9 +330,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:483
+// MARK: block 13, README.md:484
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 484)
+#sourceLocation(file: "README.md", line: 485)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -346,8 +346,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:525
-#sourceLocation(file: "README.md", line: 526)
+// MARK: block 14, README.md:526
+#sourceLocation(file: "README.md", line: 527)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -372,8 +372,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:554
-#sourceLocation(file: "README.md", line: 555)
+// MARK: block 15, README.md:555
+#sourceLocation(file: "README.md", line: 556)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -406,8 +406,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:597
-#sourceLocation(file: "README.md", line: 598)
+// MARK: block 16, README.md:598
+#sourceLocation(file: "README.md", line: 599)
 
 
 func testSearch() async throws {
@@ -420,8 +420,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:615
-#sourceLocation(file: "README.md", line: 616)
+// MARK: block 17, README.md:616
+#sourceLocation(file: "README.md", line: 617)
 
 
 func testAgainstALocalServer() async throws {
@@ -435,8 +435,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:652
-#sourceLocation(file: "README.md", line: 653)
+// MARK: block 18, README.md:653
+#sourceLocation(file: "README.md", line: 654)
 
 
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
@@ -464,8 +464,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:693
-#sourceLocation(file: "README.md", line: 694)
+// MARK: block 19, README.md:694
+#sourceLocation(file: "README.md", line: 695)
 
 
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
@@ -499,8 +499,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:734
-#sourceLocation(file: "README.md", line: 735)
+// MARK: block 20, README.md:735
+#sourceLocation(file: "README.md", line: 736)
 
 
 
@@ -520,8 +520,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:761
-#sourceLocation(file: "README.md", line: 762)
+// MARK: block 21, README.md:762
+#sourceLocation(file: "README.md", line: 763)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -548,7 +548,7 @@ func cachedFeed(_ client: APIClient) async throws {
     _ = try await client.send(CachedFeedRequest()) { $0.cache = .http }               // RFC 9111 only
     _ = try await client.send(CachedFeedRequest()) { $0.cache = .networkFirst(staleFor: .hours(24)) }
     _ = try await client.send(CachedFeedRequest()) { $0.cache = .cacheOnly() }         // .cacheMiss, nothing sent
-    _ = try await client.send(CachedFeedRequest()) { $0.cache = .maxAge(.hours(8), http: .override) }
+    _ = try await client.send(CachedFeedRequest()) { $0.cache = .maxAge(.hours(8), overridingServer: true) }
 
     // Cache then network: the stored page at once, then the fresh one (or the error).
     for try await page in client.cacheThenNetwork(CachedFeedRequest()) {
@@ -557,8 +557,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:839
-#sourceLocation(file: "README.md", line: 840)
+// MARK: block 22, README.md:840
+#sourceLocation(file: "README.md", line: 841)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -592,8 +592,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:877
-#sourceLocation(file: "README.md", line: 878)
+// MARK: block 23, README.md:878
+#sourceLocation(file: "README.md", line: 879)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -607,8 +607,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:959
-#sourceLocation(file: "README.md", line: 960)
+// MARK: block 24, README.md:960
+#sourceLocation(file: "README.md", line: 961)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -637,8 +637,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1022
-#sourceLocation(file: "README.md", line: 1023)
+// MARK: block 25, README.md:1023
+#sourceLocation(file: "README.md", line: 1024)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -660,8 +660,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1065
-#sourceLocation(file: "README.md", line: 1066)
+// MARK: block 27, README.md:1066
+#sourceLocation(file: "README.md", line: 1067)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -672,8 +672,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1273
-#sourceLocation(file: "README.md", line: 1274)
+// MARK: block 31, README.md:1274
+#sourceLocation(file: "README.md", line: 1275)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -772,8 +772,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1374
-#sourceLocation(file: "README.md", line: 1375)
+// MARK: block 32, README.md:1375
+#sourceLocation(file: "README.md", line: 1376)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -790,7 +790,7 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
             holds,                                                          // Monkey wait(for:tag:)
             ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
             TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
-                                   maximumAttempts: 3, refreshFailure: .endSession) { old in
+                                   maximumAttempts: 3, endsSessionWhenRefreshFails: true) { old in
                 let raw = try await transport.send(PreparedRequest(method: .post, url: refreshURL, body: Data((old.refreshToken ?? "").utf8)))
                 return TokenStore.Credential(accessToken: try raw.json(at: "data.accessToken").stringValue ?? "")
             },
@@ -798,9 +798,9 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
                                     secondary: "https://api2.example.com/v1", cdn: "https://cdn.example.com/v1"),
             URLRewriteMiddleware { $0.replacingOccurrences(of: "/v1/legacy/", with: "/v2/") },   // Monkey filters
             AuthorizationMiddleware(store: store, tokenParameter: "accessToken",                // LSBaseRequest AccessToken
-                                    placement: .alongsideParameters, attachment: .loginRequiredOnly),
+                                    placement: .alongsideParameters, attachesOnlyWhenLoginRequired: true),
             CommonArgumentsMiddleware(parameters: ["v": "2.1", "platform": "linux"],            // LCNetwork arguments
-                                      placement: .alongsideParameters, existing: .replace),
+                                      placement: .alongsideParameters, replacesExisting: true),
             ServerClock(),                                                  // HttpManager server time
             SigningMiddleware(secret: "123456", timestampParameter: "ts"),  // query, form and JSON signed
         ]),
@@ -808,8 +808,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1411
-#sourceLocation(file: "README.md", line: 1412)
+// MARK: block 33, README.md:1412
+#sourceLocation(file: "README.md", line: 1413)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

@@ -11,7 +11,7 @@ enum FuzzMediaFamily: PolymorphicFamily {
     typealias Member = any FuzzMedia
     static var discriminator: String { "type" }
     static var members: [String: any Decodable.Type] { ["pic": FuzzPicture.self, "1": FuzzVideo.self] }
-    static var unknownPolicy: UnknownTypePolicy { .skip }
+    static var skipsUnknownTypes: Bool { true }
 }
 
 enum FuzzKind: String, Decodable, CaseIterable, Sendable { case pic, video }
@@ -25,7 +25,7 @@ struct FuzzModel: Decodable, Sendable {
     @AutoCast var maybe: Int?
     @Default<Int> var likes: Int
     @Default<[String]> var tags: [String]
-    @LenientBool var flag: Bool
+    @AutoCast var flag: Bool
     @Scoped var kind: FuzzKind
     @Polymorphic<FuzzMediaFamily> var cover: any FuzzMedia
     @PolymorphicArray<FuzzMediaFamily> var items: [any FuzzMedia]
@@ -59,7 +59,7 @@ public func fuzzLenientDecoding(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
     let raw = RawResponse(status: .ok, body: body, url: "https://example.com/")
     _ = try? raw.decode(FuzzModel.self, at: "data")
     _ = try? raw.decode([String: AutoCast<Double>].self)
-    _ = try? raw.decode([LenientBool].self, at: "flags")
+    _ = try? raw.decode([AutoCast<Bool>].self, at: "flags")
     return 0
 }
 

@@ -47,8 +47,9 @@ public struct MiddlewareContext: Sendable {
     /// The credential chosen for this attempt and its version, set by ``TokenRefreshMiddleware``
     /// (so ``AuthorizationMiddleware`` sends exactly the token refresh decisions are based on).
     public var credential: (token: TokenStore.Credential, version: Int)?
-    /// The origins that may receive the client's credentials, signature and common arguments.
-    public var trustedOrigins: TrustedOrigins {
+    /// The origins that may receive the client's credentials, signature and common arguments;
+    /// ask with ``trusts(_:)``.
+    package var trustedOrigins: TrustedOrigins {
         get { environment.value.trustedOrigins }
         set { environment.value.trustedOrigins = newValue }
     }
@@ -76,15 +77,16 @@ public struct MiddlewareContext: Sendable {
     public var requiresAuthentication: Bool { options.requiresAuthentication }
 
     /// Creates a context (the ``APIClient`` makes one per call; tests of middleware make their own).
+    /// `trustedOrigins` are URLs or origins (`https://api.test`) that ``trusts(_:)`` accepts.
     public init(
         requestID: CallID = .next(), requestName: String, identity: RequestIdentity, options: RequestOptions = RequestOptions(),
-        trustedOrigins: TrustedOrigins = TrustedOrigins([]), transport: any Transport,
+        trustedOrigins: Set<String> = [], transport: any Transport,
         events: EventReporter? = nil, logger: Logger = Logger(label: "curlew")
     ) {
         self.init(
             requestID: requestID, requestName: requestName, identity: .identity(identity),
             events: events ?? .silent(requestID: requestID, requestName: requestName), endpoint: nil,
-            environment: CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: logger)),
+            environment: CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: TrustedOrigins(trustedOrigins), logger: logger)),
             options: options)
     }
 
@@ -100,7 +102,7 @@ public struct MiddlewareContext: Sendable {
         self.options = options
     }
 
-    /// Whether `url` belongs to one of the ``trustedOrigins`` or the call's own
+    /// Whether `url` belongs to one of the client's trusted origins or the call's own
     /// ``RequestOptions/trustedOrigins``. Built-in middleware that add credentials, signatures or
     /// common arguments do nothing for other origins.
     public func trusts(_ url: String) -> Bool {

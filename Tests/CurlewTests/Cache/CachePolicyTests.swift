@@ -109,7 +109,7 @@ struct CachePolicyTests {
             _ = try await client.send(CachedText(path: "n", policy: .maxAge(.hours(8))))
             #expect(try await client.send(CachedText(path: "n", policy: .maxAge(.hours(8)))) == "answer 2")
             #expect(server.requestCount == 2)
-            let overridden = try await client.response(for: CachedText(path: "n", policy: .maxAge(.hours(8), http: .override)))
+            let overridden = try await client.response(for: CachedText(path: "n", policy: .maxAge(.hours(8), overridingServer: true)))
             #expect(overridden.value == "answer 2")
             #expect(overridden.source == .cache)
             #expect(server.requestCount == 2)
@@ -206,8 +206,8 @@ struct CachePolicyTests {
         let cache = makeCache(clock: CacheTestClock(), storage: storage)
         let counter = HitCounter()
         try await withCachedLoopback(cache: cache, handler: counting(counter, headers: [("Cache-Control", "no-store")])) { server, client in
-            _ = try await client.send(CachedText(path: "s", policy: .maxAge(.hours(8), http: .override)))
-            #expect(try await client.send(CachedText(path: "s", policy: .maxAge(.hours(8), http: .override))) == "answer 2")
+            _ = try await client.send(CachedText(path: "s", policy: .maxAge(.hours(8), overridingServer: true)))
+            #expect(try await client.send(CachedText(path: "s", policy: .maxAge(.hours(8), overridingServer: true))) == "answer 2")
             #expect(server.requestCount == 2)
             #expect(await storage.count == 0)
         }
@@ -284,7 +284,7 @@ struct CachePolicyTests {
             #expect(try await client.send(french) == "fr")
             #expect(try await client.send(CachedText(path: "v", policy: .http)) == "none")
             #expect(server.requestCount == 3)
-            let star = CachedText(path: "star", headers: ["Accept-Language": "en"], policy: .maxAge(.hours(1), http: .override))
+            let star = CachedText(path: "star", headers: ["Accept-Language": "en"], policy: .maxAge(.hours(1), overridingServer: true))
             _ = try await client.send(star)
             _ = try await client.send(star)
             #expect(server.requestCount == 5)

@@ -64,7 +64,7 @@ struct HTTPBinCacheTests {
 
     @Test func noStoreFromResponseHeadersIsNeverWritten() async throws {
         let (client, _, storage) = try makeClient()
-        let request = CachedText(path: "response-headers", query: [.init(name: "Cache-Control", value: "no-store")], policy: .maxAge(.hours(8), http: .override))
+        let request = CachedText(path: "response-headers", query: [.init(name: "Cache-Control", value: "no-store")], policy: .maxAge(.hours(8), overridingServer: true))
         _ = try await client.send(request)
         let second = try await client.response(for: request)
         #expect(second.source == .network)

@@ -42,7 +42,7 @@ enum SkippingMedia: PolymorphicFamily {
     typealias Member = any Media
     static var discriminator: String { "kind" }
     static var members: [String: any Decodable.Type] { ["pic": PicObject.self, "1": VideoObject.self] }
-    static var unknownPolicy: UnknownTypePolicy { .skip }
+    static var skipsUnknownTypes: Bool { true }
 }
 
 enum Kind: String, Decodable, CaseIterable, Sendable { case pic, video }
@@ -53,7 +53,7 @@ struct LenientItem: Decodable, Sendable {
     @AutoCast var id: String
     @AutoCast var width: Int
     @AutoCast var rating: Double? = nil
-    @LenientBool var isPublic: Bool
+    @AutoCast var isPublic: Bool
     @Default<Int> var likes: Int
     @Default<[String]> var tags: [String]
     @Default<Untitled> var title: String

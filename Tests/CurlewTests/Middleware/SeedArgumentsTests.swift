@@ -52,7 +52,7 @@ struct SeedArgumentsTests {
     @Test func existingArgumentsCanBeRewritten() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             let common = CommonArgumentsMiddleware(
-                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, existing: .replace)
+                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, replacesExisting: true)
             let client = client(server, transport, [common])
             _ = try await client.send(SeedSearchGet(key: "fog", v: "1.0")) { _ in }
             _ = try await client.send(SeedNoteForm(title: "hi", v: "own"))
@@ -74,7 +74,7 @@ struct SeedArgumentsTests {
         }
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             let replacing = CommonArgumentsMiddleware(
-                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, existing: .replace)
+                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, replacesExisting: true)
             _ = try await client(server, transport, [replacing]).send(NoteWithPlatform())
             let keeping = CommonArgumentsMiddleware(
                 parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters)

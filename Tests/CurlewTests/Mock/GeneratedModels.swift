@@ -38,7 +38,7 @@ struct GenGallery: Decodable, Sendable {
 struct GenLenient: Decodable, Sendable {
     @AutoCast var id: String
     @AutoCast var width: Int
-    @LenientBool var isPublic: Bool
+    @AutoCast var isPublic: Bool
     @Default<Int> var likes: Int
     @Default<[String]> var tags: [String]
     @Scoped var kind: GenKind
