@@ -48,6 +48,37 @@ struct SigningFailoverRetryTests {
         }
     }
 
+    /// With `placement: .alongsideParameters` the timestamp, the nonce and the signature go into a
+    /// form body beside the request's own fields (nothing added to the query), and the server
+    /// verifies the signature over what it received; a request without a body keeps them in
+    /// the query. The server clock's timestamp follows its own placement the same way.
+    @Test func signingAndTheServerClockPlaceTheirParametersBesideTheBodyParameters() async throws {
+        let verdicts = Mutex<[Bool]>([])
+        try await withLoopback(handler: { request in
+            let valid = serverSideSignatureIsValid(request, secret: "123456")
+            verdicts.withLock { $0.append(valid) }
+            return valid ? .text("signed") : .text("bad signature", status: 403)
+        }) { server, _, transport in
+            let middleware: [any APIMiddleware] = [
+                ServerClock(timestampParameter: "time", placement: .alongsideParameters),
+                SigningMiddleware(secret: "123456", timestampParameter: "ts", nonceParameter: "nonce", placement: .alongsideParameters),
+            ]
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+            let formAnswer = try await client.send(SignedForm())
+            #expect(formAnswer == "signed")
+            let getAnswer = try await client.send(Send(path: "list", query: [URLQueryItem(name: "a", value: "1")]))
+            #expect(getAnswer == "signed")
+            let seen = server.requests
+            #expect(seen[0].uri == "/orders?shop=north%20side")
+            let fields = Dictionary(QueryString.pairs(seen[0].bodyText, plusIsSpace: true).map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            #expect(Set(fields.keys) == ["item", "count", "time", "ts", "nonce", "sign"])
+            #expect(fields["sign"]?.count == 32)
+            #expect(Set(seen[1].queryItems.map(\.name)) == ["a", "time", "ts", "nonce", "sign"])
+            #expect(seen[1].bodyText.isEmpty)
+            #expect(verdicts.withLock { $0 } == [true, true])
+        }
+    }
+
     @Test func aRetryRecomputesTheSignature() async throws {
         let attempts = Mutex(0)
         try await withLoopback(handler: { request in
