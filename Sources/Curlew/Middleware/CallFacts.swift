@@ -4,6 +4,9 @@ internal import Logging
 /// share. Both keep them in one ``CopyOnWriteBox`` (the idiom of every value the request path
 /// copies), so handing a context from step to step costs one reference count, and a setter on an
 /// unshared context writes in place.
+///
+/// Only stored properties: a computed property of a value kept in a class (the box's storage)
+/// makes Swift copy the whole value to call it; a stored one is read in place.
 struct CallFacts: Sendable {
     var requestID: CallID
     var requestName: String
@@ -19,18 +22,15 @@ struct CallFacts: Sendable {
         case identity(RequestIdentity)
         /// The request before any middleware, with the name and volatile parameters.
         case request(PreparedRequest, name: String, volatileParameters: Set<String>)
-    }
 
-    /// The request's identity before any middleware.
-    var identity: RequestIdentity {
-        get {
-            switch identitySource {
+        /// The request's identity before any middleware.
+        var identity: RequestIdentity {
+            switch self {
             case .identity(let identity): identity
             case .request(let request, let name, let volatileParameters):
                 RequestIdentity(request, name: name, volatileParameters: volatileParameters)
             }
         }
-        set { identitySource = .identity(newValue) }
     }
 }
 

@@ -22,8 +22,8 @@ public struct MiddlewareContext: Sendable {
     public var attempt: Int = 1
     /// The request's identity, computed before any middleware (cache key, fixture name).
     public var identity: RequestIdentity {
-        get { call.value.identity }
-        set { call.value.identity = newValue }
+        get { call.value.identitySource.identity }
+        set { call.value.identitySource = .identity(newValue) }
     }
     /// The call's options (the endpoint's defaults adjusted at the call site).
     public var options: RequestOptions

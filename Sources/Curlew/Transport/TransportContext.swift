@@ -20,8 +20,8 @@ public struct TransportContext: Sendable {
     public var attempt: Int
     /// The request's identity computed before any middleware (the cache key, the fixture name).
     public var identity: RequestIdentity {
-        get { call.value.identity }
-        set { call.value.identity = newValue }
+        get { call.value.identitySource.identity }
+        set { call.value.identitySource = .identity(newValue) }
     }
     /// Where the response body goes: collected (default), streamed or written to a file.
     public var responseBody: ResponseBodyDisposition
