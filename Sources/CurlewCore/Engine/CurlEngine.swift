@@ -310,6 +310,7 @@ package final class CurlEngine: @unchecked Sendable {
             return
         }
         upkeep.tick(multi: multi, now: EngineClock.now(), inFlight: transfers.count)
+        if transfers.isEmpty { statistics.quietWakeup() }
         if transfers.isEmpty, !upkeep.watched.isEmpty {
             upkeep.withWatched { fds, count in _ = curl_multi_poll(multi, fds, count, timeout, nil) }
             upkeep.afterPoll()
