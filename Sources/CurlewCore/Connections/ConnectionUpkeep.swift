@@ -83,6 +83,11 @@ package final class ConnectionUpkeep {
         if !poolTrimmed, inFlight == 0, let quiet = housekeeping.quiet(now: now), quiet >= idleNanoseconds {
             pool.trim()
             poolTrimmed = true
+            // glibc keeps freed memory in its arenas; after a burst's handles, buffers and
+            // connections are gone, hand what is free back to the system.
+            #if os(Linux)
+            _ = malloc_trim(0)
+            #endif
         }
     }
 
