@@ -15,8 +15,8 @@ internal import Glibc
 ///
 /// Thread-safety (why `@unchecked Sendable` is sound): `inbox` is a `Mutex`; `nextID` is an
 /// `Atomic`; `statistics` holds only atomics; `multi` is set once in `init` and used off the
-/// engine thread only for `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers` is touched
-/// only by the engine thread; `thread` and `startFailure` are written in `init` only (before any
+/// engine thread only for `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers`, `hostQueues`,
+/// `retrying` and `drainDeadline` are touched only by the engine thread (after `init`); `thread` and `startFailure` are written in `init` only (before any
 /// other thread can see the engine) and read afterwards; `upkeep` is set in `init` and used only
 /// by the engine thread.
 package final class CurlEngine: @unchecked Sendable {
