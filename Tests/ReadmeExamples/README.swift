@@ -24,15 +24,15 @@
 //   block 22 (README.md:840): declarations, file scope
 //   block 23 (README.md:878): declarations, file scope
 //   block 24 (README.md:960): declarations, file scope
-//   block 25 (README.md:1023): declarations, file scope
-//   block 26 (README.md:1056): skipped (no-compile)
-//   block 27 (README.md:1066): declarations, file scope
-//   block 28 (README.md:1083): skipped (no-compile)
-//   block 29 (README.md:1123): skipped (no-compile)
-//   block 30 (README.md:1200): skipped (no-compile)
-//   block 31 (README.md:1274): declarations, file scope
-//   block 32 (README.md:1375): declarations, file scope
-//   block 33 (README.md:1412): declarations, file scope
+//   block 25 (README.md:1033): declarations, file scope
+//   block 26 (README.md:1066): skipped (no-compile)
+//   block 27 (README.md:1076): declarations, file scope
+//   block 28 (README.md:1093): skipped (no-compile)
+//   block 29 (README.md:1137): skipped (no-compile)
+//   block 30 (README.md:1214): skipped (no-compile)
+//   block 31 (README.md:1288): declarations, file scope
+//   block 32 (README.md:1389): declarations, file scope
+//   block 33 (README.md:1426): declarations, file scope
 
 import Curlew
 import Foundation
@@ -637,8 +637,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1023
-#sourceLocation(file: "README.md", line: 1024)
+// MARK: block 25, README.md:1033
+#sourceLocation(file: "README.md", line: 1034)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -660,8 +660,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1066
-#sourceLocation(file: "README.md", line: 1067)
+// MARK: block 27, README.md:1076
+#sourceLocation(file: "README.md", line: 1077)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -672,8 +672,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1274
-#sourceLocation(file: "README.md", line: 1275)
+// MARK: block 31, README.md:1288
+#sourceLocation(file: "README.md", line: 1289)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -772,8 +772,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1375
-#sourceLocation(file: "README.md", line: 1376)
+// MARK: block 32, README.md:1389
+#sourceLocation(file: "README.md", line: 1390)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -808,8 +808,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1412
-#sourceLocation(file: "README.md", line: 1413)
+// MARK: block 33, README.md:1426
+#sourceLocation(file: "README.md", line: 1427)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }

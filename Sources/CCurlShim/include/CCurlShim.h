@@ -8,6 +8,11 @@
 // zlib (linked by Package.swift): Curlew inflates gzip and deflate bodies itself, to tell a
 // complete compressed stream from a truncated one (libcurl 7.88 does not).
 #include <zlib.h>
+#if defined(__GLIBC__)
+// malloc_trim: the engine hands freed memory back to the system after its idle timeout
+// (Connections/ConnectionUpkeep.swift); Swift's Glibc module does not declare it.
+#include <malloc.h>
+#endif
 
 #pragma clang assume_nonnull begin
 

@@ -23,6 +23,7 @@ package final class ConnectionLedger: Sendable {
     private let sockets = Mutex(Set<Int32>())
     private let openCount = Atomic<Int>(0)
     private let opened = Atomic<Int>(0)
+    private let changes = Atomic<Int>(0)
 
     package init() {}
 
@@ -31,6 +32,9 @@ package final class ConnectionLedger: Sendable {
     /// Sockets opened so far.
     package var socketsOpened: Int { opened.load(ordering: .relaxed) }
 
+    /// Counts every open and close: a changed value means the set of sockets changed.
+    package var generation: Int { changes.load(ordering: .relaxed) }
+
     /// A copy of the open sockets.
     package var snapshot: Set<Int32> { sockets.withLock { $0 } }
 
@@ -38,11 +42,13 @@ package final class ConnectionLedger: Sendable {
         sockets.withLock { _ = $0.insert(socket) }
         openCount.wrappingAdd(1, ordering: .relaxed)
         opened.wrappingAdd(1, ordering: .relaxed)
+        changes.wrappingAdd(1, ordering: .relaxed)
     }
 
     fileprivate func willClose(_ socket: Int32) {
         let known = sockets.withLock { $0.remove(socket) != nil }
         if known { openCount.wrappingSubtract(1, ordering: .relaxed) }
+        changes.wrappingAdd(1, ordering: .relaxed)
     }
 
     /// Points `handle`'s socket callbacks at this ledger. The ledger must outlive every

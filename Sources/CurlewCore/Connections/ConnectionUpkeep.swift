@@ -21,6 +21,8 @@ package final class ConnectionUpkeep {
     private let idleNanoseconds: UInt64
     /// When idle connections were last counted.
     private var lastCount: UInt64 = 0
+    /// The ledger's generation at the last count.
+    private var countedGeneration = -1
     /// Whether the handle pool was freed since the last transfer.
     private var poolTrimmed = true
     /// Idle connections' sockets the engine polls while no transfer runs: one turning readable
@@ -69,14 +71,23 @@ package final class ConnectionUpkeep {
     /// follow the load down, and chooses the sockets to watch; a sweep when one is due; the
     /// handle pool freed after the idle timeout of quiet.
     package func tick(multi: UnsafeMutableRawPointer, now: UInt64, inFlight: Int) {
-        if now &- lastCount >= Self.second {
+        // Counted again at once when sockets opened or closed: the watched list must never hold
+        // a socket libcurl closed (polling it would return at once, every turn).
+        let generation = ledger.generation
+        if now &- lastCount >= Self.second || (generation != countedGeneration && !watched.isEmpty) {
             lastCount = now
+            countedGeneration = generation
             count(multi: multi, now: now, inFlight: inFlight)
         }
         housekeeping.tick(multi: multi, now: now)
         if !poolTrimmed, inFlight == 0, let quiet = housekeeping.quiet(now: now), quiet >= idleNanoseconds {
             pool.trim()
             poolTrimmed = true
+            // glibc keeps freed memory in its arenas; after a burst's handles, buffers and
+            // connections are gone, hand what is free back to the system.
+            #if os(Linux)
+            _ = malloc_trim(0)
+            #endif
         }
     }
 

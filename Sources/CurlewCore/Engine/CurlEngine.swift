@@ -15,8 +15,8 @@ internal import Glibc
 ///
 /// Thread-safety (why `@unchecked Sendable` is sound): `inbox` is a `Mutex`; `nextID` is an
 /// `Atomic`; `statistics` holds only atomics; `multi` is set once in `init` and used off the
-/// engine thread only for `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers` is touched
-/// only by the engine thread; `thread` and `startFailure` are written in `init` only (before any
+/// engine thread only for `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers`, `hostQueues`,
+/// `retrying` and `drainDeadline` are touched only by the engine thread (after `init`); `thread` and `startFailure` are written in `init` only (before any
 /// other thread can see the engine) and read afterwards; `upkeep` is set in `init` and used only
 /// by the engine thread.
 package final class CurlEngine: @unchecked Sendable {
@@ -70,6 +70,9 @@ package final class CurlEngine: @unchecked Sendable {
     /// Engine thread only.
     @exclusivity(unchecked) private var retrying: [(due: UInt64, id: UInt64, transfer: CurlEasyTransfer)] = []
     private let connectRetry: ConnectRetryPolicy
+    /// When a draining transport's grace period ends, and the message its calls fail with.
+    /// Engine thread only.
+    @exclusivity(unchecked) private var drainDeadline: (at: UInt64, message: String)?
 
     package init(limits: Limits) {
         connectRetry = limits.connectRetry
@@ -166,6 +169,10 @@ package final class CurlEngine: @unchecked Sendable {
     /// Easy handles kept for reuse now (tests: the pool is freed after the idle timeout).
     package var pooledHandles: Int { handles.idleCount }
 
+    /// Ends every transfer still in flight at `deadline` (``EngineClock``), and every transfer
+    /// submitted after it at once, with `.shutdown` and `message`: the bound of a drain.
+    package func impose(deadline: UInt64, message: String) { post(.deadline(deadline, message: message)) }
+
     /// Resumes a paused transfer (for streaming sinks and request-body pumps).
     package func unpause(_ id: UInt64) { post(.unpause(id)) }
 
@@ -248,6 +255,11 @@ package final class CurlEngine: @unchecked Sendable {
                 for command in commands { apply(command, multi: multi) }
             }
             if !retrying.isEmpty { startDueRetries(multi: multi) }
+            if let drainDeadline, !(transfers.isEmpty && retrying.isEmpty && (hostQueues?.queuedCount ?? 0) == 0),
+                EngineClock.now() >= drainDeadline.at
+            {
+                failAtDeadline(multi: multi, message: drainDeadline.message)
+            }
             _ = curl_multi_perform(multi, &running)
             collectFinished(multi: multi)
             if !transfers.isEmpty {
@@ -298,6 +310,7 @@ package final class CurlEngine: @unchecked Sendable {
             return
         }
         upkeep.tick(multi: multi, now: EngineClock.now(), inFlight: transfers.count)
+        if transfers.isEmpty { statistics.quietWakeup() }
         if transfers.isEmpty, !upkeep.watched.isEmpty {
             upkeep.withWatched { fds, count in _ = curl_multi_poll(multi, fds, count, timeout, nil) }
             upkeep.afterPoll()
@@ -326,6 +339,8 @@ package final class CurlEngine: @unchecked Sendable {
             }
         case .unpause(let id):
             transfers[id]?.unpause()
+        case .deadline(let at, let message):
+            if drainDeadline.map({ at < $0.at }) ?? true { drainDeadline = (at, message) }
         }
     }
 
@@ -334,6 +349,11 @@ package final class CurlEngine: @unchecked Sendable {
     /// Starts a transfer, or queues it behind its origin's running transfers when the per-host
     /// cap is reached (``HostQueues``).
     private func admit(_ transfer: CurlEasyTransfer, id: UInt64, multi: UnsafeMutableRawPointer) {
+        if let drainDeadline, EngineClock.now() >= drainDeadline.at {
+            statistics.transferDrained()
+            transfer.fail(Self.drainError(transfer.request, message: drainDeadline.message))
+            return
+        }
         if hostQueues != nil {
             transfer.origin = HostQueues<CurlEasyTransfer>.origin(of: transfer.request.url)
             if hostQueues?.admit(transfer, id: id, origin: transfer.origin) == false {
@@ -375,6 +395,30 @@ package final class CurlEngine: @unchecked Sendable {
             return
         }
         start(transfer, id: id, multi: multi)
+    }
+
+    /// The drain's grace period ended: every transfer in flight, waiting for a connection or for
+    /// its next connection attempt fails with `.shutdown`.
+    private func failAtDeadline(multi: UnsafeMutableRawPointer, message: String) {
+        var ended: [CurlEasyTransfer] = []
+        for (_, transfer) in transfers.transfers {
+            curl_multi_remove_handle(multi, transfer.handle)
+            ended.append(transfer)
+        }
+        transfers.removeAll()
+        statistics.setActive(0)
+        for (id, origin, transfer) in hostQueues?.waiting ?? [] {
+            _ = hostQueues?.remove(id: id, origin: origin)
+            ended.append(transfer)
+        }
+        for (_, _, transfer) in retrying { ended.append(transfer) }
+        retrying.removeAll()
+        if let cap = hostQueues?.cap { hostQueues = HostQueues(cap: cap) }
+        statistics.setQueued(0)
+        for transfer in ended {
+            statistics.transferDrained()
+            transfer.fail(Self.drainError(transfer.request, message: message))
+        }
     }
 
     /// Attaches the transfers whose next connection attempt is due.
@@ -465,6 +509,10 @@ package final class CurlEngine: @unchecked Sendable {
 
     package static func cancellationError(_ request: PreparedRequest) -> CurlewError {
         CurlewError(code: .cancelled, message: "the request was cancelled", request: request.summary, underlying: CancellationError())
+    }
+
+    package static func drainError(_ request: PreparedRequest, message: String) -> CurlewError {
+        CurlewError(code: .shutdown, message: message, request: request.summary)
     }
 
     package static func shutdownError(_ request: PreparedRequest) -> CurlewError {

@@ -77,6 +77,12 @@ package final class EngineGroup: Sendable {
 
     // MARK: Shutdown
 
+    /// Ends every exchange still in flight at `deadline` (``EngineClock``), and every exchange
+    /// started after it at once, with `.shutdown` and `message` (a drain's bound).
+    package func impose(deadline: UInt64, message: String) {
+        for engine in engines { engine.impose(deadline: deadline, message: message) }
+    }
+
     /// Shuts every engine down at once (each fails its transfers with `.shutdown`) and returns
     /// once every engine thread has exited.
     package func shutdown() async {

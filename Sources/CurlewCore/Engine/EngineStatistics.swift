@@ -11,6 +11,7 @@ package final class EngineStatistics: Sendable {
     private let retries = Atomic<Int>(0)
     private let drained = Atomic<Int>(0)
     private let halfClosed = Atomic<Int>(0)
+    private let quietTurns = Atomic<Int>(0)
     /// The sockets the engine's connections hold (open- and close-socket callbacks).
     package let connections = ConnectionLedger()
 
@@ -40,6 +41,12 @@ package final class EngineStatistics: Sendable {
     /// Idle connections the engine saw closed by their server (their socket turned readable)
     /// and swept out at once.
     package var halfClosedConnectionsSeen: Int { halfClosed.load(ordering: .relaxed) }
+
+    /// Times the engine loop waited with no transfer running (tests: a quiet engine sleeps).
+    package var quietWakeups: Int { quietTurns.load(ordering: .relaxed) }
+
+    /// Engine thread: the loop is about to wait with no transfer running.
+    package func quietWakeup() { quietTurns.wrappingAdd(1, ordering: .relaxed) }
 
     /// Engine thread: an idle connection's socket turned readable.
     package func halfClosedSeen() { halfClosed.wrappingAdd(1, ordering: .relaxed) }

@@ -43,6 +43,38 @@ private final class OutagePort: Sendable {
     }
 }
 
+/// Accepts every connection, waits for the client's first bytes (a TLS ClientHello) and resets
+/// the connection (`SO_LINGER` 0): a TLS handshake reset.
+private final class HandshakeResetter: Sendable {
+    let port: Int
+    private let listener: Int32
+    private let accepted = Mutex(0)
+
+    init() throws {
+        (listener, port) = try ListeningSocket.open(backlog: 16)
+        let server = self
+        Thread.detachNewThread { server.acceptLoop() }
+    }
+
+    var connectionsAccepted: Int { accepted.withLock { $0 } }
+
+    func stop() { Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private func acceptLoop() {
+        defer { close(listener) }
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            accepted.withLock { $0 += 1 }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = recv(connection, &buffer, buffer.count, 0)
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            close(connection)
+        }
+    }
+}
+
 /// Connection establishment retried with back-off within the call's total timeout (issue 31,
 /// item 3).
 @Suite("Connect retries")
@@ -113,6 +145,21 @@ struct ConnectRetryTests {
         #expect(error?.code == .cannotConnect)
         #expect(transport.statistics.connectRetries == 3)
         #expect(error?.message.contains("after 4 connection attempts") == true)
+        await transport.shutdown()
+    }
+
+    @Test func aResetTLSHandshakeIsRetried() async throws {
+        let upstream = try HandshakeResetter()
+        defer { upstream.stop() }
+        let policy = ConnectRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+        let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: policy))
+        let client = APIClient(baseURL: "https://127.0.0.1:\(upstream.port)", transport: transport)
+        let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
+        // Every attempt reached the server and was reset during the handshake: three in all.
+        #expect(transport.statistics.connectRetries == 2)
+        #expect(upstream.connectionsAccepted == 3)
+        #expect(error?.message.contains("after 3 connection attempts") == true)
+        #expect(error?.transportPhase == .tls || error?.transportPhase == .connect)
         await transport.shutdown()
     }
 

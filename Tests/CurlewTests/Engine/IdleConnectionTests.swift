@@ -37,6 +37,11 @@ struct IdleConnectionTests {
             #expect(await eventually { transport.engines.engines[0].pooledHandles == 0 })
             #expect(transport.connectionStatistics.openConnections == 0)
             #expect(transport.statistics.halfClosedConnectionsSeen == 0)
+            // A quiet engine sleeps: about one wake-up a second (plus a few for sweeps), not a
+            // loop polling the sockets it just closed.
+            let before = transport.engines.engines[0].statistics.quietWakeups
+            try await Task.sleep(for: .seconds(2))
+            #expect(transport.engines.engines[0].statistics.quietWakeups - before < 50)
             // The next request opens a new connection and works.
             #expect(try await client.send(Numbered(index: 99)) == "ok")
             #expect(server.connectionsAccepted == 9)
