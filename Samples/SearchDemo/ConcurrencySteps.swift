@@ -34,7 +34,7 @@ struct BatchStep: TourStep {
     func run(with client: APIClient) async throws {
         let ids = [1, 2, 3, 4, 5, 42]
         let batch = await client.batch(ids.map { PictureRequest(id: $0) }, options: BatchOptions(maximumConcurrency: 3)) { index, result in
-            if case .failure(let error) = result { say("  #\(ids[index]) failed: \(error.code)") }
+            if case .failure(let error as CurlewError) = result { say("  #\(ids[index]) failed: \(error.code)") }
         }
         say("\(batch.values.count) loaded, failed: \(batch.failedRequests.map(\.id))")
         let (search, details) = await client.batch(SearchRequest(key: "fog"), PictureRequest(id: 3))

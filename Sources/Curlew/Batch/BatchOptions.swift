@@ -1,6 +1,6 @@
 /// How a batch runs.
 public struct BatchOptions: Sendable, Hashable {
-    /// Whether the first failure cancels the rest, which then fail with `.cancelled`. Default:
+    /// Whether the first failure cancels the rest, which then fail with `CancellationError`. Default:
     /// `false`, run everything and report each result.
     public var failsFast: Bool
     /// Most members running at once, `nil` for all at once.

@@ -41,7 +41,7 @@ struct BatchAndChainTests {
             #expect(batch.results.count == 20)
             #expect(batch.values == (0..<20).filter { !Self.failing.contains($0) }.map(String.init))
             #expect(batch.failedRequests.map(\.id) == [2, 5, 11, 17, 19])
-            #expect(batch.failures.allSatisfy { $0.error.code == .unacceptableStatus })
+            #expect(batch.failures.allSatisfy { ($0.error as? CurlewError)?.code == .unacceptableStatus })
             #expect(!batch.allSucceeded)
             #expect(completed.indices.sorted() == Array(0..<20))
             #expect(server.requestCount == 20)
@@ -62,15 +62,46 @@ struct BatchAndChainTests {
                 return
             }
             #expect(first.code == .unacceptableStatus)
+            // The others were cancelled by the batch: `CancellationError`, as everywhere in Curlew.
             for result in batch.dropFirst() {
-                if case .failure(let error as CurlewError) = result {
-                    #expect(error.code == .cancelled)
+                if case .failure(let error) = result {
+                    #expect(error is CancellationError)
                 } else {
                     Issue.record("expected cancellation, got \(result)")
                 }
             }
             // Every held request that reached the server was abandoned by the client.
             #expect(await eventually { server.disconnectsDuringResponse == server.requestCount - 1 })
+        }
+    }
+
+    /// Cancelling the task that awaits a batch cancels its members, and each reports
+    /// `CancellationError` — the spelling `send` and chains use — in both kinds of batch.
+    @Test func aCancelledBatchReportsCancellationErrorForEveryMember() async throws {
+        try await withLoopback(handler: itemHandler) { server, client, _ in
+            let batch = Task { await client.batch((0..<3).map { HoldRequest(id: $0) }) }
+            #expect(await eventually { server.requestCount == 3 })
+            batch.cancel()
+            let results = await batch.value.results
+            #expect(results.count == 3)
+            for result in results {
+                guard case .failure(let error) = result else {
+                    Issue.record("expected cancellation, got \(result)")
+                    continue
+                }
+                #expect(error is CancellationError)
+            }
+
+            let pair = Task { await client.batch(HoldRequest(id: 10), ItemRequest(id: 11)) }
+            #expect(await eventually { server.requestCount == 5 })
+            pair.cancel()
+            let (held, item) = await pair.value
+            guard case .failure(let heldError) = held else {
+                Issue.record("expected cancellation, got \(held)")
+                return
+            }
+            #expect(heldError is CancellationError)
+            #expect((try? item.get()) == "11")
         }
     }
 
