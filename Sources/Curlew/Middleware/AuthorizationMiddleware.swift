@@ -66,10 +66,18 @@ public struct AuthorizationMiddleware: APIMiddleware {
     /// The client's credential source.
     public var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(providesCredentials: true) }
 
-    /// Adds the header, or throws `.notLoggedIn` for a request that requires login.
+    /// Adds the header, or throws `.notLoggedIn` for a request that requires login when there is
+    /// no credential or the request's origin is not trusted with it.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else {
-            // Another origin (a CDN, a partner API) never receives the credential.
+            // Another origin (a CDN, a partner API) never receives the credential, and a call
+            // that requires login never goes out without one.
+            if context.requiresAuthentication {
+                throw CurlewError(
+                    code: .notLoggedIn,
+                    message: "this request requires login, and its origin is not trusted with the credential (list it in trustedOrigins)",
+                    request: request.summary)
+            }
             return try await next(request, context)
         }
         if attachesOnlyWhenLoginRequired, !context.requiresAuthentication {

@@ -99,6 +99,17 @@ struct GenEnveloped: Endpoint {
     var keyPath: String? { "owners" }
 }
 
+/// HAccess's rule: `status == true && msg == nil`, plus a `kind` that must say `"list"` and a
+/// `server` that must be present.
+struct GenHAccessRule: Endpoint {
+    typealias Response = [GenOwner]
+    var path: String { "owners" }
+    var envelope: ResponseEnvelope? {
+        ResponseEnvelope(codePath: "status", messagePath: "msg", payloadPath: "data", successCodes: ["true"])
+            .requiring(.absent("msg"), .oneOf("meta.kind", ["list"]), .present("meta.server"))
+    }
+}
+
 /// A polymorphic member with its own hints: they apply when it is generated as a member.
 struct GenRankedPic: GenMedia, MockHinted {
     var picUrl: String

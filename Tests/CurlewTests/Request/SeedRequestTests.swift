@@ -61,7 +61,7 @@ struct SeedRequestTests {
                 #expect(server.requests.map(\.uri) == ["/v1/asset"])
                 #expect(server.requests.first?.header("Authorization") == "Bearer T1")
                 #expect(cdn.requests.map(\.uri) == ["/v1/asset"])
-                #expect(cdn.requests.first?.header("Authorization") == nil, "the CDN is not a trusted origin")
+                #expect(cdn.requests.first?.header("Authorization") == "Bearer T1", "a configured CDN is the user's own origin")
                 #expect(secondary.requests.count == 1)
 
                 let unconfigured = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [
@@ -78,6 +78,85 @@ struct SeedRequestTests {
         }
         await secondary.shutdown()
         await cdn.shutdown()
+    }
+
+    @Test func configuredBaseURLsAreTrustedAndALoginCallNeverGoesOutWithoutCredentials() async throws {
+        let secondary = try await LoopbackServer.start(handler: { _ in .text("secondary") })
+        let cdn = try await LoopbackServer.start(handler: { _ in .text("cdn") })
+        let rewritten = try await LoopbackServer.start(handler: { _ in .text("rewritten") })
+        do {
+            try await withLoopback(handler: { _ in .text("main") }) { server, _, transport in
+                let main = server.baseURL + "/v1"
+                let store = TokenStore(credential: .init(accessToken: "T1"))
+                let shared: [any APIMiddleware] = [
+                    AuthorizationMiddleware(store: store),
+                    CommonArgumentsMiddleware(parameters: ["app": "curlew"]),
+                    SigningMiddleware(secret: "s3cret"),
+                ]
+                let client = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: [
+                    BaseURLChoiceMiddleware(main: main, secondary: secondary.baseURL + "/v1", cdn: cdn.baseURL + "/v1"),
+                ] + shared), transport: transport)
+                for choice in [BaseURLChoice.secondary, .cdn] {
+                    let answer = try await client.send(SeedChosenBase()) {
+                        $0.baseURLChoice = choice
+                        $0.requiresAuthentication = true
+                    }
+                    #expect(answer == (choice == .cdn ? "cdn" : "secondary"))
+                }
+                for seen in [secondary, cdn] {
+                    #expect(seen.requests.count == 1)
+                    #expect(seen.requests.first?.header("Authorization") == "Bearer T1")
+                    #expect(seen.requests.first?.queryItems.first { $0.name == "app" }?.value == "curlew")
+                    #expect(seen.requests.first?.queryItems.contains { $0.name == "sign" } == true)
+                }
+
+                // A CDN the user says is not theirs gets nothing, and a login call never goes there.
+                let thirdParty = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: [
+                    BaseURLChoiceMiddleware(main: main, cdn: cdn.baseURL + "/v1", untrusted: [.cdn]),
+                ] + shared), transport: transport)
+                let image = try await thirdParty.send(SeedChosenBase()) { $0.baseURLChoice = .cdn }
+                #expect(image == "cdn")
+                #expect(cdn.requests.count == 2)
+                #expect(cdn.requests.last?.header("Authorization") == nil)
+                #expect(cdn.requests.last?.queryItems.isEmpty == true)
+                let refused = await #expect(throws: CurlewError.self) {
+                    try await thirdParty.send(SeedChosenBase()) {
+                        $0.baseURLChoice = .cdn
+                        $0.requiresAuthentication = true
+                    }
+                }
+                #expect(refused?.code == .notLoggedIn)
+                #expect(cdn.requests.count == 2, "nothing went out")
+
+                // A rewrite's declared targets are trusted; an undeclared one is not.
+                let target = rewritten.baseURL
+                let trustedRewrite = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: [
+                    URLRewriteMiddleware(trusting: [target]) { $0.replacingOccurrences(of: server.baseURL, with: target) },
+                ] + shared), transport: transport)
+                let moved = try await trustedRewrite.send(SeedChosenBase()) { $0.requiresAuthentication = true }
+                #expect(moved == "rewritten")
+                #expect(rewritten.requests.count == 1)
+                #expect(rewritten.requests.first?.header("Authorization") == "Bearer T1")
+                #expect(rewritten.requests.first?.queryItems.first { $0.name == "app" }?.value == "curlew")
+                let plainRewrite = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: [
+                    URLRewriteMiddleware { $0.replacingOccurrences(of: server.baseURL, with: target) },
+                ] + shared), transport: transport)
+                let unauthenticated = await #expect(throws: CurlewError.self) {
+                    try await plainRewrite.send(SeedChosenBase()) { $0.requiresAuthentication = true }
+                }
+                #expect(unauthenticated?.code == .notLoggedIn)
+                #expect(rewritten.requests.count == 1, "nothing went out")
+                #expect(server.requests.isEmpty)
+            }
+        } catch {
+            await secondary.shutdown()
+            await cdn.shutdown()
+            await rewritten.shutdown()
+            throw error
+        }
+        await secondary.shutdown()
+        await cdn.shutdown()
+        await rewritten.shutdown()
     }
 
     @Test func aDictionarysValueTypesComeFromTheDiscriminator() async throws {
