@@ -47,13 +47,15 @@ struct ChainStep: TourStep {
     let title = "Log in, then load the profile (a chain)"
 
     func run(with client: APIClient) async throws {
-        let profile = try await client
+        let profile =
+            try await client
             .chain(LoginRequest(user: "ines", password: "curlew"), name: "login", onComplete: { say("  logged in as \($0.data.user)") })
             .then("profile") { session in ProfileRequest(token: session.data.token) }
             .run()
         say("\(profile.data.user)'s favourites: \(profile.data.favourites)")
         do {
-            _ = try await client
+            _ =
+                try await client
                 .chain(LoginRequest(user: "ines", password: "wrong"), name: "login")
                 .then("profile") { session in ProfileRequest(token: session.data.token) }
                 .run()

@@ -31,11 +31,12 @@ struct ReadmeExamplesTests {
     @Test func theShortExampleSendsWhatItSays() async throws {
         let transport = Self.galleryTransport()
         try await tour(APIClient(baseURL: "https://api.test", transport: transport))
-        #expect(transport.requests.map(\.url) == [
-            "https://api.test/pictures/search?key=sunset",
-            "https://api.test/pictures/search?key=fog",
-            "https://api.test/pictures",
-        ])
+        #expect(
+            transport.requests.map(\.url) == [
+                "https://api.test/pictures/search?key=sunset",
+                "https://api.test/pictures/search?key=fog",
+                "https://api.test/pictures",
+            ])
         #expect(transport.requests.last?.body == Data(#"{"title":"Dunes"}"#.utf8))
         #expect(transport.requests.last?.headers[.init("X-Client")!] == "gallery-sync")
     }

@@ -119,7 +119,8 @@ extension APIClient {
             identity: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters),
             events: events, endpoint: request, environment: environment, options: options)
         context.responseBody = responseBody
-        let next = options.middleware.isEmpty && options.skippedMiddleware.isEmpty
+        let next =
+            options.middleware.isEmpty && options.skippedMiddleware.isEmpty
             ? composedMiddleware : MiddlewareChain.compose(middlewareChain(for: options))
 
         // Nanoseconds on the engine's monotonic clock: an optional `ContinuousClock.Instant`
@@ -130,7 +131,8 @@ extension APIClient {
             logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.content?.length ?? 0) bytes")
         }
         do {
-            let chain = next, callContext = context
+            let chain = next
+            let callContext = context
             let raw: RawResponse
             let output: Output
             do {

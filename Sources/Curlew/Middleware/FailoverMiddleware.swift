@@ -52,7 +52,9 @@ public final class FailoverMiddleware: APIMiddleware {
                     if current == failed { current = (failed + 1) % self.baseURLs.count }
                     return current
                 }
-                context.logger.debug("failover: \(RequestSummary.redact(url: baseURLs[failed], secretKeyFragments: RequestSummary.defaultSecretKeyFragments)) unreachable (\(error.code)); now using \(RequestSummary.redact(url: baseURLs[index], secretKeyFragments: RequestSummary.defaultSecretKeyFragments))")
+                context.logger.debug(
+                    "failover: \(RequestSummary.redact(url: baseURLs[failed], secretKeyFragments: RequestSummary.defaultSecretKeyFragments)) unreachable (\(error.code)); now using \(RequestSummary.redact(url: baseURLs[index], secretKeyFragments: RequestSummary.defaultSecretKeyFragments))"
+                )
             }
         }
     }

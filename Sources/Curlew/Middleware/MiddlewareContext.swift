@@ -96,8 +96,9 @@ public struct MiddlewareContext: Sendable {
         requestID: CallID, requestName: String, identity: CallFacts.IdentitySource, events: EventReporter, endpoint: (any Endpoint)?,
         environment: CopyOnWriteBox<CallEnvironment>, options: RequestOptions
     ) {
-        self.call = CopyOnWriteBox(CallFacts(
-            requestID: requestID, requestName: requestName, identitySource: identity, events: events, endpoint: endpoint))
+        self.call = CopyOnWriteBox(
+            CallFacts(
+                requestID: requestID, requestName: requestName, identitySource: identity, events: events, endpoint: endpoint))
         self.environment = environment
         self.options = options
     }

@@ -142,7 +142,10 @@ public struct RequestOptions: Sendable {
         trustedOrigins: Set<String> = [],
         ticket: RequestTracker.Ticket? = nil
     ) {
-        self.box = CopyOnWriteBox(Fields(queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories, totalTimeout: totalTimeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
+        self.box = CopyOnWriteBox(
+            Fields(
+                queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories,
+                totalTimeout: totalTimeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
     }
 
     /// No special policy, shared: what ``Endpoint/options`` returns by default.

@@ -138,8 +138,9 @@ extension APIClient {
         guard case .file(_, let length) = raw.content else {
             var error = CurlewError(
                 code: .unexpectedContentType,
-                message: "the server answered \(raw.headers[.contentType] ?? "no content type") instead of a file")
-                .completed(request: summary, response: raw)
+                message: "the server answered \(raw.headers[.contentType] ?? "no content type") instead of a file"
+            )
+            .completed(request: summary, response: raw)
             error.responseBody = raw.body
             error.stage = .status
             throw error

@@ -41,9 +41,10 @@ public struct TransportContext: Sendable {
         requestID: CallID = .next(), requestName: String, attempt: Int = 1, identity: RequestIdentity,
         responseBody: ResponseBodyDisposition = .collect, options: RequestOptions = RequestOptions(), events: EventReporter? = nil
     ) {
-        self.call = CopyOnWriteBox(CallFacts(
-            requestID: requestID, requestName: requestName, identitySource: .identity(identity),
-            events: events ?? .silent(requestID: requestID, requestName: requestName), endpoint: nil))
+        self.call = CopyOnWriteBox(
+            CallFacts(
+                requestID: requestID, requestName: requestName, identitySource: .identity(identity),
+                events: events ?? .silent(requestID: requestID, requestName: requestName), endpoint: nil))
         self.attempt = attempt
         self.responseBody = responseBody
         self.options = options

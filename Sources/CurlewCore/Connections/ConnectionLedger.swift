@@ -1,7 +1,7 @@
 package import CCurlShim
 internal import Synchronization
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The sockets one engine's connections hold, learned from libcurl's open- and close-socket

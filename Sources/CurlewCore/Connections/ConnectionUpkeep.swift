@@ -1,6 +1,6 @@
 package import CCurlShim
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// What the engine does for its connection cache beyond running transfers: sizing it to the load
@@ -86,7 +86,7 @@ package final class ConnectionUpkeep {
             // glibc keeps freed memory in its arenas; after a burst's handles, buffers and
             // connections are gone, hand what is free back to the system.
             #if os(Linux)
-            _ = malloc_trim(0)
+                _ = malloc_trim(0)
             #endif
         }
     }

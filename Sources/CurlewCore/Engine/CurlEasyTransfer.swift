@@ -177,8 +177,9 @@ package final class CurlEasyTransfer: @unchecked Sendable {
             }
             // Streams report no metrics (documented on CurlTransport).
             let metrics = machine.resumesAtHead ? nil : metrics()
-            continuation.resume(returning: CompletedTransfer(
-                status: status, headerBlock: head.block, content: sink.content(), url: effectiveURL(), metrics: metrics))
+            continuation.resume(
+                returning: CompletedTransfer(
+                    status: status, headerBlock: head.block, content: sink.content(), url: effectiveURL(), metrics: metrics))
         }
     }
 

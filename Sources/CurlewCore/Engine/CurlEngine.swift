@@ -3,7 +3,7 @@ internal import Foundation
 internal import HTTPTypes
 package import Synchronization
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// One dedicated OS thread that owns a curl multi handle and every easy handle attached to it.
@@ -77,9 +77,11 @@ package final class CurlEngine: @unchecked Sendable {
     package init(limits: Limits) {
         connectRetry = limits.connectRetry
         let idleSeconds = ConnectionHousekeeping.wholeSeconds(limits.idleConnectionTimeout)
-        handles = EasyHandlePool(capacity: 256, setup: EngineHandleSetup(
-            ledger: statistics.connections,
-            maximumIdleSeconds: ConnectionHousekeeping.maximumAge(idleSeconds: idleSeconds)))
+        handles = EasyHandlePool(
+            capacity: 256,
+            setup: EngineHandleSetup(
+                ledger: statistics.connections,
+                maximumIdleSeconds: ConnectionHousekeeping.maximumAge(idleSeconds: idleSeconds)))
         guard CurlGlobal.initialized, let multi = curl_multi_init() else {
             self.multi = nil
             self.upkeep = nil
@@ -99,12 +101,14 @@ package final class CurlEngine: @unchecked Sendable {
 
         var thread = pthread_t()
         let retained = Unmanaged.passRetained(self)
-        let result = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let engine = Unmanaged<CurlEngine>.fromOpaque(raw).takeRetainedValue()
-            engine.run()
-            return nil
-        }, retained.toOpaque())
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let engine = Unmanaged<CurlEngine>.fromOpaque(raw).takeRetainedValue()
+                engine.run()
+                return nil
+            }, retained.toOpaque())
         if result == 0 {
             self.thread = thread
         } else {
@@ -285,7 +289,8 @@ package final class CurlEngine: @unchecked Sendable {
         for (_, _, transfer) in retrying { transfer.fail(Self.shutdownError(transfer.request)) }
         retrying.removeAll()
         statistics.setActive(0)
-        var late: [CurlEngineInbox.Command] = [], lateJobs: [UnownedJob] = []
+        var late: [CurlEngineInbox.Command] = []
+        var lateJobs: [UnownedJob] = []
         _ = inbox.withLock { $0.drain(into: &late, jobs: &lateJobs) }
         for case .add(let job) in late { job.transfer.fail(Self.shutdownError(job.transfer.request)) }
         forward(lateJobs)
@@ -519,4 +524,3 @@ package final class CurlEngine: @unchecked Sendable {
         CurlewError(code: .shutdown, message: "the transport was shut down", request: request.summary)
     }
 }
-

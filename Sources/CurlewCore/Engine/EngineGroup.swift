@@ -1,6 +1,6 @@
 internal import Synchronization
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The engines of one ``CurlTransport``: each a thread with its own multi handle, connection

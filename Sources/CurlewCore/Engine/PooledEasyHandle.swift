@@ -146,7 +146,8 @@ package final class PooledEasyHandle: @unchecked Sendable {
     private static func same(_ lhs: HTTPFields, _ rhs: HTTPFields) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for index in lhs.indices {
-            let left = lhs[index], right = rhs[index]
+            let left = lhs[index]
+            let right = rhs[index]
             guard left.name.rawName == right.name.rawName, left.value == right.value else { return false }
         }
         return true

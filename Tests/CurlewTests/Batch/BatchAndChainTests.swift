@@ -92,16 +92,17 @@ struct BatchAndChainTests {
                 #expect(error is CancellationError)
             }
 
-            let pair = Task { await client.batch(HoldRequest(id: 10), ItemRequest(id: 11)) }
+            let pair = Task { await client.batch(HoldRequest(id: 10), HoldRequest(id: 11)) }
             #expect(await eventually { server.requestCount == 5 })
             pair.cancel()
-            let (held, item) = await pair.value
-            guard case .failure(let heldError) = held else {
-                Issue.record("expected cancellation, got \(held)")
-                return
+            let (first, second) = await pair.value
+            for member in [first, second] {
+                guard case .failure(let error) = member else {
+                    Issue.record("expected cancellation, got \(member)")
+                    continue
+                }
+                #expect(error is CancellationError)
             }
-            #expect(heldError is CancellationError)
-            #expect((try? item.get()) == "11")
         }
     }
 
@@ -148,7 +149,8 @@ struct BatchAndChainTests {
     @Test func chainStopsAtTheFailedStepAndKeepsEarlierResponses() async throws {
         try await withLoopback(handler: itemHandler) { server, client, _ in
             let seen = Counter()
-            let chain = client
+            let chain =
+                client
                 .chain(ItemRequest(id: 1), name: "first", onComplete: { _ in seen.add(1) })
                 .then("second", onComplete: { _ in seen.add(2) }) { previous in ItemRequest(id: (Int(previous) ?? 0) + 1, fails: true) }
                 .then("third", onComplete: { _ in seen.add(3) }) { previous in ItemRequest(id: 3) }
@@ -167,7 +169,8 @@ struct BatchAndChainTests {
 
     @Test func chainPassesTypedResponsesAlong() async throws {
         try await withLoopback(handler: itemHandler) { server, client, _ in
-            let result = try await client
+            let result =
+                try await client
                 .chain(ItemRequest(id: 2))
                 .then { ItemRequest(id: (Int($0) ?? 0) * 10) }
                 .then { FetchBytes(path: "item/\($0)5") }
@@ -197,7 +200,8 @@ struct BatchAndChainTests {
 
     @Test func batchesInsideChainsAndChainsInsideBatches() async throws {
         try await withLoopback(handler: itemHandler) { server, client, _ in
-            let total = try await client
+            let total =
+                try await client
                 .chain(ItemRequest(id: 3))
                 .then("fan-out") { count, client in
                     await client.batch((0..<(Int(count) ?? 0)).map { ItemRequest(id: 100 + $0) }).values

@@ -183,10 +183,13 @@ struct CachePolicyTests {
     @Test func onlyAcceptedEnvelopeSuccessfulAnswersAreStored() async throws {
         let cache = makeCache(clock: CacheTestClock())
         let mode = FlagBox()
-        try await withCachedLoopback(cache: cache, handler: { request in
-            if request.path == "/status" { return ServerResponse(status: 503, body: Array("busy".utf8)) }
-            return .json(mode.isSet ? #"{"code":"0","data":"ok"}"# : #"{"code":"17","msg":"no"}"#)
-        }) { server, client in
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { request in
+                if request.path == "/status" { return ServerResponse(status: 503, body: Array("busy".utf8)) }
+                return .json(mode.isSet ? #"{"code":"0","data":"ok"}"# : #"{"code":"17","msg":"no"}"#)
+            }
+        ) { server, client in
             await #expect(throws: CurlewError.self) { try await client.send(EnvelopedText(policy: .writeOnly)) }
             await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "status", policy: .writeOnly)) }
             #expect(await cache.statistics.stores == 0)
@@ -245,13 +248,16 @@ struct CachePolicyTests {
     @Test func validatorsAreSentAndA304ServesTheStoredBytes() async throws {
         let cache = makeCache(clock: CacheTestClock())
         let counter = HitCounter()
-        try await withCachedLoopback(cache: cache, handler: { request in
-            let n = counter.next()
-            if received(request, "If-None-Match") == "\"v1\"" {
-                return ServerResponse(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("X-Seen", "\(n)")])
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { request in
+                let n = counter.next()
+                if received(request, "If-None-Match") == "\"v1\"" {
+                    return ServerResponse(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("X-Seen", "\(n)")])
+                }
+                return ServerResponse(status: 200, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("X-Seen", "\(n)")], body: Array("body one".utf8))
             }
-            return ServerResponse(status: 200, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("X-Seen", "\(n)")], body: Array("body one".utf8))
-        }) { server, client in
+        ) { server, client in
             let log = EventLog(client)
             defer { log.stop() }
             _ = try await client.send(CachedText(path: "v", policy: .http))
@@ -270,12 +276,15 @@ struct CachePolicyTests {
     @Test func varyKeepsOneVariantPerLanguageAndVaryStarIsNeverServed() async throws {
         let cache = makeCache(clock: CacheTestClock())
         let counter = HitCounter()
-        try await withCachedLoopback(cache: cache, handler: { request in
-            _ = counter.next()
-            let language = received(request, "Accept-Language") ?? "none"
-            let vary = request.path == "/star" ? "*" : "Accept-Language"
-            return ServerResponse(status: 200, headers: [("Vary", vary), ("Cache-Control", "max-age=600")], body: Array(language.utf8))
-        }) { server, client in
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { request in
+                _ = counter.next()
+                let language = received(request, "Accept-Language") ?? "none"
+                let vary = request.path == "/star" ? "*" : "Accept-Language"
+                return ServerResponse(status: 200, headers: [("Vary", vary), ("Cache-Control", "max-age=600")], body: Array(language.utf8))
+            }
+        ) { server, client in
             let english = CachedText(path: "v", headers: ["Accept-Language": "en"], policy: .http)
             let french = CachedText(path: "v", headers: ["Accept-Language": "fr"], policy: .http)
             #expect(try await client.send(english) == "en")

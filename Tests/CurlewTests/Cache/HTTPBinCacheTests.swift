@@ -59,7 +59,11 @@ struct HTTPBinCacheTests {
         let third = try await client.response(for: CachedText(path: "cache/30", policy: .http))
         #expect(third.source == .network)
         #expect(third.metrics != nil)
-        #expect(await cache.statistics == { var s = CacheStatistics(); s.hits = 1; s.misses = 2; s.stores = 2; return s }())
+        #expect(
+            await cache.statistics
+                == {
+                    var s = CacheStatistics(); s.hits = 1; s.misses = 2; s.stores = 2; return s
+                }())
     }
 
     @Test func noStoreFromResponseHeadersIsNeverWritten() async throws {

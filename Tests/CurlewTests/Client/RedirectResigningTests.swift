@@ -85,9 +85,14 @@ struct RedirectResigningTests {
     }
 
     @Test func aRedirectLimitOfZeroReturnsTheRedirect() async throws {
-        try await withLoopback(transferOptions: { var options = TransferOptions(); options.redirectLimit = 0; return options }(), handler: { _ in
-            .redirect(to: "/elsewhere", status: 302)
-        }) { server, client, _ in
+        try await withLoopback(
+            transferOptions: {
+                var options = TransferOptions(); options.redirectLimit = 0; return options
+            }(),
+            handler: { _ in
+                .redirect(to: "/elsewhere", status: 302)
+            }
+        ) { server, client, _ in
             let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "start")) }
             #expect(error?.code == .unacceptableStatus)
             #expect(error?.status?.code == 302)
@@ -96,9 +101,14 @@ struct RedirectResigningTests {
     }
 
     @Test func tooManyRedirectsAtTheClient() async throws {
-        try await withLoopback(transferOptions: { var options = TransferOptions(); options.redirectLimit = 3; return options }(), handler: { request in
-            .redirect(to: "/loop", status: 302)
-        }) { server, client, _ in
+        try await withLoopback(
+            transferOptions: {
+                var options = TransferOptions(); options.redirectLimit = 3; return options
+            }(),
+            handler: { request in
+                .redirect(to: "/loop", status: 302)
+            }
+        ) { server, client, _ in
             let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "start")) }
             #expect(error?.code == .tooManyRedirects)
             #expect(server.requestCount == 4, "the first request and three hops")

@@ -46,7 +46,10 @@ enum SkippingMedia: PolymorphicFamily {
 }
 
 enum Kind: String, Decodable, CaseIterable, Sendable { case pic, video }
-enum Level: Int, Decodable, CaseIterable, Sendable { case low = 1, high = 2 }
+enum Level: Int, Decodable, CaseIterable, Sendable {
+    case low = 1
+    case high = 2
+}
 enum Untitled: DefaultValueProvider { static let defaultValue = "Untitled" }
 
 struct LenientItem: Decodable, Sendable {

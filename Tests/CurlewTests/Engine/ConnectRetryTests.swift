@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A port on 127.0.0.1 that refuses connections (bound, not listening) until ``listen(script:)``

@@ -66,8 +66,9 @@ struct EngineGroupTests {
         try await withLoopback(transportConfiguration: .init(engineCount: 2), handler: ConnectionTests.numberEcho) { server, client, transport in
             let engines = transport.engines.engines
             // The public executor hands out the engines in turn.
-            #expect((0..<4).map { _ in transport.executor as? CurlEngine }.map { $0.map(ObjectIdentifier.init) }
-                == [engines[0], engines[1], engines[0], engines[1]].map(ObjectIdentifier.init))
+            #expect(
+                (0..<4).map { _ in transport.executor as? CurlEngine }.map { $0.map(ObjectIdentifier.init) }
+                    == [engines[0], engines[1], engines[0], engines[1]].map(ObjectIdentifier.init))
             for (engine, expected) in [(1, [0, 10]), (0, [10, 10]), (1, [10, 20])] {
                 let onItsThread = try await Task(executorPreference: engines[engine]) { () -> Bool in
                     var onItsThread = true

@@ -3,7 +3,7 @@ import Foundation
 import LoopbackServer
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Memory given back after a burst (issue 31, item 5): in a child process of its own, so no other

@@ -142,8 +142,9 @@ struct SeedArgumentsTests {
             let expected = SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .md5)
             // Known answers, computed outside Curlew (Python's hashlib/hmac over the same bytes).
             #expect(expected == "d115d3904183ab536f0acabfd211ced5")
-            #expect(SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .hmacSHA256)
-                == "041f1113e879fa787c64e7b5e76a91a3ada0318182d4ab6770f43e5a40b330a7")
+            #expect(
+                SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .hmacSHA256)
+                    == "041f1113e879fa787c64e7b5e76a91a3ada0318182d4ab6770f43e5a40b330a7")
             let seen = try #require(server.requests.first)
             #expect(seen.uri == "/notes?ts=9&sign=\(expected)")
             // The JSON body as sent, recomputed independently.
@@ -166,13 +167,16 @@ struct SeedArgumentsTests {
             attempts.increment() == 1 ? .text("busy", status: 503) : .text("ok")
         }) { server, _, transport in
             let times = SeedTally()
-            let signing = SigningMiddleware(secret: "s", output: .header(HTTPField.Name("X-Sign")!), timestampParameter: "ts",
-                                            now: { Date(timeIntervalSince1970: Double(times.increment())) })
-            let client = client(server, transport, [
-                RetryMiddleware(maximumAttempts: 2, baseDelay: .milliseconds(1)),
-                CommonArgumentsMiddleware(parameters: ["v": "2.1"], placement: .alongsideParameters),
-                signing,
-            ])
+            let signing = SigningMiddleware(
+                secret: "s", output: .header(HTTPField.Name("X-Sign")!), timestampParameter: "ts",
+                now: { Date(timeIntervalSince1970: Double(times.increment())) })
+            let client = client(
+                server, transport,
+                [
+                    RetryMiddleware(maximumAttempts: 2, baseDelay: .milliseconds(1)),
+                    CommonArgumentsMiddleware(parameters: ["v": "2.1"], placement: .alongsideParameters),
+                    signing,
+                ])
             struct Put: Endpoint {
                 typealias Response = String
                 var method: HTTPRequest.Method { .put }

@@ -108,7 +108,9 @@ struct SeedAuthTests {
 
     @Test func storageRestoresTheCredentialAndSavesRefreshAndSessionEnd() async throws {
         let auth = AuthServerState()
-        auth.state.withLock { $0.validToken = "T1"; $0.refreshToken = "R1" }
+        auth.state.withLock {
+            $0.validToken = "T1"; $0.refreshToken = "R1"
+        }
         try await withLoopback(handler: { await auth.handle($0) }) { server, _, transport in
             let storage = RecordingCredentialStorage(initial: .init(accessToken: "T0", refreshToken: "R1"))
             let store = TokenStore(storage: storage)
@@ -131,8 +133,9 @@ struct SeedAuthTests {
             let store = TokenStore(storage: storage)
             let refreshURL = server.baseURL + "/auth/refresh"
             let refresh = TokenRefreshMiddleware(store: store, endsSessionWhenRefreshFails: true) { credential in
-                let raw = try await transport.send(PreparedRequest(
-                    method: .post, url: refreshURL, headers: [.contentType: "text/plain"], body: Data((credential.refreshToken ?? "").utf8)))
+                let raw = try await transport.send(
+                    PreparedRequest(
+                        method: .post, url: refreshURL, headers: [.contentType: "text/plain"], body: Data((credential.refreshToken ?? "").utf8)))
                 throw CurlewError(code: .unauthorized, message: "refresh answered \(raw.status.code)")
             }
             let client = client(server, transport, [refresh, AuthorizationMiddleware(store: store)])

@@ -83,7 +83,9 @@ struct SigningFailoverRetryTests {
         let attempts = Mutex(0)
         try await withLoopback(handler: { request in
             guard serverSideSignatureIsValid(request, secret: "s3") else { return .text("bad", status: 403) }
-            let attempt = attempts.withLock { $0 += 1; return $0 }
+            let attempt = attempts.withLock {
+                $0 += 1; return $0
+            }
             return attempt == 1 ? .text("busy", status: 503) : .text("ok")
         }) { server, _, transport in
             let middleware: [any APIMiddleware] = [
@@ -168,7 +170,9 @@ struct SigningFailoverRetryTests {
     @Test func retryAfterIsHonouredAndPostIsNotRetried() async throws {
         let arrivals = Mutex<[ContinuousClock.Instant]>([])
         try await withLoopback(handler: { request in
-            let count = arrivals.withLock { $0.append(.now); return $0.count }
+            let count = arrivals.withLock {
+                $0.append(.now); return $0.count
+            }
             if request.method == "POST" { return .text("busy", status: 503) }
             return count == 1 ? ServerResponse(status: 429, headers: [(name: "Retry-After", value: "1")], body: Array("slow down".utf8)) : .text("ok")
         }) { server, _, transport in
@@ -192,7 +196,9 @@ struct SigningFailoverRetryTests {
     @Test func aPostIsRetriedOnlyWithAnIdempotencyKey() async throws {
         let seen = Mutex<[String: Int]>([:])
         try await withLoopback(handler: { request in
-            let count = seen.withLock { $0[request.path, default: 0] += 1; return $0[request.path, default: 0] }
+            let count = seen.withLock {
+                $0[request.path, default: 0] += 1; return $0[request.path, default: 0]
+            }
             return count == 1 ? .text("busy", status: 503) : .text("done")
         }) { server, _, transport in
             let plain = APIClient(

@@ -3,7 +3,11 @@ import CurlewTesting
 import Foundation
 
 enum GenKind: String, Decodable, Sendable, CaseIterable { case pic, video, gif }
-enum GenLevel: Int, Decodable, Sendable, CaseIterable { case low = 1, mid = 5, high = 9 }
+enum GenLevel: Int, Decodable, Sendable, CaseIterable {
+    case low = 1
+    case mid = 5
+    case high = 9
+}
 
 struct GenOwner: Decodable, Sendable, Equatable {
     var id: Int

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import UnixSignals
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An app service as an HTTP server runs one: on graceful shutdown it stops taking requests and
@@ -96,9 +96,10 @@ struct DrainBoundTests {
         let client = APIClient(baseURL: server.baseURL, transport: upstream)
         let app = HandlerService(client: client)
         // The order a service author uses: the transport first, so it stops after the server.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: upstream), .init(service: app)],
-            gracefulShutdownSignals: [.sigusr2], logger: .init(label: "test")))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: upstream), .init(service: app)],
+                gracefulShutdownSignals: [.sigusr2], logger: .init(label: "test")))
         let running = Task { try await group.run() }
         await waitForRequests(server, count: 1)
         // The platform's signal: the group stops the app first and waits for its handler, whose

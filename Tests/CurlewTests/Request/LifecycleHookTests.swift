@@ -75,11 +75,12 @@ struct LifecycleHookTests {
             let log = HookLog()
             let pictures = try await client.send(EnvelopeChecked(key: "sunset", log: log))
             #expect(pictures == [Picture(id: "1", title: "Dunes")])
-            #expect(log.all == [
-                "willSend \(server.baseURL)/search?key=sunset&sign=key%3Dsunset",
-                "didReceive 200",
-                "decode",
-            ])
+            #expect(
+                log.all == [
+                    "willSend \(server.baseURL)/search?key=sunset&sign=key%3Dsunset",
+                    "didReceive 200",
+                    "decode",
+                ])
             #expect(server.requests.first?.header("X-Signed") == "yes")
 
             let serverError = await #expect(throws: CurlewError.self) { try await client.send(EnvelopeChecked(key: "bad", log: log)) }

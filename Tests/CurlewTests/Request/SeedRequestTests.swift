@@ -47,11 +47,14 @@ struct SeedRequestTests {
             try await withLoopback(handler: { _ in .text("main") }) { server, _, transport in
                 let dead = "http://127.0.0.1:1/v1"
                 let store = TokenStore(credential: .init(accessToken: "T1"))
-                let client = APIClient(configuration: ClientConfiguration(baseURL: dead, middleware: [
-                    FailoverMiddleware(baseURLs: [dead, server.baseURL + "/v1"]),
-                    BaseURLChoiceMiddleware(main: dead, secondary: secondary.baseURL + "/v1", cdn: cdn.baseURL + "/v1"),
-                    AuthorizationMiddleware(store: store),
-                ]), transport: transport)
+                let client = APIClient(
+                    configuration: ClientConfiguration(
+                        baseURL: dead,
+                        middleware: [
+                            FailoverMiddleware(baseURLs: [dead, server.baseURL + "/v1"]),
+                            BaseURLChoiceMiddleware(main: dead, secondary: secondary.baseURL + "/v1", cdn: cdn.baseURL + "/v1"),
+                            AuthorizationMiddleware(store: store),
+                        ]), transport: transport)
                 let value1 = try await client.send(SeedChosenBase())
                 #expect(value1 == "main", "main fails over to its mirror")
                 let value2 = try await client.send(SeedChosenBase()) { $0.baseURLChoice = .cdn }
@@ -64,9 +67,12 @@ struct SeedRequestTests {
                 #expect(cdn.requests.first?.header("Authorization") == "Bearer T1", "a configured CDN is the user's own origin")
                 #expect(secondary.requests.count == 1)
 
-                let unconfigured = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [
-                    BaseURLChoiceMiddleware(main: server.baseURL),
-                ]), transport: transport)
+                let unconfigured = APIClient(
+                    configuration: ClientConfiguration(
+                        baseURL: server.baseURL,
+                        middleware: [
+                            BaseURLChoiceMiddleware(main: server.baseURL)
+                        ]), transport: transport)
                 let error = await #expect(throws: CurlewError.self) { try await unconfigured.send(SeedChosenBase()) { $0.baseURLChoice = .cdn } }
                 #expect(error?.code == .malformedURL)
                 #expect(server.requests.count == 1)
@@ -93,9 +99,12 @@ struct SeedRequestTests {
                     CommonArgumentsMiddleware(parameters: ["app": "curlew"]),
                     SigningMiddleware(secret: "s3cret"),
                 ]
-                let client = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: [
-                    BaseURLChoiceMiddleware(main: main, secondary: secondary.baseURL + "/v1", cdn: cdn.baseURL + "/v1"),
-                ] + shared), transport: transport)
+                let client = APIClient(
+                    configuration: ClientConfiguration(
+                        baseURL: main,
+                        middleware: [
+                            BaseURLChoiceMiddleware(main: main, secondary: secondary.baseURL + "/v1", cdn: cdn.baseURL + "/v1")
+                        ] + shared), transport: transport)
                 for choice in [BaseURLChoice.secondary, .cdn] {
                     let answer = try await client.send(SeedChosenBase()) {
                         $0.baseURLChoice = choice
@@ -111,9 +120,12 @@ struct SeedRequestTests {
                 }
 
                 // A CDN the user says is not theirs gets nothing, and a login call never goes there.
-                let thirdParty = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: [
-                    BaseURLChoiceMiddleware(main: main, cdn: cdn.baseURL + "/v1", untrusted: [.cdn]),
-                ] + shared), transport: transport)
+                let thirdParty = APIClient(
+                    configuration: ClientConfiguration(
+                        baseURL: main,
+                        middleware: [
+                            BaseURLChoiceMiddleware(main: main, cdn: cdn.baseURL + "/v1", untrusted: [.cdn])
+                        ] + shared), transport: transport)
                 let image = try await thirdParty.send(SeedChosenBase()) { $0.baseURLChoice = .cdn }
                 #expect(image == "cdn")
                 #expect(cdn.requests.count == 2)
@@ -130,17 +142,23 @@ struct SeedRequestTests {
 
                 // A rewrite's declared targets are trusted; an undeclared one is not.
                 let target = rewritten.baseURL
-                let trustedRewrite = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: [
-                    URLRewriteMiddleware(trusting: [target]) { $0.replacingOccurrences(of: server.baseURL, with: target) },
-                ] + shared), transport: transport)
+                let trustedRewrite = APIClient(
+                    configuration: ClientConfiguration(
+                        baseURL: main,
+                        middleware: [
+                            URLRewriteMiddleware(trusting: [target]) { $0.replacingOccurrences(of: server.baseURL, with: target) }
+                        ] + shared), transport: transport)
                 let moved = try await trustedRewrite.send(SeedChosenBase()) { $0.requiresAuthentication = true }
                 #expect(moved == "rewritten")
                 #expect(rewritten.requests.count == 1)
                 #expect(rewritten.requests.first?.header("Authorization") == "Bearer T1")
                 #expect(rewritten.requests.first?.queryItems.first { $0.name == "app" }?.value == "curlew")
-                let plainRewrite = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: [
-                    URLRewriteMiddleware { $0.replacingOccurrences(of: server.baseURL, with: target) },
-                ] + shared), transport: transport)
+                let plainRewrite = APIClient(
+                    configuration: ClientConfiguration(
+                        baseURL: main,
+                        middleware: [
+                            URLRewriteMiddleware { $0.replacingOccurrences(of: server.baseURL, with: target) }
+                        ] + shared), transport: transport)
                 let unauthenticated = await #expect(throws: CurlewError.self) {
                     try await plainRewrite.send(SeedChosenBase()) { $0.requiresAuthentication = true }
                 }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A raw TCP server on 127.0.0.1 that answers each request with bytes a script chooses —

@@ -42,10 +42,11 @@ struct FanOutService {
             logger: logger)
         // Reverse order on shutdown: the HTTP server stops accepting and finishes its requests
         // (and their upstream calls) first, then the transport drains and stops.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: transport), .init(service: app)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: transport), .init(service: app)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
         logger.info("stopped", metadata: ["upstream.in_flight": "\(transport.inFlight)"])
     }

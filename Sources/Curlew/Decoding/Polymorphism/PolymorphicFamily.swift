@@ -77,13 +77,15 @@ enum PolymorphicDecoding {
         guard let type = members[discriminator] else {
             if skipUnknown { return nil }
             let allowed = members.keys.sorted().joined(separator: ", ")
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath + [key], debugDescription: "expected one of \(allowed), found \"\(discriminator)\""))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [key], debugDescription: "expected one of \(allowed), found \"\(discriminator)\""))
         }
         let decoded = try type.init(from: decoder)
         guard let member = decoded as? Family.Member else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "\(type) is not a \(Family.Member.self)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath, debugDescription: "\(type) is not a \(Family.Member.self)"))
         }
         try ValidationHook.validate(decoded, codingPath: decoder.codingPath)
         return member
