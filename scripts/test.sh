@@ -10,6 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
+# Style without review: swift-format against .swift-format (`bash scripts/lint.sh --fix` rewrites).
+bash scripts/lint.sh
 python3 scripts/readme-examples.py README.md Tests/ReadmeExamples/README.swift
 
 source scripts/test-servers.sh

@@ -12,8 +12,9 @@ struct CacheStep: TourStep {
         let directory = NSTemporaryDirectory() + "curlew-tour-cache-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clock = TourClock()
-        let cache = ResponseCache(configuration: .init(
-            storage: DiskCacheStorage(directory: directory), credentials: .anonymous, now: { clock.now }))
+        let cache = ResponseCache(
+            configuration: .init(
+                storage: DiskCacheStorage(directory: directory), credentials: .anonymous, now: { clock.now }))
         let cached = APIClient(
             configuration: ClientConfiguration(baseURL: client.configuration.baseURL, middleware: [cache]),
             transport: client.transport)
@@ -34,7 +35,9 @@ struct CacheStep: TourStep {
         }
 
         // 3. Offline: the same key from a base URL where nothing listens.
-        _ = try await cached.send(search) { $0.cache = .writeOnly; $0.cacheKey = "search/sunset" }
+        _ = try await cached.send(search) {
+            $0.cache = .writeOnly; $0.cacheKey = "search/sunset"
+        }
         let offline = APIClient(
             configuration: ClientConfiguration(baseURL: "http://127.0.0.1:9/api", middleware: [cache]), transport: client.transport)
         let fallback = try await offline.response(for: search) {
@@ -43,13 +46,13 @@ struct CacheStep: TourStep {
         }
         say("server unreachable, .networkFirst(staleFor: .hours(24)) → \(Self.describe(fallback.source, clock))")
         do {
-            _ = try await offline.send(search) { $0.cache = .cacheOnly(); $0.cacheKey = "search/nothing" }
+            _ = try await offline.send(search) {
+                $0.cache = .cacheOnly(); $0.cacheKey = "search/nothing"
+            }
         } catch let error as CurlewError where error.code == .cacheMiss {
             say(".cacheOnly() with nothing stored → .\(error.code), nothing sent")
         }
         await cache.waitForPendingWrites()  // stores land after the calls; wait before the directory goes
-        let counts = await cache.statistics
-        say("cache: \(counts.hits) hits, \(counts.misses) misses, \(counts.stores) stored, \(counts.revalidations) revalidated")
     }
 
     /// Where an answer came from and, for a stored one, its age on the tour's clock.

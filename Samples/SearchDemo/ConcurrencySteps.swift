@@ -34,7 +34,7 @@ struct BatchStep: TourStep {
     func run(with client: APIClient) async throws {
         let ids = [1, 2, 3, 4, 5, 42]
         let batch = await client.batch(ids.map { PictureRequest(id: $0) }, options: BatchOptions(maximumConcurrency: 3)) { index, result in
-            if case .failure(let error) = result { say("  #\(ids[index]) failed: \(error.code)") }
+            if case .failure(let error as CurlewError) = result { say("  #\(ids[index]) failed: \(error.code)") }
         }
         say("\(batch.values.count) loaded, failed: \(batch.failedRequests.map(\.id))")
         let (search, details) = await client.batch(SearchRequest(key: "fog"), PictureRequest(id: 3))
@@ -47,13 +47,15 @@ struct ChainStep: TourStep {
     let title = "Log in, then load the profile (a chain)"
 
     func run(with client: APIClient) async throws {
-        let profile = try await client
+        let profile =
+            try await client
             .chain(LoginRequest(user: "ines", password: "curlew"), name: "login", onComplete: { say("  logged in as \($0.data.user)") })
             .then("profile") { session in ProfileRequest(token: session.data.token) }
             .run()
         say("\(profile.data.user)'s favourites: \(profile.data.favourites)")
         do {
-            _ = try await client
+            _ =
+                try await client
                 .chain(LoginRequest(user: "ines", password: "wrong"), name: "login")
                 .then("profile") { session in ProfileRequest(token: session.data.token) }
                 .run()

@@ -100,10 +100,11 @@ enum DemoAPI {
 
     /// `POST /api/login` with form fields `user` and `password`; any password but "wrong" works.
     private static func login(_ request: ServerRequest) -> ServerResponse {
-        let fields = Dictionary(request.bodyText.split(separator: "&").map { pair -> (String, String) in
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
-        }, uniquingKeysWith: { first, _ in first })
+        let fields = Dictionary(
+            request.bodyText.split(separator: "&").map { pair -> (String, String) in
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                return (parts.first ?? "", parts.count > 1 ? parts[1] : "")
+            }, uniquingKeysWith: { first, _ in first })
         guard let user = fields["user"], !user.isEmpty, fields["password"] != "wrong" else {
             return .json(#"{"code":401,"msg":"wrong user or password"}"#, status: 401)
         }

@@ -51,7 +51,7 @@ struct ProfileRequest: Endpoint {
 /// wire, a header, and mixed media decoded from the `resp.data` part of the envelope.
 struct MediaSearchRequest: Endpoint {
     typealias Response = PolymorphicArray<MediaFamily>
-    @Query var key: String                              // sent as `q`, see parameterNames
+    @Query var key: String  // sent as `q`, see parameterNames
     @Query var limit: Int = 10
     @Header("X-Client") var clientName: String? = "curlew-demo"
     var note = "plain properties are not parameters"

@@ -81,7 +81,7 @@ struct TokenRefreshStep: TourStep {
 
         // The refresher posts the refresh token with the captured transport: the refresh request
         // bypasses the middleware chain (no Authorization header, no recursion into a refresh).
-        let refresher: TokenStore.Refresher = { credential in
+        let refresher: @Sendable (TokenStore.Credential) async throws -> TokenStore.Credential = { credential in
             let token = credential.refreshToken?.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             let request = PreparedRequest(
                 method: .post, url: base + "/auth/refresh",

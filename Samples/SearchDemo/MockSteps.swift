@@ -19,13 +19,17 @@ struct FixtureMockStep: TourStep {
         let response = try await client.response(for: SearchRequest(key: "sunset")) { $0.mock = .fixtures(store) }
         say("SearchRequest → \(response.value.data.pictures.map(\.title)) from \(response.source)")
         do {
-            _ = try await client.send(SearchRequest(key: "sunset")) { $0.mock = .fixtures(store); $0.mockScenario = "offline" }
+            _ = try await client.send(SearchRequest(key: "sunset")) {
+                $0.mock = .fixtures(store); $0.mockScenario = "offline"
+            }
             throw TourExpectationFailed(description: "the offline scenario answered")
         } catch let error as CurlewError where error.code == .cannotConnect {
             say("scenario \"offline\" (SearchRequest.offline.meta.json) → simulated \(error.code), stage \(error.stage.map { "\($0)" } ?? "?")")
         }
         do {
-            _ = try await client.send(SearchRequest(key: "sunset")) { $0.mock = .fixtures(store); $0.mockScenario = "../../etc/passwd" }
+            _ = try await client.send(SearchRequest(key: "sunset")) {
+                $0.mock = .fixtures(store); $0.mockScenario = "../../etc/passwd"
+            }
             throw TourExpectationFailed(description: "a traversing scenario was read")
         } catch let error as CurlewError where error.code == .fixturePathRejected {
             say("scenario \"../../etc/passwd\" → \(error.code): nothing outside the fixture folder is read")
@@ -53,8 +57,9 @@ struct GeneratedMockStep: TourStep {
         say("as a fixture to edit: \(text.split(separator: "\n").count) lines of SearchRequest.json, the same every run")
 
         // HAccess's automatic mock for a whole client: each call from its own endpoint's type.
-        let mocked = APIClient(configuration: ClientConfiguration(
-            baseURL: "https://api.invalid", middleware: [MockMiddleware(.generated(by: MockGenerator(seed: 7, arrayCount: 1)))]))
+        let mocked = APIClient(
+            configuration: ClientConfiguration(
+                baseURL: "https://api.invalid", middleware: [MockMiddleware(.generated(by: MockGenerator(seed: 7, arrayCount: 1)))]))
         var decoded: [String] = []
         decoded.append(String(describing: type(of: try await mocked.send(SearchRequest(key: "x")))))
         decoded.append(String(describing: type(of: try await mocked.send(PictureRequest(id: 1)))))

@@ -74,7 +74,7 @@ struct VideoItem: MediaItem {
 enum MediaFamily: PolymorphicFamily {
     typealias Member = any MediaItem
     static var members: [String: any Decodable.Type] { ["pic": PicItem.self, "video": VideoItem.self] }
-    static var unknownPolicy: UnknownTypePolicy { .skip }
+    static var skipsUnknownTypes: Bool { true }
 }
 
 /// What a signed order returns, with what the server verified.

@@ -24,8 +24,10 @@ struct ObservabilityStep: TourStep {
         }
 
         // 2. A prepared request as a curl command line: the password and the token are redacted.
-        for request in [try client.curlDescription(for: LoginRequest(user: "ada", password: "correct horse")),
-                        try client.curlDescription(for: ProfileRequest(token: "s3cr3t-session-token"))] {
+        for request in [
+            try client.curlDescription(for: LoginRequest(user: "ada", password: "correct horse")),
+            try client.curlDescription(for: ProfileRequest(token: "s3cr3t-session-token")),
+        ] {
             for line in request.split(separator: "\n") { say(String(line)) }
         }
 

@@ -13,7 +13,11 @@ struct EventsStep: TourStep {
         let tracker = RequestTracker()
         for key in ["sunset", "fog", "bird"] {
             let ticket = tracker.ticket()  // taken before the task starts: nothing can slip past
-            Task { _ = try? await client.send(SearchRequest(key: key)) { $0.queue = "search"; $0.ticket = ticket } }
+            Task {
+                _ = try? await client.send(SearchRequest(key: key)) {
+                    $0.queue = "search"; $0.ticket = ticket
+                }
+            }
         }
         await tracker.waitUntilFinished()
         say("tracker: all 3 calls finished (outstanding: \(tracker.outstanding))")

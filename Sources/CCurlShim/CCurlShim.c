@@ -36,6 +36,18 @@ CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
 }
 
+CURLcode curlew_easy_setopt_socket_callbacks(CURL *handle, curlew_opensocket_callback open, curlew_closesocket_callback close, void *user) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, open);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, user);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, close);
+    if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, user);
+    return code;
+}
+
+CURLcode curlew_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

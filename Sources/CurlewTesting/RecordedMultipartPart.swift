@@ -119,12 +119,13 @@ public struct RecordedMultipartPart: Sendable, Equatable {
                 let second = raw.index(first, offsetBy: 1, limitedBy: raw.endIndex), second < raw.endIndex
             {
                 let code = (raw[first], raw[second])
-                let decoded: Unicode.Scalar? = switch code {
-                case ("2", "2"): "\""
-                case ("0", "D"), ("0", "d"): "\r"
-                case ("0", "A"), ("0", "a"): "\n"
-                default: nil
-                }
+                let decoded: Unicode.Scalar? =
+                    switch code {
+                    case ("2", "2"): "\""
+                    case ("0", "D"), ("0", "d"): "\r"
+                    case ("0", "A"), ("0", "a"): "\n"
+                    default: nil
+                    }
                 if let decoded {
                     result.append(decoded)
                     index = raw.index(after: second)

@@ -2,6 +2,7 @@ import Curlew
 import CurlewTesting
 import Foundation
 import HTTPTypes
+import LoopbackServer
 import Testing
 
 /// Runs the README's examples (README.swift, generated from README.md) against mock transports
@@ -30,11 +31,12 @@ struct ReadmeExamplesTests {
     @Test func theShortExampleSendsWhatItSays() async throws {
         let transport = Self.galleryTransport()
         try await tour(APIClient(baseURL: "https://api.test", transport: transport))
-        #expect(transport.requests.map(\.url) == [
-            "https://api.test/pictures/search?key=sunset",
-            "https://api.test/pictures/search?key=fog",
-            "https://api.test/pictures",
-        ])
+        #expect(
+            transport.requests.map(\.url) == [
+                "https://api.test/pictures/search?key=sunset",
+                "https://api.test/pictures/search?key=fog",
+                "https://api.test/pictures",
+            ])
         #expect(transport.requests.last?.body == Data(#"{"title":"Dunes"}"#.utf8))
         #expect(transport.requests.last?.headers[.init("X-Client")!] == "gallery-sync")
     }
@@ -48,7 +50,7 @@ struct ReadmeExamplesTests {
         let profile = try await refreshProfile(client)
         #expect(profile.name?.stringValue == "ines")
         #expect(transport.contexts.last?.options.queue == "profile")
-        #expect(transport.contexts.last?.options.timeout == .seconds(5))
+        #expect(transport.contexts.last?.options.totalTimeout == .seconds(5))
         #expect(transport.requests.last?.headers[.authorization] == "Bearer a")
 
         try await showPicture(client)
@@ -149,6 +151,29 @@ struct ReadmeExamplesTests {
         #expect(body?["title"] as? String == "Fog" && body?["page"] as? Int == 2)
         #expect(body?["v"] as? String == "2.1", "the common arguments go beside the JSON parameters")
         #expect(save.url.contains("sign="), "the signature over the JSON members goes into the query")
+    }
+
+    /// The migration guide's cache rows, run: Monkey's MKCacheRequest, ignoreCache,
+    /// isDataFromCache and HttpManager's localCacheToUrl against the loopback server (a mock's
+    /// answer is never stored).
+    @Test func theMigrationCacheRowsRun() async throws {
+        let server = try await LoopbackServer.start(handler: { _ in .json(#"{"data":{"user":{"friends":["ana","ben"]}}}"#) })
+        let transport = CurlTransport()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-port-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let client = makePortCachedClient(baseURL: server.baseURL + "/v1", cacheDirectory: folder.path, transport: transport)
+        let sources: [ResponseSource]
+        do {
+            sources = try await portCaches(client)
+        } catch {
+            await transport.shutdown()
+            await server.shutdown()
+            throw error
+        }
+        await transport.shutdown()
+        await server.shutdown()
+        #expect(sources == [.network, .network, .cache])
+        #expect(server.requests.map(\.uri) == ["/v1/friends", "/v1/friends"])
     }
 
     @Test func theTestingExamplesRun() async throws {

@@ -5,13 +5,13 @@ import FuzzSupport
 
 protocol FuzzMedia: Decodable, Sendable {}
 struct FuzzPicture: FuzzMedia { var url: String; @AutoCast var width: Int }
-struct FuzzVideo: FuzzMedia { var url: String; @Default<Defaults.Zero> var seconds: Int }
+struct FuzzVideo: FuzzMedia { var url: String; @Default<Int> var seconds: Int }
 
 enum FuzzMediaFamily: PolymorphicFamily {
     typealias Member = any FuzzMedia
     static var discriminator: String { "type" }
     static var members: [String: any Decodable.Type] { ["pic": FuzzPicture.self, "1": FuzzVideo.self] }
-    static var unknownPolicy: UnknownTypePolicy { .skip }
+    static var skipsUnknownTypes: Bool { true }
 }
 
 enum FuzzKind: String, Decodable, CaseIterable, Sendable { case pic, video }
@@ -23,9 +23,9 @@ struct FuzzModel: Decodable, Sendable {
     @AutoCast var ratio: Double
     @AutoCast var label: String
     @AutoCast var maybe: Int?
-    @Default<Defaults.Zero> var likes: Int
-    @Default<Defaults.EmptyArray<String>> var tags: [String]
-    @LenientBool var flag: Bool
+    @Default<Int> var likes: Int
+    @Default<[String]> var tags: [String]
+    @AutoCast var flag: Bool
     @Scoped var kind: FuzzKind
     @Polymorphic<FuzzMediaFamily> var cover: any FuzzMedia
     @PolymorphicArray<FuzzMediaFamily> var items: [any FuzzMedia]
@@ -59,7 +59,7 @@ public func fuzzLenientDecoding(_ start: UnsafeRawPointer?, _ count: Int) -> CIn
     let raw = RawResponse(status: .ok, body: body, url: "https://example.com/")
     _ = try? raw.decode(FuzzModel.self, at: "data")
     _ = try? raw.decode([String: AutoCast<Double>].self)
-    _ = try? raw.decode([LenientBool].self, at: "flags")
+    _ = try? raw.decode([AutoCast<Bool>].self, at: "flags")
     return 0
 }
 

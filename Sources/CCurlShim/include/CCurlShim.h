@@ -8,6 +8,11 @@
 // zlib (linked by Package.swift): Curlew inflates gzip and deflate bodies itself, to tell a
 // complete compressed stream from a truncated one (libcurl 7.88 does not).
 #include <zlib.h>
+#if defined(__GLIBC__)
+// malloc_trim: the engine hands freed memory back to the system after its idle timeout
+// (Connections/ConnectionUpkeep.swift); Swift's Glibc module does not declare it.
+#include <malloc.h>
+#endif
 
 #pragma clang assume_nonnull begin
 
@@ -32,9 +37,16 @@ CURLcode curlew_easy_setopt_xferinfo_callback(CURL *handle, curlew_xferinfo_call
 CURLcode curlew_easy_setopt_seek_callback(CURL *handle, curlew_seek_callback _Nullable value);
 CURLcode curlew_easy_setopt_prereq_callback(CURL *handle, curlew_prereq_callback _Nullable value);
 
+/// The signatures libcurl uses for CURLOPT_OPENSOCKETFUNCTION and CURLOPT_CLOSESOCKETFUNCTION.
+typedef curl_socket_t (*curlew_opensocket_callback)(void *_Nullable user, curlsocktype purpose, struct curl_sockaddr *_Nonnull address);
+typedef int (*curlew_closesocket_callback)(void *_Nullable user, curl_socket_t item);
+/// Sets both socket callbacks and their shared user pointer (nil callbacks: libcurl's own).
+CURLcode curlew_easy_setopt_socket_callbacks(CURL *handle, curlew_opensocket_callback _Nullable open, curlew_closesocket_callback _Nullable close, void *_Nullable user);
+
 CURLcode curlew_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode curlew_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode curlew_easy_getinfo_pointer(CURL *handle, CURLINFO info, void *_Nullable *_Nonnull value);
+CURLcode curlew_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value);
 CURLcode curlew_easy_getinfo_string(CURL *handle, CURLINFO info, const char *_Nullable *_Nonnull value);
 
 CURLMcode curlew_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

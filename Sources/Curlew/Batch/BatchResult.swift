@@ -2,8 +2,10 @@
 public struct BatchResult<R: Endpoint>: Sendable {
     /// The requests, in input order.
     public let requests: [R]
-    /// Each request's result, at the same index.
-    public let results: [Result<R.Response, CurlewError>]
+    /// Each request's result, at the same index: the value, a ``CurlewError``, or
+    /// `CancellationError` for a member that was cancelled (the batch's task was, or a fail-fast
+    /// batch stopped it) — cancellation is spelled the same as everywhere else in Curlew.
+    public let results: [Result<R.Response, any Error>]
 
     /// The requests that failed, in input order (LCNetwork's `failedRequests`).
     public var failedRequests: [R] {
@@ -14,7 +16,7 @@ public struct BatchResult<R: Endpoint>: Sendable {
     }
 
     /// The failures with their indices, in input order.
-    public var failures: [(index: Int, error: CurlewError)] {
+    public var failures: [(index: Int, error: any Error)] {
         results.enumerated().compactMap { index, result in
             if case .failure(let error) = result { return (index, error) }
             return nil

@@ -42,13 +42,14 @@ enum BatchRunner {
                     }
                 case .finished(let index, var result):
                     running -= 1
-                    // A member stopped by the batch (deadline, fail-fast) says why, not just "cancelled".
-                    if case .failure(let error) = result, let stopReason, Self.isCancellation(error) {
-                        result = .failure(Self.stoppedError(stopReason))
+                    // A member stopped by the batch's deadline fails with `.totalTimeout`; one stopped
+                    // by fail-fast, or by the caller's cancellation, with `CancellationError`.
+                    if case .failure(let error) = result, Self.isCancellation(error) {
+                        result = .failure(stopReason.map(Self.stoppedError) ?? CancellationError())
                     }
                     results[index] = result
                     onEach?(index, result)
-                    if case .failure = result, options.mode == .failFast, stopReason == nil {
+                    if case .failure = result, options.failsFast, stopReason == nil {
                         stopReason = .cancelled
                         group.cancelAll()
                     }
@@ -74,13 +75,21 @@ enum BatchRunner {
         do { return .success(try await body()) } catch { return .failure(error) }
     }
 
-    private static func isCancellation(_ error: any Error) -> Bool {
+    static func isCancellation(_ error: any Error) -> Bool {
         error is CancellationError || (error as? CurlewError)?.code == .cancelled
     }
 
-    static func stoppedError(_ code: CurlewError.Code) -> CurlewError {
+    /// Why the batch stopped a member: its deadline (a ``CurlewError`` `.totalTimeout`), or
+    /// fail-fast (`CancellationError`, the one spelling of cancellation).
+    static func stoppedError(_ code: CurlewError.Code) -> any Error {
         code == .totalTimeout
             ? CurlewError(code: .totalTimeout, message: "the batch deadline passed before this request finished")
-            : CurlewError(code: .cancelled, message: "cancelled because another member of a fail-fast batch failed", underlying: CancellationError())
+            : CancellationError()
+    }
+
+    /// A member's error as the batch reports it: `CancellationError` for any cancellation, a
+    /// ``CurlewError`` otherwise.
+    static func memberError(_ error: any Error) -> any Error {
+        isCancellation(error) ? CancellationError() : CurlewError.wrapping(error)
     }
 }

@@ -14,17 +14,17 @@ extension APIClient {
     public nonisolated func batch<R: Endpoint>(
         _ requests: [R],
         options: BatchOptions = BatchOptions(),
-        onEach: ((Int, Result<R.Response, CurlewError>) -> Void)? = nil
+        onEach: ((Int, Result<R.Response, any Error>) -> Void)? = nil
     ) async -> BatchResult<R> {
         let activity = Activity(kind: .batch, name: "batch of \(requests.count) \(R.self)", memberCount: requests.count)
         let results = await reportingBatch(activity) {
             await BatchRunner.run(
                 count: requests.count, options: options,
                 operation: { index in try await self.send(requests[index]) },
-                onEach: onEach.map { callback in { index, result in callback(index, result.mapError { CurlewError.wrapping($0) }) } }
+                onEach: onEach.map { callback in { index, result in callback(index, result.mapError(BatchRunner.memberError)) } }
             )
         }
-        return BatchResult(requests: requests, results: results.map { $0.mapError { CurlewError.wrapping($0) } })
+        return BatchResult(requests: requests, results: results.map { $0.mapError(BatchRunner.memberError) })
     }
 
     /// Runs arbitrary operations — chains, nested batches, custom sequences — as one batch.
@@ -58,7 +58,8 @@ extension APIClient {
     /// ```swift
     /// let (profile, pictures) = await client.batch(ProfileRequest(), SearchRequest(key: "fog"))
     /// ```
-    public nonisolated func batch<each R: Endpoint>(_ requests: repeat each R) async -> (repeat Result<(each R).Response, CurlewError>) {
+    /// Each member is the value, a ``CurlewError``, or `CancellationError` when it was cancelled.
+    public nonisolated func batch<each R: Endpoint>(_ requests: repeat each R) async -> (repeat Result<(each R).Response, any Error>) {
         let slots = (repeat Self.slot(for: each requests))
         var count = 0
         for _ in repeat each requests { count += 1 }
@@ -82,7 +83,7 @@ extension APIClient {
             do {
                 slot.store(.success(try await self.send(request)))
             } catch {
-                slot.store(.failure(CurlewError.wrapping(error)))
+                slot.store(.failure(BatchRunner.memberError(error)))
             }
         }
     }

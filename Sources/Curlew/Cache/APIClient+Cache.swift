@@ -24,11 +24,14 @@ extension APIClient {
     /// ``CurlewError/Code/cacheNotConfigured`` at once and nothing is sent.
     /// - Parameters:
     ///   - request: The request.
-    ///   - adjust: Changes a copy of ``Endpoint/options`` for both calls (the cache policy is set
-    ///     by the sequence).
+    ///   - adjust: Changes a copy of ``Endpoint/options`` for both calls. The cache policy is not
+    ///     yours to set here: the first step only reads the store, and the network step always
+    ///     asks the server (sending the stored answer's validators, so an unchanged one costs a
+    ///     `304`), whatever policy the endpoint declares — that is what "then network" means. To
+    ///     let a fresh stored answer stand alone, `send` with ``CachePolicy/maxAge(_:http:)``.
     public nonisolated func cacheThenNetwork<R: Endpoint>(
         _ request: R, options adjust: ((inout RequestOptions) -> Void)? = nil
-    ) -> CacheThenNetwork<R> {
+    ) -> some AsyncSequence<APIResponse<R.Response>, any Error> & Sendable {
         var options = request.options
         adjust?(&options)
         return CacheThenNetwork(client: self, request: request, options: options, hasCache: responseCache != nil)
@@ -49,9 +52,10 @@ extension APIClient {
 }
 
 /// The answers of ``APIClient/cacheThenNetwork(_:options:)``: at most two, stored then fresh.
-public struct CacheThenNetwork<R: Endpoint>: AsyncSequence, Sendable {
+/// Callers see it as `some AsyncSequence<APIResponse<R.Response>, any Error>`.
+struct CacheThenNetwork<R: Endpoint>: AsyncSequence, Sendable {
     /// A decoded response.
-    public typealias Element = APIResponse<R.Response>
+    typealias Element = APIResponse<R.Response>
 
     let client: APIClient
     let request: R
@@ -59,13 +63,13 @@ public struct CacheThenNetwork<R: Endpoint>: AsyncSequence, Sendable {
     let hasCache: Bool
 
     /// Iterates: the stored answer (if any), then the network's.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    struct AsyncIterator: AsyncIteratorProtocol {
         let sequence: CacheThenNetwork
         var step = 0
 
         /// The next answer, `nil` after the fresh one.
         /// - Throws: The fresh call's error (after the stored answer); `CancellationError`.
-        public mutating func next() async throws -> Element? {
+        mutating func next() async throws -> Element? {
             if step == 0 {
                 step = 1
                 if sequence.hasCache {
@@ -87,7 +91,7 @@ public struct CacheThenNetwork<R: Endpoint>: AsyncSequence, Sendable {
     }
 
     /// Starts the sequence.
-    public func makeAsyncIterator() -> AsyncIterator {
+    func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(sequence: self)
     }
 }

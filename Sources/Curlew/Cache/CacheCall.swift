@@ -95,12 +95,12 @@ struct CacheCall: Sendable {
             let facts = HTTPCacheRules.Facts(entry)
             let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
             return HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < lifetime
-        case .maxAge(let lifetime, .respect):
+        case .maxAge(let lifetime, overridingServer: false):
             // The app's lifetime is explicit: no heuristic lifetime may shorten it.
             let facts = HTTPCacheRules.Facts(entry)
             let limit = min(lifetime.seconds, HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: false) ?? lifetime.seconds)
             return HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < limit
-        case .maxAge(let lifetime, .override):
+        case .maxAge(let lifetime, overridingServer: true):
             return now.timeIntervalSince(entry.storedAt) < lifetime.seconds
         default:
             return false

@@ -1,7 +1,7 @@
 internal import Foundation
 internal import HTTPTypes
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// How the cache takes part in a download (``APIClient/download(_:to:options:adjust:)``): a stored
@@ -43,7 +43,8 @@ enum CacheDownload {
         let media = DownloadedFile.mediaType(of: raw.headers[.contentType]).lowercased()
         if !media.isEmpty, target.refusedContentTypes.contains(media) { return raw }
         // A resumable download's partial file is replaced by the whole stored answer.
-        let flags = target.resumeOffset == nil
+        let flags =
+            target.resumeOffset == nil
             ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
             : O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC
         let descriptor = open(target.path, flags, 0o600)

@@ -15,10 +15,11 @@ public enum CachePolicy: Sendable, Hashable {
     /// Always fetch, then store the answer (HAccess `HNCacheTypeOnlyWrite`).
     case writeOnly
     /// Serve the stored answer while it is younger than `lifetime`, else fetch (with the stored
-    /// validators) and store (HAccess "alternative", Monkey `cacheInSeconds`). `http` says whether
-    /// the server's `Cache-Control`/`Expires` may shorten that lifetime (``HTTPFreshness/respect``,
-    /// the default) or are deliberately ignored (``HTTPFreshness/override``).
-    case maxAge(CacheLifetime, http: HTTPFreshness = .respect)
+    /// validators) and store (HAccess "alternative", Monkey `cacheInSeconds`). By default the
+    /// server's `no-cache`, `max-age`, `Expires` and `Age` can only make the stored answer stale
+    /// sooner, never later; with `overridingServer: true` the app's lifetime wins (an 8-hour rule
+    /// for a server that sends `no-cache`) — `no-store` and `Vary: *` are still never stored.
+    case maxAge(CacheLifetime, overridingServer: Bool = false)
     /// Standard HTTP caching (RFC 9111) for a private cache: serve while fresh by
     /// `max-age`/`Expires` minus `Age` — or, without either, by a heuristic lifetime of 10 % of
     /// the time since `Last-Modified` (at most a day) for heuristically cacheable statuses —
@@ -40,16 +41,6 @@ public enum CachePolicy: Sendable, Hashable {
     /// than `maxAge` when given) the call fails with ``CurlewError/Code/cacheMiss``
     /// (HttpManager's `localCacheToUrl`).
     case cacheOnly(maxAge: CacheLifetime? = nil)
-
-    /// Whether the server's freshness rules may shorten an app policy's lifetime.
-    public enum HTTPFreshness: Sendable, Hashable {
-        /// `no-cache`, `max-age`, `Expires` and `Age` can only make the stored answer stale
-        /// sooner, never later.
-        case respect
-        /// The app's lifetime wins over the server's `no-cache`/`max-age` (an 8-hour rule for a
-        /// server that sends `no-cache`). `no-store` and `Vary: *` are still never stored.
-        case override
-    }
 }
 
 /// A span of time for cache policies: `.hours(8)`, `.minutes(5)`, `.seconds(30)`.

@@ -1,9 +1,9 @@
 public import Foundation
 public import Logging
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// A ``CacheStorage`` in a directory, surviving crashes and bounded by bytes — the default store.

@@ -65,7 +65,7 @@ public actor ResponseCache: APIMiddleware {
     nonisolated let pending: PendingWrites
 
     /// Counters since the cache was created.
-    public var statistics: CacheStatistics { counters.current }
+    package var statistics: CacheStatistics { counters.current }
 
     /// Creates a cache.
     public init(configuration: Configuration) {
@@ -120,7 +120,7 @@ public actor ResponseCache: APIMiddleware {
     // MARK: Pending writes
 
     /// Returns when every answer accepted for storing so far has reached the storage (or failed
-    /// to, counted in ``CacheStatistics/writeFailures``).
+    /// to; a failed write is logged at debug level).
     ///
     /// Storing happens after the call that produced the answer has returned: the caller never
     /// waits for the write, fsync and rename. Until a write finishes, lookups through this cache
@@ -186,22 +186,22 @@ extension MiddlewareKind {
 }
 
 /// Counters of a ``ResponseCache``.
-public struct CacheStatistics: Sendable, Hashable {
+package struct CacheStatistics: Sendable, Hashable {
     /// Answers served from storage without asking the server (offline fallbacks included).
-    public var hits = 0
+    package var hits = 0
     /// Lookups that found nothing usable.
-    public var misses = 0
+    package var misses = 0
     /// `304 Not Modified` answers that refreshed an entry.
-    public var revalidations = 0
+    package var revalidations = 0
     /// Network answers accepted for storing (written after the call returns; see
     /// ``ResponseCache/waitForPendingWrites()``).
-    public var stores = 0
+    package var stores = 0
     /// Writes the storage refused (logged at debug; the requests succeeded). Counted when the
     /// write finishes, after the call.
-    public var writeFailures = 0
+    package var writeFailures = 0
 
     /// All zero.
-    public init() {}
+    package init() {}
 }
 
 /// What ``ResponseCache/invalidate(_:)`` removes.

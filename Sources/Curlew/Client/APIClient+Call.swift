@@ -34,7 +34,7 @@ extension APIClient {
             var prepared = try given ?? prepare(request)
             summary = prepared.summary
             try checkConfiguration(options, request: prepared, name: name)
-            if let timeout = options.timeout { prepared.options.totalTimeout = timeout }
+            if let timeout = options.totalTimeout { prepared.options.totalTimeout = timeout }
             if let limit = options.maximumBodySize { prepared.options.maximumBodySize = limit }
             options.applyConnectionOverrides(to: &prepared.options)
             reporter.report(.started) { $0.request = prepared.summary }
@@ -108,16 +108,19 @@ extension APIClient {
         _ request: R, _ prepared: PreparedRequest, options: RequestOptions, responseBody: ResponseBodyDisposition,
         reporter: EventReporter, finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
-        let logger = CallLogging.logger(for: options, client: configuration.logger)
+        var environment = self.environment
+        if let logger = CallLogging.override(for: options, client: configuration.logger) { environment.value.logger = logger }
+        let logger = environment.value.logger
         let observation = CallObservation.make(options: options, request: prepared, name: reporter.requestName)
         var events = reporter
         events.meter = observation?.meter
         var context = MiddlewareContext(
             requestID: reporter.requestID, requestName: reporter.requestName,
-            identity: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters), options: options,
-            trustedOrigins: trustedOrigins, transport: transport, events: events, logger: logger, endpoint: request)
+            identity: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters),
+            events: events, endpoint: request, environment: environment, options: options)
         context.responseBody = responseBody
-        let next = options.middleware.isEmpty && options.skippedMiddleware.isEmpty
+        let next =
+            options.middleware.isEmpty && options.skippedMiddleware.isEmpty
             ? composedMiddleware : MiddlewareChain.compose(middlewareChain(for: options))
 
         // Nanoseconds on the engine's monotonic clock: an optional `ContinuousClock.Instant`
@@ -128,7 +131,8 @@ extension APIClient {
             logger.trace("\(prepared.summary) headers: \(prepared.headers.map(\.name.canonicalName).joined(separator: ", ")), body: \(prepared.content?.length ?? 0) bytes")
         }
         do {
-            let chain = next, callContext = context
+            let chain = next
+            let callContext = context
             let raw: RawResponse
             let output: Output
             do {

@@ -37,6 +37,9 @@ public actor APIClient {
     nonisolated let composedMiddleware: MiddlewareNext
     /// The origins that receive credentials, signatures and common arguments.
     nonisolated let trustedOrigins: TrustedOrigins
+    /// The transport, trusted origins and logger every call's ``MiddlewareContext`` starts from,
+    /// in one box all calls share.
+    nonisolated let environment: CopyOnWriteBox<CallEnvironment>
     /// Whether a middleware that provides credentials is configured (``AuthorizationMiddleware``).
     nonisolated let hasCredentialSource: Bool
 
@@ -71,6 +74,7 @@ public actor APIClient {
         let capabilities = configuration.middleware.map(\.capabilities)
         for declared in capabilities { origins.formUnion(declared.trustedOrigins) }
         self.trustedOrigins = TrustedOrigins(origins)
+        self.environment = CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: configuration.logger))
         self.hasCredentialSource = capabilities.contains { $0.providesCredentials }
     }
 
@@ -94,7 +98,7 @@ public actor APIClient {
     /// let page = try await client.send(FeedRequest(page: 2)) { options in
     ///     options.queue = "feed"
     ///     options.priority = .high
-    ///     options.timeout = .seconds(5)
+    ///     options.totalTimeout = .seconds(5)
     /// }
     /// ```
     /// - Parameters:

@@ -9,23 +9,15 @@ struct EncodedParameters {
 }
 
 extension APIClient {
-    /// Collects the request's declared parameters, runs ``Endpoint/setUpParameters(_:)`` and
-    /// encodes them with one ``ParameterEncoder``.
+    /// Collects the request's declared parameters and encodes them with one ``ParameterEncoder``.
     /// - Throws: `.invalidPath` for path template problems, `.encodingFailed` otherwise.
     nonisolated func encodeParameters<R: Endpoint>(of request: R) throws(CurlewError) -> EncodedParameters {
-        var parameters = ParameterCollector.collect(request)
+        let parameters = ParameterCollector.collect(request)
         // Built only when an error needs it: most requests never show their summary.
         var summary: RequestSummary {
             RequestSummary(
                 method: request.method, url: RequestURLBuilder.visible((configuration.baseURL ?? "") + request.path),
                 secretKeyFragments: configuration.secretQueryKeyFragments)
-        }
-        do {
-            try request.setUpParameters(&parameters)
-        } catch let error as CurlewError {
-            throw error
-        } catch {
-            throw CurlewError(code: .encodingFailed, message: "setUpParameters failed: \(error)", request: summary, underlying: error)
         }
         if parameters.isEmpty {
             // A `{name}` with no @Path value is a mistake, not a literal: nothing is sent.

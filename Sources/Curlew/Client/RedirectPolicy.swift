@@ -1,7 +1,7 @@
 internal import Foundation
 internal import HTTPTypes
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The one redirect policy: which responses are redirects and what the next hop's request is.

@@ -44,9 +44,13 @@ enum RedirectStep {
                 if URL(string: current.url).map(RedirectPolicy.origin) == URL(string: request.url).map(RedirectPolicy.origin) {
                     hopContext.trustedOrigins = context.trustedOrigins
                     hopContext.options.trustedOrigins = context.options.trustedOrigins
+                    hopContext.options.requiresAuthentication = context.options.requiresAuthentication
                 } else {
                     hopContext.trustedOrigins = TrustedOrigins([])
                     hopContext.options.trustedOrigins = []
+                    // The login was checked on the first hop; the server chose to send the call
+                    // elsewhere (a signed storage URL), which gets no credential but may be followed.
+                    hopContext.options.requiresAuthentication = false
                 }
                 let summary = current.summary
                 context.events.report(.redirected) { $0.location = summary.redactedURL }

@@ -34,7 +34,8 @@ package struct DecodingFailure {
                 message = "\(Self.label(path)): \(context.debugDescription)"
             } else {
                 let reason = context.underlyingError.map { "\($0)" } ?? context.debugDescription
-                message = "\(Self.label(path)): data corrupted: \(context.debugDescription)"
+                message =
+                    "\(Self.label(path)): data corrupted: \(context.debugDescription)"
                     + (reason == context.debugDescription ? "" : " (\(reason))")
             }
         @unknown default:

@@ -42,10 +42,12 @@ extension RequestSummary: CustomReflectable, CustomDebugStringConvertible {
 extension PreparedRequest: CustomReflectable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Method, redacted URL, header names (no values), the body's kind and the options.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "method": method.rawValue, "url": summary.redactedURL, "headerNames": headers.map(\.name.rawName),
-            "body": content.map(Self.kind) ?? "none", "options": options,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "method": method.rawValue, "url": summary.redactedURL, "headerNames": headers.map(\.name.rawName),
+                "body": content.map(Self.kind) ?? "none", "options": options,
+            ], displayStyle: .struct)
     }
 
     /// `"POST https://host/path?token=<redacted> (3 headers, 12-byte body)"`.
@@ -68,11 +70,13 @@ extension PreparedRequest: CustomReflectable, CustomStringConvertible, CustomDeb
 extension RawResponse: CustomReflectable {
     /// Status, header names (no values), the redacted URL, the source and the body size.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "status": status.code, "headerNames": headers.map(\.name.rawName),
-            "url": RequestSummary.redact(url: url, secretKeyFragments: RequestSummary.defaultSecretKeyFragments),
-            "source": "\(source)",
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "status": status.code, "headerNames": headers.map(\.name.rawName),
+                "url": RequestSummary.redact(url: url, secretKeyFragments: RequestSummary.defaultSecretKeyFragments),
+                "source": "\(source)",
+            ], displayStyle: .struct)
     }
 }
 
@@ -94,9 +98,11 @@ extension TokenStore.Credential: CustomStringConvertible, CustomDebugStringConve
 extension SigningMiddleware: CustomReflectable {
     /// Everything but the secret.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "secret": "<redacted>", "algorithm": "\(algorithm)", "output": "\(output)",
-            "timestampParameter": timestampParameter as Any, "nonceParameter": nonceParameter as Any,
-        ], displayStyle: .struct)
+        Mirror(
+            self,
+            children: [
+                "secret": "<redacted>", "algorithm": "\(algorithm)", "output": "\(output)",
+                "timestampParameter": timestampParameter as Any, "nonceParameter": nonceParameter as Any,
+            ], displayStyle: .struct)
     }
 }

@@ -40,6 +40,10 @@ public struct ClientEvent: Sendable {
         public static let redirected = Kind("redirected")
         /// A retry is scheduled after ``ClientEvent/delay`` because of ``ClientEvent/error``.
         public static let retryScheduled = Kind("retryScheduled")
+        /// Connection attempt ``ClientEvent/attempt`` starts after ``ClientEvent/delay``: the
+        /// last one failed before anything was sent (``ClientEvent/error``; see
+        /// ``ConnectRetryPolicy``).
+        public static let connectRetryScheduled = Kind("connectRetryScheduled")
         /// The credential was refreshed to version ``ClientEvent/credentialVersion``.
         public static let credentialRefreshed = Kind("credentialRefreshed")
         /// The server ended the session (``ClientEvent/reason``); the credential was cleared.

@@ -6,7 +6,7 @@ internal import Synchronization
 /// Publishing is cheap when nobody listens (one atomic load), so the request path reports events
 /// unconditionally. A subscriber that reads slower than events arrive keeps the newest ones up to
 /// its buffer size; a subscription ends when its stream is dropped or its task is cancelled.
-public final class EventBroadcaster: Sendable {
+package final class EventBroadcaster: Sendable {
     private struct State {
         var subscribers: [UInt64: AsyncStream<ClientEvent>.Continuation] = [:]
         var nextID: UInt64 = 0
@@ -17,14 +17,14 @@ public final class EventBroadcaster: Sendable {
     private let count = Atomic<Int>(0)
 
     /// Creates a broadcaster with no subscribers.
-    public init() {}
+    package init() {}
 
     /// Whether anyone listens; publishers may skip building costly events when not.
-    public var hasSubscribers: Bool { count.load(ordering: .relaxed) > 0 }
+    package var hasSubscribers: Bool { count.load(ordering: .relaxed) > 0 }
 
     /// A new stream that receives every event published from now on.
     /// - Parameter limit: How many unread events the stream keeps (the newest). Default: 1024.
-    public func subscribe(bufferingNewest limit: Int = 1024) -> AsyncStream<ClientEvent> {
+    package func subscribe(bufferingNewest limit: Int = 1024) -> AsyncStream<ClientEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ClientEvent.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -37,7 +37,7 @@ public final class EventBroadcaster: Sendable {
     }
 
     /// Delivers an event to every subscriber.
-    public func publish(_ event: @autoclosure () -> ClientEvent) {
+    package func publish(_ event: @autoclosure () -> ClientEvent) {
         guard hasSubscribers else { return }
         let event = event()
         let targets = state.withLock { Array($0.subscribers.values) }
@@ -45,7 +45,7 @@ public final class EventBroadcaster: Sendable {
     }
 
     /// Ends every subscriber's stream.
-    public func finish() {
+    package func finish() {
         let targets = state.withLock { state -> [AsyncStream<ClientEvent>.Continuation] in
             defer { state.subscribers.removeAll() }
             count.store(0, ordering: .relaxed)

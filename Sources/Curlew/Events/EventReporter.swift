@@ -4,7 +4,7 @@ public import HTTPTypes
 /// reports (middleware, the transport, the engine thread) only says what happened.
 public struct EventReporter: Sendable {
     /// Where events go; `nil` reports nothing.
-    public let broadcaster: EventBroadcaster?
+    package let broadcaster: EventBroadcaster?
     /// The call.
     public let requestID: CallID
     /// The request type's name.
@@ -13,7 +13,7 @@ public struct EventReporter: Sendable {
     var meter: CallMeter?
 
     /// Creates a reporter for one call.
-    public init(broadcaster: EventBroadcaster?, requestID: CallID, requestName: String) {
+    package init(broadcaster: EventBroadcaster?, requestID: CallID, requestName: String) {
         self.broadcaster = broadcaster
         self.requestID = requestID
         self.requestName = requestName
@@ -56,5 +56,14 @@ extension EventReporter: TransferObserver {
     /// The engine's counters, as ``ClientEvent/Kind/progress``.
     package func progressed(_ progress: TransferProgress) {
         self.progress(progress)
+    }
+
+    /// The engine's connect retry, as ``ClientEvent/Kind/connectRetryScheduled``.
+    package func connectRetryScheduled(attempt: Int, delay: Duration, error: CurlewError) {
+        report(.connectRetryScheduled) {
+            $0.attempt = attempt
+            $0.delay = delay
+            $0.error = error
+        }
     }
 }

@@ -10,19 +10,10 @@ internal import Foundation
 /// AuthorizationMiddleware(store: store)                                    // Authorization: Bearer …
 /// AuthorizationMiddleware(store: store, tokenParameter: "accessToken",      // ?accessToken=… or a
 ///                         placement: .alongsideParameters,                 // form/JSON body member,
-///                         attachment: .loginRequiredOnly)                  // isLogin requests only
+///                         attachesOnlyWhenLoginRequired: true)             // isLogin requests only
 /// AuthorizationMiddleware.basic(username: "ines", password: "secret")      // Authorization: Basic …
 /// ```
 public struct AuthorizationMiddleware: APIMiddleware {
-    /// Which requests to the client's own origins receive the credential.
-    public enum Attachment: Sendable, Hashable {
-        /// Every request to a trusted origin (the default).
-        case everyTrustedRequest
-        /// Only requests that declare they need login (``RequestOptions/requiresAuthentication``,
-        /// LSBaseRequest's `isLogin`); others go without it.
-        case loginRequiredOnly
-    }
-
     /// Where the credential comes from.
     public let store: TokenStore
     /// The header to set. Default: `Authorization`.
@@ -34,27 +25,29 @@ public struct AuthorizationMiddleware: APIMiddleware {
     public var tokenParameter: String?
     /// Where ``tokenParameter`` goes. Default: ``ParameterPlacement/query``.
     public var placement: ParameterPlacement
-    /// Which requests receive the credential. Default: ``Attachment/everyTrustedRequest``.
-    public var attachment: Attachment
+    /// Whether only requests that declare they need login (``RequestOptions/requiresAuthentication``,
+    /// LSBaseRequest's `isLogin`) receive the credential; others go without it. Default: `false`,
+    /// every request to a trusted origin receives it.
+    public var attachesOnlyWhenLoginRequired: Bool
 
     /// Creates the middleware that sends the token in a header.
     public init(
         store: TokenStore, headerName: HTTPField.Name = .authorization, scheme: String = "Bearer ",
-        attachment: Attachment = .everyTrustedRequest
+        attachesOnlyWhenLoginRequired: Bool = false
     ) {
         self.store = store
         self.headerName = headerName
         self.scheme = scheme
         self.tokenParameter = nil
         self.placement = .query
-        self.attachment = attachment
+        self.attachesOnlyWhenLoginRequired = attachesOnlyWhenLoginRequired
     }
 
     /// Creates the middleware that sends the token as a parameter (LSBaseRequest's
     /// `AccessToken`): in the query, or beside the request's own parameters in a form or JSON
     /// body.
-    public init(store: TokenStore, tokenParameter: String, placement: ParameterPlacement = .query, attachment: Attachment = .everyTrustedRequest) {
-        self.init(store: store, attachment: attachment)
+    public init(store: TokenStore, tokenParameter: String, placement: ParameterPlacement = .query, attachesOnlyWhenLoginRequired: Bool = false) {
+        self.init(store: store, attachesOnlyWhenLoginRequired: attachesOnlyWhenLoginRequired)
         self.tokenParameter = tokenParameter
         self.placement = placement
     }
@@ -73,13 +66,21 @@ public struct AuthorizationMiddleware: APIMiddleware {
     /// The client's credential source.
     public var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(providesCredentials: true) }
 
-    /// Adds the header, or throws `.notLoggedIn` for a request that requires login.
+    /// Adds the header, or throws `.notLoggedIn` for a request that requires login when there is
+    /// no credential or the request's origin is not trusted with it.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else {
-            // Another origin (a CDN, a partner API) never receives the credential.
+            // Another origin (a CDN, a partner API) never receives the credential, and a call
+            // that requires login never goes out without one.
+            if context.requiresAuthentication {
+                throw CurlewError(
+                    code: .notLoggedIn,
+                    message: "this request requires login, and its origin is not trusted with the credential (list it in trustedOrigins)",
+                    request: request.summary)
+            }
             return try await next(request, context)
         }
-        if attachment == .loginRequiredOnly, !context.requiresAuthentication {
+        if attachesOnlyWhenLoginRequired, !context.requiresAuthentication {
             return try await next(request, context)
         }
         var credential = context.credential?.token

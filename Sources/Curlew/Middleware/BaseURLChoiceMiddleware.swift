@@ -44,9 +44,11 @@ extension MiddlewarePhase {
 /// }
 /// ```
 ///
-/// Credentials, signatures and common arguments follow the client's trust rules: list the
-/// secondary host in ``ClientConfiguration/trustedOrigins`` if it should receive them; a CDN
-/// usually should not.
+/// The secondary and CDN base URLs are the user's own origins: the middleware declares them as
+/// trusted origins (``MiddlewareCapabilities/trustedOrigins``), so calls there keep the token,
+/// signature and common arguments. Name a host in `untrusted` (a third-party CDN) and it gets
+/// none of them; a login-required call that would go there then fails with `.notLoggedIn`
+/// before anything is sent.
 public struct BaseURLChoiceMiddleware: APIMiddleware {
     /// The client's base URL.
     public let main: String
@@ -54,12 +56,30 @@ public struct BaseURLChoiceMiddleware: APIMiddleware {
     public let secondary: String?
     /// The CDN base URL, if any.
     public let cdn: String?
+    /// The choices whose base URL is not trusted with credentials, signatures and common
+    /// arguments. Default: none.
+    public let untrusted: Set<BaseURLChoice>
 
     /// Creates the middleware.
-    public init(main: String, secondary: String? = nil, cdn: String? = nil) {
+    /// - Parameters:
+    ///   - main: The client's base URL.
+    ///   - secondary: The secondary base URL (LCNetwork's `viceBaseUrl`).
+    ///   - cdn: The CDN base URL (Monkey's `cdnURL`).
+    ///   - untrusted: Choices whose base URL must not receive credentials, signatures and common
+    ///     arguments (e.g. `[.cdn]` for a third-party CDN). Default: none — both are trusted.
+    public init(main: String, secondary: String? = nil, cdn: String? = nil, untrusted: Set<BaseURLChoice> = []) {
         self.main = main
         self.secondary = secondary
         self.cdn = cdn
+        self.untrusted = untrusted
+    }
+
+    /// The configured secondary and CDN base URLs, except `untrusted` ones, are trusted origins.
+    public var capabilities: MiddlewareCapabilities {
+        var origins: [String] = []
+        if let secondary, !untrusted.contains(.secondary) { origins.append(secondary) }
+        if let cdn, !untrusted.contains(.cdn) { origins.append(cdn) }
+        return MiddlewareCapabilities(trustedOrigins: origins)
     }
 
     /// `BaseURLChoice`.

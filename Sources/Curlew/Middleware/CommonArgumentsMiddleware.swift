@@ -3,7 +3,7 @@ internal import HTTPTypes
 
 /// Adds parameters and headers to every request — version, platform, device, session key —
 /// unless the request already has one of the same name (so each is overridable per request), or
-/// replacing it with ``ExistingParameterPolicy/replace``.
+/// replacing it with ``replacesExisting``.
 ///
 /// Parameters go where ``placement`` says: the query by default (works for every method), or
 /// ``ParameterPlacement/alongsideParameters`` — beside the request's own parameters in a form or
@@ -16,7 +16,7 @@ internal import HTTPTypes
 public struct CommonArgumentsMiddleware: APIMiddleware {
     /// Produces the current arguments; called for every request so values may change (a session
     /// key after login).
-    public typealias Provider = @Sendable () async -> (parameters: [String: String], headers: [String: String])
+    typealias Provider = @Sendable () async -> (parameters: [String: String], headers: [String: String])
 
     /// Where the arguments come from: fixed ones are sorted (and their header names checked)
     /// once, at creation; a provider's on every request.
@@ -28,27 +28,29 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     private let source: Source
     /// Where the parameters go. Default: ``ParameterPlacement/query``.
     public var placement: ParameterPlacement
-    /// Whether a parameter or header the request already has is kept or replaced.
-    /// Default: ``ExistingParameterPolicy/keep``.
-    public var existing: ExistingParameterPolicy
+    /// Whether a parameter or header the request already has is replaced (a session key, a
+    /// rewritten version) instead of kept. Default: `false`, every added parameter stays
+    /// overridable per request.
+    public var replacesExisting: Bool
+    private var existing: ExistingParameterPolicy { replacesExisting ? .replace : .keep }
 
     /// Adds arguments that a closure produces per request.
-    public init(placement: ParameterPlacement = .query, existing: ExistingParameterPolicy = .keep, _ provider: @escaping Provider) {
+    public init(placement: ParameterPlacement = .query, replacesExisting: Bool = false, _ provider: @escaping @Sendable () async -> (parameters: [String: String], headers: [String: String])) {
         self.source = .provider(provider)
         self.placement = placement
-        self.existing = existing
+        self.replacesExisting = replacesExisting
     }
 
     /// Adds fixed arguments.
     public init(
         parameters: [String: String] = [:], headers: [String: String] = [:],
-        placement: ParameterPlacement = .query, existing: ExistingParameterPolicy = .keep
+        placement: ParameterPlacement = .query, replacesExisting: Bool = false
     ) {
         self.source = .fixed(
             parameters: parameters.sorted { $0.key < $1.key },
             headers: Self.named(headers))
         self.placement = placement
-        self.existing = existing
+        self.replacesExisting = replacesExisting
     }
 
     /// Headers sorted by name, each with its field name (`nil` when the name is invalid).
@@ -62,7 +64,7 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
     /// ``MiddlewarePhase/commonArguments``.
     public var phase: MiddlewarePhase? { .commonArguments }
 
-    /// Adds what the request does not already have (or replaces it, per ``existing``).
+    /// Adds what the request does not already have (or replaces it, per ``replacesExisting``).
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else { return try await next(request, context) }
         let parameters: [(key: String, value: String)]
@@ -82,7 +84,7 @@ public struct CommonArgumentsMiddleware: APIMiddleware {
             }
             if request.headers[fieldName] == nil {
                 request.headers.append(HTTPField(name: fieldName, value: value))
-            } else if existing == .replace {
+            } else if replacesExisting {
                 request.headers[fieldName] = value
             }
         }

@@ -33,7 +33,8 @@ enum EnvelopeEvents {
     /// The code's app event for a failed call whose business code has one.
     static func reportFailure(_ error: any Error, envelope: ResponseEnvelope?, reporter: EventReporter) {
         guard reporter.isActive, let envelope, !envelope.codeEvents.isEmpty, let error = error as? CurlewError,
-              let code = error.businessCode, let kind = envelope.codeEvents[code] else { return }
+            let code = error.businessCode, let kind = envelope.codeEvents[code]
+        else { return }
         reporter.report(kind) { event in
             event.reason = "business code \(code)"
             event.status = error.status

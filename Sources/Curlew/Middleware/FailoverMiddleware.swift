@@ -52,7 +52,9 @@ public final class FailoverMiddleware: APIMiddleware {
                     if current == failed { current = (failed + 1) % self.baseURLs.count }
                     return current
                 }
-                context.logger.debug("failover: \(RequestSummary.redact(url: baseURLs[failed], secretKeyFragments: RequestSummary.defaultSecretKeyFragments)) unreachable (\(error.code)); now using \(RequestSummary.redact(url: baseURLs[index], secretKeyFragments: RequestSummary.defaultSecretKeyFragments))")
+                context.logger.debug(
+                    "failover: \(RequestSummary.redact(url: baseURLs[failed], secretKeyFragments: RequestSummary.defaultSecretKeyFragments)) unreachable (\(error.code)); now using \(RequestSummary.redact(url: baseURLs[index], secretKeyFragments: RequestSummary.defaultSecretKeyFragments))"
+                )
             }
         }
     }
@@ -77,13 +79,33 @@ public final class FailoverMiddleware: APIMiddleware {
 
 /// Rewrites each request's URL — CDN hosts, environment switching (Monkey's
 /// `MKURLFilterProtocol` and `cdnURL`).
+///
+/// The origins it rewrites to are the user's own when listed in `trusting`: calls there keep the
+/// token, signature and common arguments. A rewritten URL elsewhere gets none of them, and a
+/// login-required call that would go there fails with `.notLoggedIn` before anything is sent.
+///
+/// ```swift
+/// let staging = URLRewriteMiddleware(trusting: ["https://staging.example.com"]) {
+///     $0.replacingOccurrences(of: "https://api.example.com", with: "https://staging.example.com")
+/// }
+/// ```
 public struct URLRewriteMiddleware: APIMiddleware {
     private let rewrite: @Sendable (String) -> String
+    /// The origins (or base URLs) the rewrite sends to that are trusted like the client's base URL.
+    public let trustedTargets: [String]
 
     /// Creates the middleware from a function of the absolute URL.
-    public init(_ rewrite: @escaping @Sendable (String) -> String) {
+    /// - Parameters:
+    ///   - trusting: Origins or base URLs the rewrite sends to that receive credentials,
+    ///     signatures and common arguments like the client's base URL. Default: none.
+    ///   - rewrite: The new absolute URL for an absolute URL.
+    public init(trusting: [String] = [], _ rewrite: @escaping @Sendable (String) -> String) {
         self.rewrite = rewrite
+        self.trustedTargets = trusting
     }
+
+    /// ``trustedTargets`` are trusted origins.
+    public var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(trustedOrigins: trustedTargets) }
 
     /// `.urlRewrite`.
     public var kind: MiddlewareKind { .urlRewrite }

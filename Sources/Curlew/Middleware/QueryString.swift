@@ -167,4 +167,3 @@ enum QueryString {
         }
     }
 }
-

@@ -58,8 +58,9 @@ public struct ResponseEnvelope: Sendable, Hashable {
 
     /// `{"code": 0, "msg": "…", "data": …}`.
     public static let codeMsgData = ResponseEnvelope(codePath: "code", messagePath: "msg", payloadPath: "data", successCodes: ["0"])
-    /// `{"ok": true, "message": "…", "result": …}`.
-    public static let okMessageResult = ResponseEnvelope(codePath: "ok", messagePath: "message", payloadPath: "result", successCodes: ["true"])
+    /// `{"ok": true, "message": "…", "result": …}`; `"ok": 1` succeeds too (servers that write
+    /// booleans as numbers).
+    public static let okMessageResult = ResponseEnvelope(codePath: "ok", messagePath: "message", payloadPath: "result", successCodes: ["true", "1"])
     /// `{"status": 0, "msg": "…", …}` with the payload beside them (the whole body is decoded).
     public static let statusMsg = ResponseEnvelope(codePath: "status", messagePath: "msg", payloadPath: nil, successCodes: ["0"])
     /// The same envelope, checked the same way, but decoded whole: for an endpoint whose
@@ -70,6 +71,8 @@ public struct ResponseEnvelope: Sendable, Hashable {
         return copy
     }
 
-    /// HttpManager's `{"c": 200, "n": "text to show", "p": …}`.
-    public static let cnp = ResponseEnvelope(codePath: "c", messagePath: "n", payloadPath: "p", successCodes: ["200"])
+    /// HttpManager's `{"c": 200, "n": "text to show", "p": …}`; like HttpManager, any `2xx` code
+    /// is a success.
+    public static let cnp = ResponseEnvelope(
+        codePath: "c", messagePath: "n", payloadPath: "p", successCodes: Set((200...299).map { String($0) }))
 }

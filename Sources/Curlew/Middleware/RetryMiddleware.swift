@@ -5,7 +5,16 @@ public import HTTPTypes
 /// `Retry-After` (seconds or an HTTP date), within a bound on attempts and on total time.
 ///
 /// Retries connect-level failures and the statuses 408, 429, 502, 503 and 504 by default, for
-/// `GET`, `HEAD`, `PUT`, `DELETE` and `OPTIONS` only — never `POST` unless you add it.
+/// `GET`, `HEAD`, `PUT`, `DELETE` and `OPTIONS`, and for any other method (`POST`, `PATCH`) only
+/// when the request carries an `Idempotency-Key` header: the server's promise to run it once
+/// whatever number of times it arrives (IETF `draft-ietf-httpapi-idempotency-key-header`, the
+/// header Stripe and others accept). Set the header on the endpoint, or let the middleware add a
+/// fresh key to each such call with ``addsIdempotencyKey``; every attempt of a call sends the
+/// same key. A body that cannot be replayed (a one-shot stream) is never resent.
+///
+/// ```swift
+/// let retry = RetryMiddleware(addsIdempotencyKey: true)   // POST and PATCH become retryable
+/// ```
 public struct RetryMiddleware: APIMiddleware {
     /// Attempts in all, the first included.
     public var maximumAttempts: Int
@@ -23,6 +32,10 @@ public struct RetryMiddleware: APIMiddleware {
     }
     /// ``retryableMethods`` as an array, scanned by every call (a handful of methods).
     private var methodList: [HTTPRequest.Method]
+    /// Whether a call whose method is not in ``retryableMethods`` and which has no
+    /// `Idempotency-Key` gets one (a random UUID), making it retryable. Off by default: the
+    /// server must honour the header, or a retried `POST` may run twice.
+    public var addsIdempotencyKey: Bool
 
     /// Creates the policy.
     public init(
@@ -31,7 +44,8 @@ public struct RetryMiddleware: APIMiddleware {
         maximumDelay: Duration = .seconds(10),
         maximumTotalTime: Duration = .seconds(30),
         retryableStatuses: Set<Int> = [408, 429, 502, 503, 504],
-        retryableMethods: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options]
+        retryableMethods: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options],
+        addsIdempotencyKey: Bool = false
     ) {
         self.maximumAttempts = max(1, maximumAttempts)
         self.baseDelay = baseDelay
@@ -40,6 +54,7 @@ public struct RetryMiddleware: APIMiddleware {
         self.retryableStatuses = retryableStatuses
         self.retryableMethods = retryableMethods
         self.methodList = Array(retryableMethods)
+        self.addsIdempotencyKey = addsIdempotencyKey
     }
 
     /// `.retry`.
@@ -50,9 +65,14 @@ public struct RetryMiddleware: APIMiddleware {
 
     /// Sends, waiting and resending while the failure is retryable.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        guard isRetryable(request.method), request.content?.isReplayable ?? true else {
-            return try await next(request, context)
+        var request = request
+        if !isRetryable(request.method) {
+            if request.headers[Self.idempotencyKey] == nil, addsIdempotencyKey {
+                request.headers[Self.idempotencyKey] = UUID().uuidString
+            }
+            guard request.headers[Self.idempotencyKey] != nil else { return try await next(request, context) }
         }
+        guard request.content?.isReplayable ?? true else { return try await next(request, context) }
         var context = context
         let started = ContinuousClock.now
         var attempt = 1
@@ -75,6 +95,9 @@ public struct RetryMiddleware: APIMiddleware {
             }
         }
     }
+
+    /// `Idempotency-Key`: a request carrying it may be resent whatever its method.
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!  // a literal token: never nil
 
     /// `retryableMethods.contains(method)` as a scan of ``methodList``: a few small-string
     /// comparisons instead of hashing the method's name on every call.

@@ -15,15 +15,20 @@ public final class ServerClock: APIMiddleware {
     /// header with its parsed value (a server sends the same text for a whole second, so most
     /// responses need no parsing); all guarded by the mutex.
     private let state = Mutex<(offset: TimeInterval?, lastHeader: String, lastDate: Date?)>((nil, "", nil))
-    /// When set, a corrected Unix timestamp is added as this query parameter.
+    /// When set, a corrected Unix timestamp is added as this parameter.
     public let timestampParameter: String?
+    /// Where the timestamp goes: the query (default), or, like
+    /// ``CommonArgumentsMiddleware/placement``, beside the request's own parameters in a form or
+    /// JSON body.
+    public let placement: ParameterPlacement
     /// When set, the server time is read from this key path of the JSON body (Unix seconds)
     /// instead of the `Date` header.
     public let envelopeTimePath: String?
 
     /// Creates a clock.
-    public init(timestampParameter: String? = nil, envelopeTimePath: String? = nil) {
+    public init(timestampParameter: String? = nil, placement: ParameterPlacement = .query, envelopeTimePath: String? = nil) {
         self.timestampParameter = timestampParameter
+        self.placement = placement
         self.envelopeTimePath = envelopeTimePath
     }
 
@@ -47,7 +52,12 @@ public final class ServerClock: APIMiddleware {
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
         if let timestampParameter {
-            request.replaceURL(QueryString.appending([(name: timestampParameter, value: Optional(String(Int(now().timeIntervalSince1970))))], to: request.url))
+            let stamp = String(Int(now().timeIntervalSince1970))
+            if placement == .query {
+                request.replaceURL(QueryString.appending([(name: timestampParameter, value: Optional(stamp))], to: request.url))
+            } else {
+                try ParameterPlacer.place(sorted: [(key: timestampParameter, value: stamp)], in: &request, at: placement, existing: .replace)
+            }
         }
         do {
             let response = try await next(request, context)

@@ -54,7 +54,8 @@ struct SignedPairs {
             if isASCII {
                 storage.withUnsafeBufferPointer { bytes in
                     order.sort { left, right in
-                        let l = pairs[left], r = pairs[right]
+                        let l = pairs[left]
+                        let r = pairs[right]
                         let byName = Self.compare(bytes, l.name, r.name)
                         return byName != 0 ? byName < 0 : Self.compare(bytes, l.value, r.value) < 0
                     }

@@ -16,7 +16,7 @@ internal import Crypto
 ///
 /// Only this middleware re-signs: it runs on every attempt (retry, token refresh, a request
 /// released from a hold). A signature computed in an endpoint's own hooks
-/// (``Endpoint/setUpParameters(_:)``, ``Endpoint/willSend(_:)``, HAccess's
+/// (``Endpoint/willSend(_:)``, HAccess's
 /// `willSendRequest:…params:`) is computed once, when the request is prepared, and is resent
 /// unchanged — use this middleware for signatures that cover timestamps or tokens.
 ///
@@ -40,7 +40,7 @@ public struct SigningMiddleware: APIMiddleware {
 
     /// Where the signature goes.
     public enum Output: Sendable, Hashable {
-        /// A query parameter with this name.
+        /// A parameter with this name, placed where ``SigningMiddleware/placement`` says.
         case parameter(String)
         /// A header with this name.
         case header(HTTPField.Name)
@@ -52,17 +52,22 @@ public struct SigningMiddleware: APIMiddleware {
     public var algorithm: Algorithm
     /// Where the signature goes.
     public var output: Output
-    /// When set, a Unix timestamp (seconds) is added as this query parameter before signing.
+    /// When set, a Unix timestamp (seconds) is added as this parameter before signing.
     public var timestampParameter: String?
-    /// When set, a random nonce is added as this query parameter before signing.
+    /// When set, a random nonce is added as this parameter before signing.
     public var nonceParameter: String?
+    /// Where the timestamp, the nonce and a signature parameter go: the query (default), or, like
+    /// ``CommonArgumentsMiddleware/placement``, beside the request's own parameters in a form or
+    /// JSON body. The signature covers them wherever they are: it is computed over the query, the
+    /// added parameters and the form or JSON members together.
+    public var placement: ParameterPlacement
     /// The clock for the timestamp (a ``ServerClock`` corrects for the server's offset).
     public var now: @Sendable () -> Date
 
     /// Creates the middleware.
     public init(
         secret: String, algorithm: Algorithm = .md5, output: Output = .parameter("sign"),
-        timestampParameter: String? = nil, nonceParameter: String? = nil,
+        timestampParameter: String? = nil, nonceParameter: String? = nil, placement: ParameterPlacement = .query,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.secret = secret
@@ -70,6 +75,7 @@ public struct SigningMiddleware: APIMiddleware {
         self.output = output
         self.timestampParameter = timestampParameter
         self.nonceParameter = nonceParameter
+        self.placement = placement
         self.now = now
     }
 
@@ -100,7 +106,15 @@ public struct SigningMiddleware: APIMiddleware {
             request.headers[name] = signature
             request.options.originBoundHeaders.insert(name)
         }
-        if !added.isEmpty { request.replaceURL(QueryString.appending(added, to: request.url)) }
+        if !added.isEmpty {
+            if placement == .query {
+                request.replaceURL(QueryString.appending(added, to: request.url))
+            } else {
+                // Replacing: these are computed for this attempt, never the request's own.
+                try ParameterPlacer.place(
+                    sorted: added.map { (key: $0.name, value: $0.value ?? "") }, in: &request, at: placement, existing: .replace)
+            }
+        }
         return try await next(request, context)
     }
 

@@ -11,24 +11,14 @@
 /// is registered: the client places it by phase (``MiddlewarePhase/tokenRefresh``).
 ///
 /// A refresh that fails fails the request with `.refreshFailed`, the credential kept; with
-/// ``RefreshFailurePolicy/endSession`` it ends the session instead (LSBaseRequest: no new token
+/// ``endsSessionWhenRefreshFails`` it ends the session instead (LSBaseRequest: no new token
 /// → log off): the credential is cleared, ``ClientEvent/Kind/sessionEnded`` is published once and
 /// the request fails with `.sessionEnded`.
 public struct TokenRefreshMiddleware: APIMiddleware {
-    /// What a failed refresh does to the session.
-    public enum RefreshFailurePolicy: Sendable, Hashable {
-        /// Fail the request with `.refreshFailed` and keep the credential (a later request may
-        /// try again). The default.
-        case keepSession
-        /// Clear the credential, publish ``ClientEvent/Kind/sessionEnded`` and fail with
-        /// `.sessionEnded` (cancellation still surfaces as `CancellationError`).
-        case endSession
-    }
-
     /// The credential store, shared with ``AuthorizationMiddleware``.
     public let store: TokenStore
     /// Obtains a new credential; send its request with the transport you capture, not the client.
-    public let refresher: TokenStore.Refresher
+    public let refresher: @Sendable (TokenStore.Credential) async throws -> TokenStore.Credential
     /// HTTP statuses that mean "refresh and retry". Default: 401.
     public var refreshStatuses: Set<Int>
     /// Business codes that mean "refresh and retry", e.g. `["801"]`.
@@ -39,8 +29,11 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     public var sessionEndedStatuses: Set<Int>
     /// Attempts per request, the first included. Default: 3.
     public var maximumAttempts: Int
-    /// What a failed refresh does. Default: ``RefreshFailurePolicy/keepSession``.
-    public var refreshFailure: RefreshFailurePolicy
+    /// What a failed refresh does to the session. `false` (the default): fail the request with
+    /// `.refreshFailed` and keep the credential (a later request may try again). `true`: clear
+    /// the credential, publish ``ClientEvent/Kind/sessionEnded`` and fail with `.sessionEnded`
+    /// (cancellation still surfaces as `CancellationError`).
+    public var endsSessionWhenRefreshFails: Bool
 
     /// Creates the middleware.
     public init(
@@ -50,8 +43,8 @@ public struct TokenRefreshMiddleware: APIMiddleware {
         sessionEndedCodes: Set<String> = [],
         sessionEndedStatuses: Set<Int> = [],
         maximumAttempts: Int = 3,
-        refreshFailure: RefreshFailurePolicy = .keepSession,
-        refresher: @escaping TokenStore.Refresher
+        endsSessionWhenRefreshFails: Bool = false,
+        refresher: @escaping @Sendable (TokenStore.Credential) async throws -> TokenStore.Credential
     ) {
         self.store = store
         self.refresher = refresher
@@ -60,7 +53,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
         self.sessionEndedCodes = sessionEndedCodes
         self.sessionEndedStatuses = sessionEndedStatuses
         self.maximumAttempts = max(1, maximumAttempts)
-        self.refreshFailure = refreshFailure
+        self.endsSessionWhenRefreshFails = endsSessionWhenRefreshFails
     }
 
     /// `.tokenRefresh`.
@@ -107,7 +100,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                 } catch let failure {
                     if failure is CancellationError || (failure as? CurlewError)?.code == .cancelled { throw CancellationError() }
                     let failed = CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
-                    guard refreshFailure == .endSession else { throw failed }
+                    guard endsSessionWhenRefreshFails else { throw failed }
                     if await store.endSession(ifStill: version) {
                         context.events.report(.sessionEnded) { $0.reason = "refresh failed" }
                     }

@@ -29,7 +29,7 @@ public actor TokenStore {
     /// Obtains a new credential from the current one. Send its request straight through a
     /// ``Transport`` you capture (`transport.send(request)`), outside the middleware chain, so the
     /// refresh is neither authorised with the stale token nor refreshed recursively.
-    public typealias Refresher = @Sendable (Credential) async throws -> Credential
+    typealias Refresher = @Sendable (Credential) async throws -> Credential
 
     private var credential: Credential?
     /// Bumped on every change of credential.
@@ -104,7 +104,7 @@ public actor TokenStore {
     /// A credential newer than `failedVersion`: the current one if it already is, else the result
     /// of the refresh in flight, else of a new refresh.
     /// - Throws: `.notLoggedIn` without a credential; otherwise what the refresher threw.
-    public func refreshed(after failedVersion: Int, using refresher: @escaping Refresher) async throws -> (Credential, Int) {
+    public func refreshed(after failedVersion: Int, using refresher: @escaping @Sendable (Credential) async throws -> Credential) async throws -> (Credential, Int) {
         let (credential, version, _) = try await refresh(after: failedVersion, using: refresher)
         return (credential, version)
     }

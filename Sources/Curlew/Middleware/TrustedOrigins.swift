@@ -7,15 +7,15 @@ internal import Glibc
 /// ``ClientConfiguration/trustedOrigins``; built-in middleware consult it through
 /// ``MiddlewareContext/trusts(_:)`` so a third-party URL (a CDN image) never receives the
 /// client's `Authorization`, signature or common arguments.
-public struct TrustedOrigins: Sendable, Hashable {
+package struct TrustedOrigins: Sendable, Hashable {
     /// The normalised origins.
-    public let origins: Set<String>
+    package let origins: Set<String>
     /// How URLs of these origins usually start (`http://host:port` and, for a default port,
     /// `http://host`), for a check without parsing on the hot path.
     private let prefixes: [[UInt8]]
 
     /// Creates the set from URLs or origins; anything that is not an http(s) URL is ignored.
-    public init(_ urls: some Sequence<String>) {
+    package init(_ urls: some Sequence<String>) {
         origins = Set(urls.compactMap(Self.origin(of:)))
         prefixes = origins.flatMap { origin -> [[UInt8]] in
             for suffix in [":443", ":80"] where origin.hasSuffix(suffix) {
@@ -27,7 +27,7 @@ public struct TrustedOrigins: Sendable, Hashable {
     }
 
     /// Whether the URL's origin is in the set.
-    public func contains(_ url: String) -> Bool {
+    package func contains(_ url: String) -> Bool {
         guard !origins.isEmpty else { return false }
         // Compared with `memcmp`: the generic `elementsEqual` and `starts(with:)` go element by
         // element through iterators, and every URL-dependent middleware asks on every call.
@@ -49,7 +49,7 @@ public struct TrustedOrigins: Sendable, Hashable {
 
     /// `scheme://host:port` of an absolute http(s) URL, lower-cased, with the default port
     /// written out; `nil` for anything else. Works on bytes: no `URL` parsing per request.
-    public static func origin(of url: String) -> String? {
+    package static func origin(of url: String) -> String? {
         var utf8 = Array(url.utf8.prefix(512))
         for index in utf8.indices where utf8[index] >= UInt8(ascii: "A") && utf8[index] <= UInt8(ascii: "Z") {
             utf8[index] += 32

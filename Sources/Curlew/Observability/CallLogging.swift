@@ -27,9 +27,15 @@ enum CallLogging {
     /// The call's ``RequestOptions/logger``, else the client's logger carrying the task-local
     /// logger's metadata (none outside a `withLogger` scope).
     static func logger(for options: RequestOptions, client: Logger) -> Logger {
+        override(for: options, client: client) ?? client
+    }
+
+    /// The call's logger when it is not the client's own: the option, or the client's logger
+    /// with the task-local logger's metadata merged in; `nil` when the client's logger serves.
+    static func override(for options: RequestOptions, client: Logger) -> Logger? {
         if let logger = options.logger { return logger }
         let metadata = Logger.current.handler.metadata
-        guard !metadata.isEmpty else { return client }
+        guard !metadata.isEmpty else { return nil }
         var logger = client
         for (key, value) in metadata where logger[metadataKey: key] == nil {
             logger[metadataKey: key] = value

@@ -82,8 +82,9 @@ final class CallObservation: Sendable {
     ) {
         span.map { HTTPSpanAttributes.finish($0, status: status, metrics: metrics, error: error) }
         // A body that failed after its head counts as the failure, as a collected one does.
-        meter?.recordCall(statusClass: CallMeter.statusClass(error == nil ? status : (error as? CurlewError)?.status, error: error),
-                          duration: ContinuousClock.now - started)
+        meter?.recordCall(
+            statusClass: CallMeter.statusClass(error == nil ? status : (error as? CurlewError)?.status, error: error),
+            duration: ContinuousClock.now - started)
         span?.end()
     }
 

@@ -1,5 +1,6 @@
 public import ServiceLifecycle
 internal import Synchronization
+public import UnixSignals
 
 /// A transport a service owns, run as a swift-service-lifecycle `Service` that shuts down
 /// gracefully: its own ``CurlTransport`` (engine thread `curlew-engine`), not the process-wide
@@ -14,11 +15,18 @@ internal import Synchronization
 /// try await group.run()
 /// ```
 ///
-/// On graceful shutdown (SIGTERM through a `ServiceGroup`, or ``shutdown()``):
+/// **The drain** begins at the first of: one of ``drainSignals`` arriving, ``beginDrain()``, or
+/// the service's own graceful shutdown. From then on every call — in flight or new — has the
+/// rest of ``gracePeriod`` as its deadline: whatever is still running when it ends fails with
+/// ``CurlewError/Code/shutdown`` and a message saying the grace period ended. So one hung
+/// upstream call cannot outlast the grace period the platform gives the process (Kubernetes
+/// sends SIGKILL 30 s after SIGTERM by default).
+///
+/// On the service's graceful shutdown (or ``shutdown()``):
 /// 1. new requests fail at once with ``CurlewError/Code/shutdown`` (nothing is sent);
-/// 2. requests in flight **drain**: they finish normally, for up to ``gracePeriod``;
+/// 2. requests in flight **drain**: they finish normally until the drain's deadline;
 /// 3. whatever is still running then fails with ``CurlewError/Code/shutdown`` and the engine
-///    thread stops.
+///    threads stop.
 /// If the service's task is cancelled (the group's own shutdown timeout, another service failed)
 /// step 2 is cut short.
 ///
@@ -26,6 +34,13 @@ internal import Synchronization
 /// transport **before** the HTTP server, so the server stops accepting and finishes its requests
 /// (and their upstream calls) before the transport stops. Listed after it, the transport stops
 /// first and upstream calls made by requests the server is still finishing fail with `.shutdown`.
+/// Because the group tells the transport only once the server has finished, pass the group's
+/// signal as ``drainSignals`` so the grace period starts with the signal, bounding the calls the
+/// server's handlers are still making:
+///
+/// ```swift
+/// let upstream = TransportService(gracePeriod: .seconds(20), drainSignals: [.sigterm])
+/// ```
 ///
 /// A streamed response (``APIClient/stream(_:highWaterMark:options:)``) counts as in flight
 /// until its body ends — read to the end, failed, or cancelled or dropped by its reader — so a
@@ -37,20 +52,31 @@ public final class TransportService: Transport, Service {
     public let transport: CurlTransport
     /// How long in-flight requests may take to finish once graceful shutdown begins.
     public let gracePeriod: Duration
+    /// Signals that begin the drain while the service runs (``run()``), before the service's own
+    /// graceful shutdown reaches it.
+    public let drainSignals: [UnixSignal]
     private let state = Mutex(DrainState())
 
     /// Creates a service owning a new ``CurlTransport`` with `configuration`.
     /// - Parameters:
     ///   - configuration: Connection limits of the new transport.
-    ///   - gracePeriod: How long in-flight requests may take to finish on shutdown. Default: 10 s.
-    public convenience init(configuration: CurlTransport.Configuration = .init(), gracePeriod: Duration = .seconds(10)) {
-        self.init(transport: CurlTransport(configuration: configuration), gracePeriod: gracePeriod)
+    ///   - gracePeriod: How long calls may take to finish once the drain begins. Default: 10 s.
+    ///   - drainSignals: Signals that begin the drain while the service runs, usually the
+    ///     `ServiceGroup`'s graceful shutdown signals. Default: none (the drain begins with the
+    ///     service's own graceful shutdown). Watching a signal does not handle it: the group
+    ///     must still shut down on it.
+    public convenience init(
+        configuration: CurlTransport.Configuration = .init(), gracePeriod: Duration = .seconds(10),
+        drainSignals: [UnixSignal] = []
+    ) {
+        self.init(transport: CurlTransport(configuration: configuration), gracePeriod: gracePeriod, drainSignals: drainSignals)
     }
 
     /// Creates a service around `transport`, which it shuts down when the service stops.
-    public init(transport: CurlTransport, gracePeriod: Duration = .seconds(10)) {
+    public init(transport: CurlTransport, gracePeriod: Duration = .seconds(10), drainSignals: [UnixSignal] = []) {
         self.transport = transport
         self.gracePeriod = gracePeriod
+        self.drainSignals = drainSignals
     }
 
     /// How many requests are in flight (sent, not yet answered, or with a streamed body not yet
@@ -59,6 +85,39 @@ public final class TransportService: Transport, Service {
 
     /// Whether graceful shutdown has begun (new requests are refused).
     public var isShuttingDown: Bool { state.withLock { !$0.accepting } }
+
+    /// Whether the service watches its ``drainSignals`` (registered with the system; tests).
+    var isWatchingDrainSignals: Bool { state.withLock { $0.watchingSignals } }
+
+    /// Whether the drain has begun (every call has the rest of the grace period as deadline).
+    public var isDraining: Bool { state.withLock { $0.drainDeadline != nil } }
+
+    /// Begins the drain now, if it has not begun: every call in flight and every call made from
+    /// now on fails with ``CurlewError/Code/shutdown`` once ``gracePeriod`` has passed. Calls are
+    /// still accepted until the service's graceful shutdown (``shutdown()``), so an HTTP server
+    /// finishing its requests can still make its upstream calls. Safe to call more than once
+    /// and from any task.
+    public func beginDrain() {
+        _ = drainDeadline()
+    }
+
+    /// The drain's deadline, starting the drain if needed.
+    private func drainDeadline() -> ContinuousClock.Instant {
+        let now = ContinuousClock.now
+        let (deadline, started) = state.withLock { state -> (ContinuousClock.Instant, Bool) in
+            if let deadline = state.drainDeadline { return (deadline, false) }
+            state.drainDeadline = now + gracePeriod
+            return (now + gracePeriod, true)
+        }
+        if started {
+            let (seconds, attoseconds) = gracePeriod.components
+            let grace = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+            transport.engines.impose(
+                deadline: EngineClock.now() &+ grace,
+                message: "the transport service is shutting down and its grace period of \(gracePeriod) ended before the call finished")
+        }
+        return deadline
+    }
 
     /// Sends through ``transport``; fails at once with `.shutdown` once shutdown has begun.
     public nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
@@ -88,20 +147,36 @@ public final class TransportService: Transport, Service {
     }
 
     /// Runs until graceful shutdown (or cancellation), then drains and stops the transport.
+    /// Meanwhile one of ``drainSignals`` begins the drain.
     public func run() async throws {
-        // Returns on graceful shutdown, throws on cancellation: drain either way (a cancelled
-        // drain ends at once).
-        try? await gracefulShutdown()
+        await withDiscardingTaskGroup { group in
+            if !drainSignals.isEmpty {
+                group.addTask {
+                    let signals = await UnixSignalsSequence(trapping: self.drainSignals)
+                    self.state.withLock { $0.watchingSignals = true }
+                    for await _ in signals {
+                        self.beginDrain()
+                        return
+                    }
+                }
+            }
+            // Returns on graceful shutdown, throws on cancellation: drain either way (a cancelled
+            // drain ends at once).
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
         await shutdown()
     }
 
-    /// Refuses new requests, lets in-flight ones finish for up to ``gracePeriod``, then fails
-    /// the rest with `.shutdown` and stops the engine thread. Safe to call more than once.
+    /// Refuses new requests, begins the drain if it has not begun, lets in-flight requests
+    /// finish until its deadline (the rest of ``gracePeriod``), then fails the rest with
+    /// `.shutdown` and stops the engine threads. Safe to call more than once.
     public func shutdown() async {
         state.withLock { $0.accepting = false }
+        let deadline = drainDeadline()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitUntilIdle() }
-            group.addTask { try? await Task.sleep(for: self.gracePeriod) }
+            group.addTask { try? await Task.sleep(until: deadline) }
             _ = await group.next()
             group.cancelAll()
         }
@@ -124,6 +199,10 @@ public final class TransportService: Transport, Service {
 /// The in-flight count and the tasks waiting for it to reach zero (guarded by the service's mutex).
 struct DrainState: ~Copyable {
     var accepting = true
+    /// When the drain's grace period ends, once the drain has begun.
+    var drainDeadline: ContinuousClock.Instant?
+    /// Whether ``TransportService/drainSignals`` are being watched (tests).
+    var watchingSignals = false
     var inFlight = 0
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var lastWaiterID: UInt64 = 0

@@ -164,10 +164,11 @@ public actor QueueActor {
     }
 
     private nonisolated func publish(_ kind: ClientEvent.Kind, _ queue: String) {
-        broadcaster.publish({
-            var event = ClientEvent(kind)
-            event.queue = queue
-            return event
-        }())
+        broadcaster.publish(
+            {
+                var event = ClientEvent(kind)
+                event.queue = queue
+                return event
+            }())
     }
 }

@@ -41,7 +41,7 @@ public import HTTPTypes
 ///
 /// The ``APIClient`` turns an endpoint into a ``PreparedRequest`` in one throwing step, then sends it:
 ///
-/// 1. declared parameters and ``parameters`` are collected, then ``setUpParameters(_:)`` runs;
+/// 1. declared parameters and ``parameters`` are collected;
 /// 2. the path template is filled, the URL, headers and body are encoded and validated;
 /// 3. ``willSend(_:)`` adjusts the prepared request; the ``RequestIdentity`` is taken here;
 /// 4. the call's ``options`` (adjusted at the call site) choose the queue, the middleware and the
@@ -75,7 +75,7 @@ public protocol Endpoint: Sendable {
 
     /// How this endpoint is sent: queue and priority, login, middleware added or skipped,
     /// accessories, limits, volatile parameters, trusted origins. A call site adjusts a copy
-    /// (``APIClient/send(_:options:)``). Default: ``RequestOptions/init(queue:priority:requiresAuthentication:middleware:skippedMiddleware:accessories:usesAccessories:timeout:maximumBodySize:volatileParameters:trustedOrigins:ticket:)``
+    /// (``APIClient/send(_:options:)``). Default: ``RequestOptions/init(queue:priority:requiresAuthentication:middleware:skippedMiddleware:accessories:usesAccessories:totalTimeout:maximumBodySize:volatileParameters:trustedOrigins:ticket:)``
     /// with no arguments.
     var options: RequestOptions { get }
     /// The envelope this endpoint's responses come in (`{"code": 0, "msg": …, "data": …}`), or
@@ -112,11 +112,6 @@ public protocol Endpoint: Sendable {
     /// How parameter values are written (arrays, booleans, dates, nil, key order).
     /// Default: ``ParameterEncodingOptions/default`` (sorted keys).
     var parameterEncodingOptions: ParameterEncodingOptions { get }
-    /// Adjusts the collected parameters before they are encoded, e.g. adds a signature computed
-    /// from the final values (HAccess's `setupParams` / `willSendRequest:params:`).
-    /// Default: no change.
-    /// - Throws: Any error, which fails the send with `.encodingFailed` before anything is sent.
-    func setUpParameters(_ parameters: inout RequestParameters) throws
 
     /// Where in a JSON body the ``Response`` is, e.g. `"resp.data"`, `"data.user.friends"`,
     /// `"items[2]"`. Only that part is decoded; the rest is skipped without building values.
@@ -187,8 +182,6 @@ extension Endpoint {
     public var parameterEncoding: ParameterEncoding { .methodDependent(method.rawValue) }
     /// ``ParameterEncodingOptions/default``.
     public var parameterEncodingOptions: ParameterEncodingOptions { .default }
-    /// Leaves the parameters unchanged.
-    public func setUpParameters(_ parameters: inout RequestParameters) throws {}
     /// The whole body.
     public var keyPath: String? { nil }
     /// JSON.

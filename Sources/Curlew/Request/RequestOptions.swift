@@ -18,8 +18,9 @@
 /// The wire description (method, path, parameters, headers, body) and the decoding hooks stay on
 /// the ``Endpoint``; everything about *how* it is sent lives here.
 public struct RequestOptions: Sendable {
-    /// The values, in a shared immutable box: copying options (the client does it several
-    /// times per call) costs one reference count, not one per field.
+    /// The values, in a copy-on-write box (the idiom of every value the request path copies):
+    /// copying options (the client does it several times per call) costs one reference count,
+    /// not one per field, and a setter on an unshared value writes in place.
     struct Fields: Sendable {
         var queue: String?
         var priority: QueuePriority
@@ -28,7 +29,7 @@ public struct RequestOptions: Sendable {
         var skippedMiddleware: Set<MiddlewareKind>
         var accessories: [any Accessory]
         var usesAccessories: Bool
-        var timeout: Duration?
+        var totalTimeout: Duration?
         var maximumBodySize: Int?
         var volatileParameters: Set<String>
         var trustedOrigins: Set<String>
@@ -36,83 +37,72 @@ public struct RequestOptions: Sendable {
         var extensions: [ObjectIdentifier: any Sendable] = [:]
     }
 
-    /// Immutable, so sharing it between copies and threads is safe; a setter makes a new one.
-    final class Box: Sendable {
-        let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var box: Box
-
-    private mutating func update(_ change: (inout Fields) -> Void) {
-        var fields = box.fields
-        change(&fields)
-        box = Box(fields)
-    }
+    private var box: CopyOnWriteBox<Fields>
 
     /// The ``QueueActor`` queue the call waits in; `nil` for none (not limited).
     public var queue: String? {
-        get { box.fields.queue }
-        set { update { $0.queue = newValue } }
+        get { box.value.queue }
+        set { box.value.queue = newValue }
     }
     /// Where the call stands among waiters of its queue.
     public var priority: QueuePriority {
-        get { box.fields.priority }
-        set { update { $0.priority = newValue } }
+        get { box.value.priority }
+        set { box.value.priority = newValue }
     }
     /// Whether the call needs a credential (LSBaseRequest's `isLogin`). On a client without an
     /// ``AuthorizationMiddleware`` it fails with `.missingCredentialSource` before anything is
     /// sent; with one and no credential, with `.notLoggedIn`.
     public var requiresAuthentication: Bool {
-        get { box.fields.requiresAuthentication }
-        set { update { $0.requiresAuthentication = newValue } }
+        get { box.value.requiresAuthentication }
+        set { box.value.requiresAuthentication = newValue }
     }
     /// Middleware for this call only, inside the client's.
     public var middleware: [any APIMiddleware] {
-        get { box.fields.middleware }
-        set { update { $0.middleware = newValue } }
+        get { box.value.middleware }
+        set { box.value.middleware = newValue }
     }
     /// Kinds of client middleware this call skips.
     public var skippedMiddleware: Set<MiddlewareKind> {
-        get { box.fields.skippedMiddleware }
-        set { update { $0.skippedMiddleware = newValue } }
+        get { box.value.skippedMiddleware }
+        set { box.value.skippedMiddleware = newValue }
     }
     /// Accessories for this call in addition to the client's.
     public var accessories: [any Accessory] {
-        get { box.fields.accessories }
-        set { update { $0.accessories = newValue } }
+        get { box.value.accessories }
+        set { box.value.accessories = newValue }
     }
     /// Whether accessories (the client's and the call's) see this call (LCNetwork's
     /// `invalidAccessory` inverted).
     public var usesAccessories: Bool {
-        get { box.fields.usesAccessories }
-        set { update { $0.usesAccessories = newValue } }
+        get { box.value.usesAccessories }
+        set { box.value.usesAccessories = newValue }
     }
-    /// Longest time for the whole exchange, overriding ``TransferOptions/totalTimeout``.
-    public var timeout: Duration? {
-        get { box.fields.timeout }
-        set { update { $0.timeout = newValue } }
+    /// Longest time for the whole exchange for this call, overriding the client's
+    /// ``TransferOptions/totalTimeout`` (the same name on both levels; `nil` keeps the client's).
+    public var totalTimeout: Duration? {
+        get { box.value.totalTimeout }
+        set { box.value.totalTimeout = newValue }
     }
     /// Largest accepted response body, overriding ``TransferOptions/maximumBodySize``.
     public var maximumBodySize: Int? {
-        get { box.fields.maximumBodySize }
-        set { update { $0.maximumBodySize = newValue } }
+        get { box.value.maximumBodySize }
+        set { box.value.maximumBodySize = newValue }
     }
     /// Query parameters left out of the call's ``RequestIdentity`` (timestamps, locations…).
     public var volatileParameters: Set<String> {
-        get { box.fields.volatileParameters }
-        set { update { $0.volatileParameters = newValue } }
+        get { box.value.volatileParameters }
+        set { box.value.volatileParameters = newValue }
     }
     /// Origins besides the client's own (base URL, failover URLs, configured trusted origins) that
     /// may receive its credentials, signature and common arguments, as `scheme://host[:port]`.
     public var trustedOrigins: Set<String> {
-        get { box.fields.trustedOrigins }
-        set { update { $0.trustedOrigins = newValue } }
+        get { box.value.trustedOrigins }
+        set { box.value.trustedOrigins = newValue }
     }
     /// A ticket from a ``RequestTracker``: the tracker counts this call until it finishes.
     public var ticket: RequestTracker.Ticket? {
-        get { box.fields.ticket }
-        set { update { $0.ticket = newValue } }
+        get { box.value.ticket }
+        set { box.value.ticket = newValue }
     }
 
     /// The value of an option a capability declares with a ``RequestOptionKey``, or the key's
@@ -127,14 +117,14 @@ public struct RequestOptions: Sendable {
     ///     }
     /// }
     /// ```
-    public subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
+    package subscript<Key: RequestOptionKey>(key: Key.Type) -> Key.Value {
         get {
             // Most calls set no option of this kind: no hashing and no dynamic cast then.
-            let extensions = box.fields.extensions
+            let extensions = box.value.extensions
             if extensions.isEmpty { return Key.defaultValue }
             return extensions[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue
         }
-        set { update { $0.extensions[ObjectIdentifier(key)] = newValue } }
+        set { box.value.extensions[ObjectIdentifier(key)] = newValue }
     }
 
     /// Creates options; every parameter defaults to "no special policy".
@@ -146,13 +136,16 @@ public struct RequestOptions: Sendable {
         skippedMiddleware: Set<MiddlewareKind> = [],
         accessories: [any Accessory] = [],
         usesAccessories: Bool = true,
-        timeout: Duration? = nil,
+        totalTimeout: Duration? = nil,
         maximumBodySize: Int? = nil,
         volatileParameters: Set<String> = [],
         trustedOrigins: Set<String> = [],
         ticket: RequestTracker.Ticket? = nil
     ) {
-        self.box = Box(Fields(queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories, timeout: timeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
+        self.box = CopyOnWriteBox(
+            Fields(
+                queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories,
+                totalTimeout: totalTimeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
     }
 
     /// No special policy, shared: what ``Endpoint/options`` returns by default.
@@ -161,7 +154,7 @@ public struct RequestOptions: Sendable {
 
 /// Declares an option that lives in ``RequestOptions`` without a stored property of its own, so
 /// a capability (the cache, mocks, downloads) adds its per-call policy in its own file.
-public protocol RequestOptionKey {
+package protocol RequestOptionKey {
     /// The option's type.
     associatedtype Value: Sendable
     /// The value when nobody set one.

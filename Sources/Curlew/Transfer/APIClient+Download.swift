@@ -25,7 +25,7 @@ extension APIClient {
     /// destination, in this process or another, fails with `.downloadInProgress` at once.
     ///
     /// Timeouts: the connect timeout applies; ``TransferOptions/totalTimeout`` does not — a
-    /// download has no total timeout unless the call sets one (`$0.timeout = .seconds(600)`).
+    /// download has no total timeout unless the call sets one (`$0.totalTimeout = .seconds(600)`).
     /// Instead a stall detector fails it with `.idleTimeout` when less than
     /// ``DownloadOptions/minimumSpeed`` arrives over ``DownloadOptions/stallTimeout``.
     ///
@@ -55,7 +55,7 @@ extension APIClient {
             throw Self.surface(error, request: nil)
         }
         // A download takes as long as it takes: no total timeout unless the call sets one (`call`
-        // applies `options.timeout`); a stall detector instead of the idle timeout.
+        // applies `options.totalTimeout`); a stall detector instead of the idle timeout.
         prepared.options.totalTimeout = nil
         prepared.options.idleTimeout = download.stallTimeout
         let url = prepared.url
@@ -138,8 +138,9 @@ extension APIClient {
         guard case .file(_, let length) = raw.content else {
             var error = CurlewError(
                 code: .unexpectedContentType,
-                message: "the server answered \(raw.headers[.contentType] ?? "no content type") instead of a file")
-                .completed(request: summary, response: raw)
+                message: "the server answered \(raw.headers[.contentType] ?? "no content type") instead of a file"
+            )
+            .completed(request: summary, response: raw)
             error.responseBody = raw.body
             error.stage = .status
             throw error

@@ -97,7 +97,8 @@ enum ContentDisposition {
             if scalar == "/" || scalar == "\\" {
                 scalars = String.UnicodeScalarView()  // keep only the last component
             } else if scalar.value >= 0x20, scalar.value != 0x7F, !(0x80...0x9F).contains(scalar.value),
-                scalar.value != 0x2028, scalar.value != 0x2029 {
+                scalar.value != 0x2028, scalar.value != 0x2029
+            {
                 scalars.append(scalar)
             }
         }

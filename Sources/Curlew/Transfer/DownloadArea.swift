@@ -1,7 +1,7 @@
 public import Foundation
 internal import Synchronization
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// A managed folder for downloads that have no destination (HAccess's `HFileCache`): each file is

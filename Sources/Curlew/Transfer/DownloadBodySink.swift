@@ -1,7 +1,7 @@
 internal import Foundation
 internal import HTTPTypes
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The body sink of a download (``DownloadTarget``). It decides what to do once the final head is
@@ -42,7 +42,8 @@ final class DownloadBodySink: ResponseBodySink {
     /// the existing regular file (never through a symbolic link).
     /// - Throws: `.fileNotWritable` when it cannot be created or opened.
     static func open(_ target: DownloadTarget, request: RequestSummary) throws(CurlewError) -> DownloadBodySink {
-        let flags = target.resumeOffset == nil
+        let flags =
+            target.resumeOffset == nil
             ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
             : O_WRONLY | O_NOFOLLOW | O_CLOEXEC
         let descriptor = Glibc.open(target.path, flags, 0o600)

@@ -23,7 +23,7 @@ public struct DownloadOptions: Sendable {
     /// call). `nil` turns both off. Default: 30 seconds.
     ///
     /// A download has no total timeout unless the call sets one
-    /// (`client.download(r, to: url) { $0.timeout = .seconds(600) }`):
+    /// (`client.download(r, to: url) { $0.totalTimeout = .seconds(600) }`):
     /// ``TransferOptions/totalTimeout`` is meant for ordinary requests and does not apply; the
     /// connect timeout does.
     public var stallTimeout: Duration? = .seconds(30)

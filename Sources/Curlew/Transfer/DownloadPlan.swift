@@ -1,7 +1,7 @@
 internal import Crypto
 internal import Foundation
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Where one download writes and lands: the destination folder, the fixed file name (for a file

@@ -1,6 +1,6 @@
 internal import Foundation
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Turns a ``MultipartForm`` into a replayable ``RequestBodyStream`` with an exact length:

@@ -26,7 +26,7 @@ public struct MultipartForm: Sendable {
     /// The boundary between parts: 32 random alphanumerics after a fixed prefix.
     public var boundary: String
     /// The parts, in order.
-    public var parts: [MultipartPart] = []
+    package var parts: [MultipartPart] = []
 
     /// Creates an empty form with a random boundary.
     public init(boundary: String? = nil) {
@@ -40,17 +40,19 @@ public struct MultipartForm: Sendable {
 
     /// Appends bytes in memory as a file part.
     public mutating func append(data: Data, name: String = "file", fileName: String, contentType: String? = nil) {
-        parts.append(MultipartPart(
-            name: name, fileName: fileName, contentType: contentType ?? MultipartPart.defaultContentType(forFileName: fileName),
-            content: .data(data)))
+        parts.append(
+            MultipartPart(
+                name: name, fileName: fileName, contentType: contentType ?? MultipartPart.defaultContentType(forFileName: fileName),
+                content: .data(data)))
     }
 
     /// Appends a file streamed from disk as a file part.
     public mutating func append(fileAt path: String, name: String = "file", fileName: String? = nil, contentType: String? = nil) {
         let fileName = fileName ?? URL(fileURLWithPath: path).lastPathComponent
-        parts.append(MultipartPart(
-            name: name, fileName: fileName, contentType: contentType ?? MultipartPart.defaultContentType(forFileName: fileName),
-            content: .file(path: path)))
+        parts.append(
+            MultipartPart(
+                name: name, fileName: fileName, contentType: contentType ?? MultipartPart.defaultContentType(forFileName: fileName),
+                content: .file(path: path)))
     }
 
     /// `multipart/form-data; boundary=…`.

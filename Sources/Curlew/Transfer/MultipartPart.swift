@@ -1,9 +1,9 @@
-public import Foundation
+package import Foundation
 
 /// One part of a ``MultipartForm``: a text field, bytes in memory, or a file streamed from disk.
-public struct MultipartPart: Sendable {
+package struct MultipartPart: Sendable {
     /// Where a part's bytes come from.
-    public enum Content: Sendable {
+    package enum Content: Sendable {
         /// Bytes in memory (a text field's UTF-8, an in-memory image).
         case data(Data)
         /// A regular file, read while sending (never loaded whole).
@@ -11,16 +11,16 @@ public struct MultipartPart: Sendable {
     }
 
     /// The form field name (`name="…"`).
-    public var name: String
+    package var name: String
     /// The file name (`filename="…"`), `nil` for a text field.
-    public var fileName: String?
+    package var fileName: String?
     /// The part's `Content-Type`, `nil` for a text field.
-    public var contentType: String?
+    package var contentType: String?
     /// The bytes.
-    public var content: Content
+    package var content: Content
 
     /// Creates a part.
-    public init(name: String, fileName: String?, contentType: String?, content: Content) {
+    package init(name: String, fileName: String?, contentType: String?, content: Content) {
         self.name = name
         self.fileName = fileName
         self.contentType = contentType
@@ -29,7 +29,7 @@ public struct MultipartPart: Sendable {
 
     /// The content type a file part gets when the call names none: from the file name's
     /// extension, else `image/jpeg` (HttpManager's default for its file uploads).
-    public static func defaultContentType(forFileName fileName: String) -> String {
+    package static func defaultContentType(forFileName fileName: String) -> String {
         let ext = fileName.split(separator: ".").count > 1 ? String(fileName.split(separator: ".").last ?? "").lowercased() : ""
         return knownTypes[ext] ?? "image/jpeg"
     }

@@ -1,6 +1,6 @@
 internal import Foundation
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// What a resumable download remembers beside its partial file, so it can continue after a

@@ -29,7 +29,13 @@ public final class CurlTransport: Transport {
         /// and lowers it back after a minute without that load.
         public var maximumCachedConnections: Int
         /// Most simultaneous connections to one host, `nil` for no limit
-        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`). Transfers beyond it wait for a free connection.
+        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`). Calls beyond it wait in the transport's own queue
+        /// for their origin (scheme, host and port), first in first out, and each starts the
+        /// moment one of the origin's transfers ends, on the connection it gave back
+        /// (``ConnectionStatistics/queuedForConnection`` counts them). The wait counts against the
+        /// call's total timeout. An origin found to multiplex (HTTP/2) is not queued: its
+        /// connections carry many transfers each. With several engines each engine queues its
+        /// own share of the cap.
         public var maximumConnectionsPerHost: Int?
         /// Most simultaneous connections overall, `nil` for no limit (`CURLMOPT_MAX_TOTAL_CONNECTIONS`).
         public var maximumTotalConnections: Int?
@@ -44,13 +50,30 @@ public final class CurlTransport: Transport {
         /// one cache, for example to multiplex all HTTP/2 requests to a host over one
         /// connection; with several engines each engine opens its own.
         public var engineCount: Int?
+        /// How long a pooled connection may stay idle before the transport closes it. Default:
+        /// 60 s. Rounded up to whole seconds, at least 1.
+        ///
+        /// The engines close idle connections on their own, whether or not requests keep
+        /// arriving: a service that goes quiet after a burst gives its connections (and the easy
+        /// handles and buffers kept for reuse) back about one idle timeout later. A connection
+        /// its server closes is closed as soon as the engine notices, within about a second.
+        public var idleConnectionTimeout: Duration
+        /// How connection attempts that fail before anything was sent (refused, unreachable, TLS
+        /// handshake reset) are retried within each call's total timeout. Default:
+        /// ``ConnectRetryPolicy/standard``; ``ConnectRetryPolicy/disabled`` fails at once.
+        public var connectRetry: ConnectRetryPolicy
 
         /// Creates a configuration.
-        public init(maximumCachedConnections: Int = 128, maximumConnectionsPerHost: Int? = nil, maximumTotalConnections: Int? = nil, engineCount: Int? = nil) {
+        public init(
+            maximumCachedConnections: Int = 128, maximumConnectionsPerHost: Int? = nil, maximumTotalConnections: Int? = nil,
+            engineCount: Int? = nil, idleConnectionTimeout: Duration = .seconds(60), connectRetry: ConnectRetryPolicy = .standard
+        ) {
+            self.connectRetry = connectRetry
             self.maximumCachedConnections = maximumCachedConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumTotalConnections = maximumTotalConnections
             self.engineCount = engineCount
+            self.idleConnectionTimeout = idleConnectionTimeout
         }
     }
 
@@ -73,7 +96,8 @@ public final class CurlTransport: Transport {
         let limits = CurlEngine.Limits(
             maximumCachedConnections: configuration.maximumCachedConnections,
             maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
-            maximumTotalConnections: configuration.maximumTotalConnections)
+            maximumTotalConnections: configuration.maximumTotalConnections,
+            idleConnectionTimeout: configuration.idleConnectionTimeout, connectRetry: configuration.connectRetry)
         let layout = EngineLayout(engineCount: configuration.engineCount, limits: limits, processors: EngineLayout.defaultProcessors)
         self.engines = EngineGroup(layout: layout)
     }
@@ -156,6 +180,15 @@ public final class CurlTransport: Transport {
 
     /// The engines' counters, summed (tests): active and paused transfers, pauses so far.
     var statistics: EngineGroupStatistics { engines.statistics }
+
+    /// The transport's connections now, over every engine (for metrics and diagnostics).
+    public var connectionStatistics: ConnectionStatistics {
+        let counters = engines.statistics
+        return ConnectionStatistics(
+            openConnections: counters.openConnections, idleConnections: counters.idleConnections,
+            connectionsOpened: counters.connectionsOpened, transfersInFlight: counters.activeTransfers,
+            queuedForConnection: counters.queuedTransfers, connectRetries: counters.connectRetries)
+    }
 
     /// Fails in-flight requests with `.shutdown`, stops every engine thread and frees every handle
     /// on them. Requests sent afterwards fail with `.shutdown`. Calling it again is a no-op.

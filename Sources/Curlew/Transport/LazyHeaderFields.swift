@@ -78,7 +78,8 @@ final class RawHeaderBlock: Sendable {
                 var lineStart = 0
                 while lineStart < block.count, !needsFields {
                     // `memchr` rather than a byte loop.
-                    let lineEnd = memchr(base + lineStart, Int32(UInt8(ascii: "\n")), block.count - lineStart)
+                    let lineEnd =
+                        memchr(base + lineStart, Int32(UInt8(ascii: "\n")), block.count - lineStart)
                         .map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? block.count
                     switch Self.value(of: wanted, in: UnsafeBufferPointer(rebasing: block[lineStart..<lineEnd])) {
                     case .none:

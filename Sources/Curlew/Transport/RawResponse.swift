@@ -85,8 +85,9 @@ public struct RawResponse: Sendable {
 
     /// Creates a raw response whose headers may still be a raw block.
     init(status: HTTPResponse.Status, headerFields: LazyHeaderFields, content: ResponseContent, url: String, source: ResponseSource = .network, metrics: TransferMetrics? = nil) {
-        fields = CopyOnWriteBox(Fields(
-            status: status, headerFields: headerFields, content: content, metrics: metrics,
-            businessCode: nil, businessMessage: nil, url: url, source: source))
+        fields = CopyOnWriteBox(
+            Fields(
+                status: status, headerFields: headerFields, content: content, metrics: metrics,
+                businessCode: nil, businessMessage: nil, url: url, source: source))
     }
 }

@@ -27,7 +27,7 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
     /// transfer pauses (`CURL_WRITEFUNC_PAUSE`) while more than `highWaterMark` bytes are unread.
     /// ``TransferOptions/maximumBodySize`` does not apply (use
     /// ``ResponseBodyStream/collect(upTo:)``), ``TransferOptions/totalTimeout`` does — it covers
-    /// the time the reader takes, so raise it (``RequestOptions/timeout``) for long streams — and
+    /// the time the reader takes, so raise it (``RequestOptions/totalTimeout``) for long streams — and
     /// the response carries no ``RawResponse/metrics`` (they are known only at the end, in
     /// ``ResponseBodyStream/metrics``).
     public static func stream(highWaterMark: Int = 1 << 20) -> ResponseBodyDisposition {

@@ -1,29 +1,27 @@
-internal import Logging
-
 /// What a ``Transport`` knows about the call it serves, besides the request itself.
 ///
 /// The ``APIClient`` makes one per attempt from the middleware context; a transport uses
 /// ``events`` to report progress and the head, and ``responseBody`` to decide where the body goes.
 public struct TransportContext: Sendable {
-    /// The call's facts, shared with the middleware context (one reference to copy).
-    private var facts: MiddlewareContext.Facts
+    /// What the call is, shared with the middleware context (one reference to copy).
+    private var call: CopyOnWriteBox<CallFacts>
 
     /// The call.
     public var requestID: CallID {
-        get { facts.requestID }
-        set { facts = facts.with(requestID: newValue) }
+        get { call.value.requestID }
+        set { call.value.requestID = newValue }
     }
     /// The request type's name, e.g. `"SearchRequest"`.
     public var requestName: String {
-        get { facts.requestName }
-        set { facts = facts.with(requestName: newValue) }
+        get { call.value.requestName }
+        set { call.value.requestName = newValue }
     }
     /// The attempt, from 1.
     public var attempt: Int
     /// The request's identity computed before any middleware (the cache key, the fixture name).
     public var identity: RequestIdentity {
-        get { facts.identity }
-        set { facts = facts.with(identity: newValue) }
+        get { call.value.identitySource.identity }
+        set { call.value.identitySource = .identity(newValue) }
     }
     /// Where the response body goes: collected (default), streamed or written to a file.
     public var responseBody: ResponseBodyDisposition
@@ -34,8 +32,8 @@ public struct TransportContext: Sendable {
     var followsRedirects = false
     /// Publishes this call's events (progress, head received, redirects).
     public var events: EventReporter {
-        get { facts.events }
-        set { facts = facts.with(events: newValue) }
+        get { call.value.events }
+        set { call.value.events = newValue }
     }
 
     /// Creates a context.
@@ -43,17 +41,17 @@ public struct TransportContext: Sendable {
         requestID: CallID = .next(), requestName: String, attempt: Int = 1, identity: RequestIdentity,
         responseBody: ResponseBodyDisposition = .collect, options: RequestOptions = RequestOptions(), events: EventReporter? = nil
     ) {
-        self.facts = MiddlewareContext.Facts(
-            requestID: requestID, requestName: requestName, identity: identity, trustedOrigins: TrustedOrigins([]),
-            transport: TransportContext.noTransport, events: events ?? .silent(requestID: requestID, requestName: requestName),
-            logger: TransportContext.noLogger)
+        self.call = CopyOnWriteBox(
+            CallFacts(
+                requestID: requestID, requestName: requestName, identitySource: .identity(identity),
+                events: events ?? .silent(requestID: requestID, requestName: requestName), endpoint: nil))
         self.attempt = attempt
         self.responseBody = responseBody
         self.options = options
     }
 
-    init(facts: MiddlewareContext.Facts, attempt: Int, responseBody: ResponseBodyDisposition, options: RequestOptions, followsRedirects: Bool) {
-        self.facts = facts
+    init(call: CopyOnWriteBox<CallFacts>, attempt: Int, responseBody: ResponseBodyDisposition, options: RequestOptions, followsRedirects: Bool) {
+        self.call = call
         self.followsRedirects = followsRedirects
         self.attempt = attempt
         self.responseBody = responseBody
@@ -63,16 +61,5 @@ public struct TransportContext: Sendable {
     /// A context for a request sent outside any client call (a token refresh, a test).
     public static func standalone(for request: PreparedRequest, name: String = "") -> TransportContext {
         TransportContext(requestName: name, identity: RequestIdentity(request, name: name))
-    }
-
-    /// A transport context does not carry a transport; the shared facts need one.
-    private static let noTransport: any Transport = UnusedTransport()
-    private static let noLogger = Logger(label: "curlew")
-}
-
-/// Stands in for "no transport" in the facts a standalone ``TransportContext`` holds.
-private struct UnusedTransport: Transport {
-    nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
-        throw CurlewError(code: .transportFailure, message: "no transport in a standalone context", request: request.summary)
     }
 }

@@ -1,6 +1,6 @@
 internal import Foundation
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Reads and writes a ``CookieJar``'s file: libcurl's Netscape format, mode 0600, replaced

@@ -1,6 +1,6 @@
 internal import CCurlShim
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// A libcurl share handle holding one cookie store (`CURL_LOCK_DATA_COOKIE`), with the lock

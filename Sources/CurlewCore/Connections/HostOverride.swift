@@ -34,15 +34,16 @@ public struct HostOverride: Sendable, Hashable, CustomStringConvertible {
 
     /// Letters, digits, `.`, `-`, `_`, and for IPv6 `:`, `[`, `]`; nothing empty.
     package static func isHostLike(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 253 && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"),
-                UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
-                true
-            default:
-                false
+        !text.isEmpty && text.utf8.count <= 253
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                    UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                    true
+                default:
+                    false
+                }
             }
-        }
     }
 }

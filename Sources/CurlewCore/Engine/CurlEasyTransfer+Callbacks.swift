@@ -23,10 +23,11 @@ extension CurlEasyTransfer {
         let allowed = guardState.allowsAttempt(redirects: redirects)
         replayGuard = guardState
         guard allowed else {
-            machine.abort(CurlewError(
-                code: .connectionClosedBeforeResponse,
-                message: "the connection closed before a response; \(request.method.rawValue) is not sent again automatically",
-                request: request.summary))
+            machine.abort(
+                CurlewError(
+                    code: .connectionClosedBeforeResponse,
+                    message: "the connection closed before a response; \(request.method.rawValue) is not sent again automatically",
+                    request: request.summary))
             return Int32(CURL_PREREQFUNC_ABORT)
         }
         return Int32(CURL_PREREQFUNC_OK)
@@ -78,8 +79,9 @@ extension CurlEasyTransfer {
         case .resumeCallerWithStream(let continuation, let streaming):
             sink = streaming
             announceHead(to: sink, status: status)
-            continuation.resume(returning: CompletedTransfer(
-                status: status, headerBlock: head.block, content: sink.content(), url: effectiveURL(), metrics: nil))
+            continuation.resume(
+                returning: CompletedTransfer(
+                    status: status, headerBlock: head.block, content: sink.content(), url: effectiveURL(), metrics: nil))
         }
         // After the head went out: a streamed caller then gets the refusal from its stream.
         guard !framing.contentCodings.isEmpty, request.options.acceptsCompressedResponses else { return true }
@@ -144,7 +146,8 @@ extension CurlEasyTransfer {
             bytesReceived: downloaded, totalBytesToReceive: downloadTotal > 0 ? downloadTotal : nil)
         guard progress != lastProgress, let events else { return }
         let now = EngineClock.now()
-        let totalsChanged = progress.totalBytesToSend != lastProgress.totalBytesToSend
+        let totalsChanged =
+            progress.totalBytesToSend != lastProgress.totalBytesToSend
             || progress.totalBytesToReceive != lastProgress.totalBytesToReceive
         guard final || totalsChanged || now &- lastProgressAt >= Self.progressInterval else { return }
         lastProgress = progress

@@ -57,6 +57,16 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     @exclusivity(unchecked) package var idleTracker: IdleTracker?
     /// The cookie jar and host overrides the handle points at (``CurlConnectionOptions``).
     @exclusivity(unchecked) package var connection: CurlConnectionAttachment?
+    /// The request's origin for the engine's per-host queues (``HostQueues/origin(of:)``), set
+    /// when the engine has a per-host cap.
+    @exclusivity(unchecked) package var origin: UInt64 = 0
+    /// When the transfer began waiting in a per-host queue (``EngineClock``), 0 when it is not.
+    @exclusivity(unchecked) package var queuedAt: UInt64 = 0
+    /// Time the call already spent before its current attempt (waiting in a queue, earlier
+    /// connection attempts and their back-off), in nanoseconds: taken off its total timeout.
+    @exclusivity(unchecked) package var elapsedBefore: UInt64 = 0
+    /// Connection attempts made so far (``ConnectRetryPolicy``).
+    @exclusivity(unchecked) package var connectAttempts = 1
 
     /// Takes an easy handle from the pool and configures it; throws if libcurl refuses an option,
     /// if the download file cannot be created or the upload file cannot be opened. A transfer
@@ -129,6 +139,10 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     package func complete(_ code: CURLcode) {
         var error = failure(for: code)
         if error != nil { attachMetrics(to: &error, curlCode: code) }
+        if connectAttempts > 1, var failure = error {
+            failure.message += " (after \(connectAttempts) connection attempts)"
+            error = failure
+        }
         perform(machine.transferEnded(error: error))
     }
 
@@ -163,8 +177,9 @@ package final class CurlEasyTransfer: @unchecked Sendable {
             }
             // Streams report no metrics (documented on CurlTransport).
             let metrics = machine.resumesAtHead ? nil : metrics()
-            continuation.resume(returning: CompletedTransfer(
-                status: status, headerBlock: head.block, content: sink.content(), url: effectiveURL(), metrics: metrics))
+            continuation.resume(
+                returning: CompletedTransfer(
+                    status: status, headerBlock: head.block, content: sink.content(), url: effectiveURL(), metrics: metrics))
         }
     }
 
@@ -265,6 +280,101 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         var error = CurlewError(code: .idleTimeout, message: "no data moved for \(limit) ms", request: request.summary)
         attachMetrics(to: &error, curlCode: nil)
         return error
+    }
+
+    // MARK: Admission (engine thread)
+
+    /// The total-timeout error when the call's total timeout has passed by `now` while it waited
+    /// in a per-host queue, `nil` otherwise.
+    package func queueTimeout(now: UInt64) -> CurlewError? {
+        guard queuedAt != 0, let total = request.options.totalTimeout else { return nil }
+        let spent = elapsedBefore &+ (now &- queuedAt)
+        guard spent >= Self.nanoseconds(total) else { return nil }
+        return totalTimeoutError(total, while: "waiting for a connection to the host (per-host limit)")
+    }
+
+    /// Leaves a per-host queue at `now`: the wait is taken off the total timeout, and the idle
+    /// clock restarts. Returns the total-timeout error when nothing is left.
+    package func leaveQueue(now: UInt64) -> CurlewError? {
+        guard queuedAt != 0 else { return nil }
+        elapsedBefore &+= now &- queuedAt
+        queuedAt = 0
+        if let tracker = idleTracker { idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
+        return shortenTimeouts()
+    }
+
+    /// Sets the handle's total timeout to what is left of the call's after ``elapsedBefore``,
+    /// and its connect timeout to no more than that; returns the total-timeout error when
+    /// nothing is left.
+    package func shortenTimeouts() -> CurlewError? {
+        guard elapsedBefore >= 1_000_000 else { return nil }
+        let connect = EasyHandleOptions.milliseconds(request.options.connectTimeout)
+        guard let total = request.options.totalTimeout else {
+            return nil
+        }
+        let totalNanoseconds = Self.nanoseconds(total)
+        guard elapsedBefore < totalNanoseconds else {
+            return totalTimeoutError(total, while: "waiting for a connection to the host")
+        }
+        let left = Int((totalNanoseconds - elapsedBefore) / 1_000_000)
+        pooled.overrideTimeouts(totalMilliseconds: left, connectMilliseconds: min(connect, left))
+        return nil
+    }
+
+    private func totalTimeoutError(_ total: Duration, while what: String) -> CurlewError {
+        let limit = EasyHandleOptions.milliseconds(total)
+        return CurlewError(code: .totalTimeout, message: "the total timeout of \(limit) ms passed \(what)", request: request.summary)
+    }
+
+    /// The delay in nanoseconds before the next connection attempt when the transfer failed with
+    /// `code` while connecting — refused, unreachable, TLS handshake reset — with nothing sent or
+    /// received, attempts left under `policy` and time left in the call's total timeout; `nil`
+    /// otherwise (the transfer then completes with `code`). Counts the attempt and its delay.
+    package func connectRetryDelay(for code: CURLcode, policy: ConnectRetryPolicy) -> UInt64? {
+        guard connectAttempts < policy.maximumAttempts, Self.isConnectFailure(code), machine.canRestart,
+            head.bytesSeen == 0
+        else { return nil }
+        var pretransfer: curl_off_t = 0
+        var uploaded: curl_off_t = 0
+        var spent: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &uploaded)
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &spent)
+        guard pretransfer == 0, uploaded == 0 else { return nil }
+        let delay = policy.delayNanoseconds(beforeAttempt: connectAttempts + 1, random: Double.random(in: 0..<1))
+        let elapsed = elapsedBefore &+ UInt64(max(0, spent)) &* 1000
+        // The next attempt must start with time left to connect (a millisecond at least).
+        if let total = request.options.totalTimeout, elapsed &+ delay &+ 1_000_000 >= Self.nanoseconds(total) { return nil }
+        elapsedBefore = elapsed &+ delay
+        connectAttempts += 1
+        if let events {
+            let detail = String(cString: errorBuffer)
+            let error = CurlResultMapping.error(for: code, detail: detail, facts: failureFacts(), request: request.summary)
+            events.connectRetryScheduled(attempt: connectAttempts, delay: .nanoseconds(Int64(delay)), error: error)
+        }
+        errorBuffer[0] = 0
+        return delay
+    }
+
+    /// Failures of connection establishment a retry may cure: refused or unreachable
+    /// (`CURLE_COULDNT_CONNECT`), the TLS handshake failed or was reset (`CURLE_SSL_CONNECT_ERROR`).
+    package static func isConnectFailure(_ code: CURLcode) -> Bool {
+        code == CURLE_COULDNT_CONNECT || code == CURLE_SSL_CONNECT_ERROR
+    }
+
+    /// Before the next connection attempt (engine thread, at `now`): the idle clock restarts and
+    /// the handle gets what is left of the total timeout. Returns the total-timeout error when
+    /// nothing is left.
+    package func prepareNextAttempt(now: UInt64) -> CurlewError? {
+        if let tracker = idleTracker { idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
+        return shortenTimeouts()
+    }
+
+    /// Whether the finished transfer shared its connection (HTTP/2).
+    package var multiplexed: Bool {
+        var version = 0
+        _ = curlew_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
+        return version == Int(CURL_HTTP_VERSION_2_0)
     }
 
     // MARK: Reading libcurl's state

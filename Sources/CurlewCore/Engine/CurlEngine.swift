@@ -3,7 +3,7 @@ internal import Foundation
 internal import HTTPTypes
 package import Synchronization
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// One dedicated OS thread that owns a curl multi handle and every easy handle attached to it.
@@ -15,8 +15,8 @@ internal import Glibc
 ///
 /// Thread-safety (why `@unchecked Sendable` is sound): `inbox` is a `Mutex`; `nextID` is an
 /// `Atomic`; `statistics` holds only atomics; `multi` is set once in `init` and used off the
-/// engine thread only for `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers` is touched
-/// only by the engine thread; `thread` and `startFailure` are written in `init` only (before any
+/// engine thread only for `curl_multi_wakeup`; `handles` is a pool guarded by its own `Mutex`; `transfers`, `hostQueues`,
+/// `retrying` and `drainDeadline` are touched only by the engine thread (after `init`); `thread` and `startFailure` are written in `init` only (before any
 /// other thread can see the engine) and read afterwards; `upkeep` is set in `init` and used only
 /// by the engine thread.
 package final class CurlEngine: @unchecked Sendable {
@@ -31,19 +31,28 @@ package final class CurlEngine: @unchecked Sendable {
         package var maximumCachedConnections: Int
         package var maximumConnectionsPerHost: Int?
         package var maximumTotalConnections: Int?
+        /// How long a cached connection may stay idle before the engine closes it.
+        package var idleConnectionTimeout: Duration
+        /// How failed connection attempts are retried.
+        package var connectRetry: ConnectRetryPolicy
 
-        package init(maximumCachedConnections: Int, maximumConnectionsPerHost: Int?, maximumTotalConnections: Int?) {
+        package init(
+            maximumCachedConnections: Int, maximumConnectionsPerHost: Int?, maximumTotalConnections: Int?,
+            idleConnectionTimeout: Duration = .seconds(60), connectRetry: ConnectRetryPolicy = .standard
+        ) {
+            self.connectRetry = connectRetry
             self.maximumCachedConnections = maximumCachedConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumTotalConnections = maximumTotalConnections
+            self.idleConnectionTimeout = idleConnectionTimeout
         }
     }
 
     package let inbox = Mutex(CurlEngineInbox())
     private let nextID = Atomic<UInt64>(1)
-    private let handles = EasyHandlePool(capacity: 256)
-    /// Counters for tests and diagnostics (active and paused transfers).
+    /// Counters for tests and diagnostics (active and paused transfers, connections).
     package let statistics = EngineStatistics()
+    private let handles: EasyHandlePool
     private let multi: UnsafeMutableRawPointer?
     private var thread: pthread_t?
     private var startFailure: String?
@@ -54,8 +63,25 @@ package final class CurlEngine: @unchecked Sendable {
     package let engineThreadID = Atomic<UInt>(0)
     /// Cache sizing and dead-connection sweeps (Connections/ConnectionUpkeep.swift).
     private let upkeep: ConnectionUpkeep?
+    /// Curlew's own per-origin FIFO under the per-host cap, `nil` without a cap. Engine thread
+    /// only, like `transfers`.
+    @exclusivity(unchecked) private var hostQueues: HostQueues<CurlEasyTransfer>?
+    /// Transfers waiting for their next connection attempt, with when it is due (``EngineClock``).
+    /// Engine thread only.
+    @exclusivity(unchecked) private var retrying: [(due: UInt64, id: UInt64, transfer: CurlEasyTransfer)] = []
+    private let connectRetry: ConnectRetryPolicy
+    /// When a draining transport's grace period ends, and the message its calls fail with.
+    /// Engine thread only.
+    @exclusivity(unchecked) private var drainDeadline: (at: UInt64, message: String)?
 
     package init(limits: Limits) {
+        connectRetry = limits.connectRetry
+        let idleSeconds = ConnectionHousekeeping.wholeSeconds(limits.idleConnectionTimeout)
+        handles = EasyHandlePool(
+            capacity: 256,
+            setup: EngineHandleSetup(
+                ledger: statistics.connections,
+                maximumIdleSeconds: ConnectionHousekeeping.maximumAge(idleSeconds: idleSeconds)))
         guard CurlGlobal.initialized, let multi = curl_multi_init() else {
             self.multi = nil
             self.upkeep = nil
@@ -65,19 +91,24 @@ package final class CurlEngine: @unchecked Sendable {
             return
         }
         self.multi = multi
-        self.upkeep = ConnectionUpkeep(multi: multi, floor: limits.maximumCachedConnections)
+        self.hostQueues = limits.maximumConnectionsPerHost.flatMap { $0 > 0 ? HostQueues(cap: $0) : nil }
+        self.upkeep = ConnectionUpkeep(
+            multi: multi, floor: limits.maximumCachedConnections, idleTimeout: limits.idleConnectionTimeout,
+            pool: handles, statistics: statistics)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maximumConnectionsPerHost ?? 0)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, limits.maximumTotalConnections ?? 0)
         _ = curlew_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
 
         var thread = pthread_t()
         let retained = Unmanaged.passRetained(self)
-        let result = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let engine = Unmanaged<CurlEngine>.fromOpaque(raw).takeRetainedValue()
-            engine.run()
-            return nil
-        }, retained.toOpaque())
+        let result = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let engine = Unmanaged<CurlEngine>.fromOpaque(raw).takeRetainedValue()
+                engine.run()
+                return nil
+            }, retained.toOpaque())
         if result == 0 {
             self.thread = thread
         } else {
@@ -138,6 +169,13 @@ package final class CurlEngine: @unchecked Sendable {
         }
         return completed
     }
+
+    /// Easy handles kept for reuse now (tests: the pool is freed after the idle timeout).
+    package var pooledHandles: Int { handles.idleCount }
+
+    /// Ends every transfer still in flight at `deadline` (``EngineClock``), and every transfer
+    /// submitted after it at once, with `.shutdown` and `message`: the bound of a drain.
+    package func impose(deadline: UInt64, message: String) { post(.deadline(deadline, message: message)) }
 
     /// Resumes a paused transfer (for streaming sinks and request-body pumps).
     package func unpause(_ id: UInt64) { post(.unpause(id)) }
@@ -220,6 +258,12 @@ package final class CurlEngine: @unchecked Sendable {
                 inbox.withLock { $0.drainCommands(into: &commands) }
                 for command in commands { apply(command, multi: multi) }
             }
+            if !retrying.isEmpty { startDueRetries(multi: multi) }
+            if let drainDeadline, !(transfers.isEmpty && retrying.isEmpty && (hostQueues?.queuedCount ?? 0) == 0),
+                EngineClock.now() >= drainDeadline.at
+            {
+                failAtDeadline(multi: multi, message: drainDeadline.message)
+            }
             _ = curl_multi_perform(multi, &running)
             collectFinished(multi: multi)
             if !transfers.isEmpty {
@@ -229,20 +273,24 @@ package final class CurlEngine: @unchecked Sendable {
                     nextIdleCheck = now + Self.idleCheckInterval
                 }
             }
-            upkeep?.tick(multi: multi)
-            // While transfers are active, wake at least as often as idle detection needs; with
-            // work already waiting (a task resumed above), only look at the sockets.
-            let waiting = !inbox.withLock { $0.isEmpty }
-            _ = curl_multi_poll(multi, nil, 0, waiting ? 0 : transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000), nil)
+            poll(multi: multi)
         }
-        // Fail everything still in flight, then also any job posted in the same instant.
+        // Fail everything still in flight or waiting, then also any job posted in the same instant.
         for (_, transfer) in transfers.transfers {
             curl_multi_remove_handle(multi, transfer.handle)
             transfer.fail(Self.shutdownError(transfer.request))
         }
         transfers.removeAll()
+        for (id, origin, transfer) in hostQueues?.waiting ?? [] {
+            _ = hostQueues?.remove(id: id, origin: origin)
+            transfer.fail(Self.shutdownError(transfer.request))
+        }
+        statistics.setQueued(0)
+        for (_, _, transfer) in retrying { transfer.fail(Self.shutdownError(transfer.request)) }
+        retrying.removeAll()
         statistics.setActive(0)
-        var late: [CurlEngineInbox.Command] = [], lateJobs: [UnownedJob] = []
+        var late: [CurlEngineInbox.Command] = []
+        var lateJobs: [UnownedJob] = []
         _ = inbox.withLock { $0.drain(into: &late, jobs: &lateJobs) }
         for case .add(let job) in late { job.transfer.fail(Self.shutdownError(job.transfer.request)) }
         forward(lateJobs)
@@ -252,28 +300,176 @@ package final class CurlEngine: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Connection upkeep, then `curl_multi_poll`: while transfers are active, wake at least as
+    /// often as idle detection needs; with work already waiting (a task resumed above), only
+    /// look at the sockets. While none is, also watch the idle connections' sockets.
+    private func poll(multi: UnsafeMutableRawPointer) {
+        let waiting = !inbox.withLock { $0.isEmpty }
+        var timeout: Int32 = waiting ? 0 : transfers.isEmpty ? 1000 : Int32(Self.idleCheckInterval / 1_000_000)
+        if timeout > 0, let due = retrying.lazy.map(\.due).min() {
+            let now = EngineClock.now()
+            timeout = due <= now ? 0 : Int32(min(UInt64(timeout), (due - now + 999_999) / 1_000_000))
+        }
+        guard let upkeep else {
+            _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+            return
+        }
+        upkeep.tick(multi: multi, now: EngineClock.now(), inFlight: transfers.count)
+        if transfers.isEmpty { statistics.quietWakeup() }
+        if transfers.isEmpty, !upkeep.watched.isEmpty {
+            upkeep.withWatched { fds, count in _ = curl_multi_poll(multi, fds, count, timeout, nil) }
+            upkeep.afterPoll()
+        } else {
+            _ = curl_multi_poll(multi, nil, 0, timeout, nil)
+        }
+    }
+
     private func apply(_ command: CurlEngineInbox.Command, multi: UnsafeMutableRawPointer) {
         switch command {
         case .add(let job):
             let transfer = job.transfer
             guard transfer.attach() else { return }
-            let added = curl_multi_add_handle(multi, transfer.handle)
-            guard added == CURLM_OK else {
-                let reason = String(cString: curl_multi_strerror(added))
-                transfer.fail(CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: transfer.request.summary))
-                return
-            }
-            transfers.insert(transfer, for: job.ticket.id)
-            statistics.setActive(transfers.count)
-            upkeep?.transferAdded(multi: multi, inFlight: transfers.count)
+            admit(transfer, id: job.ticket.id, multi: multi)
         case .cancel(let id):
-            guard let transfer = transfers.removeValue(forKey: id) else { return }
-            statistics.setActive(transfers.count)
-            curl_multi_remove_handle(multi, transfer.handle)
-            transfer.fail(Self.cancellationError(transfer.request))
+            if let transfer = transfers.removeValue(forKey: id) {
+                statistics.setActive(transfers.count)
+                curl_multi_remove_handle(multi, transfer.handle)
+                left(transfer, multi: multi)
+                transfer.fail(Self.cancellationError(transfer.request))
+            } else if let index = retrying.firstIndex(where: { $0.id == id }) {
+                let transfer = retrying.remove(at: index).transfer
+                transfer.fail(Self.cancellationError(transfer.request))
+            } else if let transfer = removeWaiting(id) {
+                transfer.fail(Self.cancellationError(transfer.request))
+            }
         case .unpause(let id):
             transfers[id]?.unpause()
+        case .deadline(let at, let message):
+            if drainDeadline.map({ at < $0.at }) ?? true { drainDeadline = (at, message) }
         }
+    }
+
+    // MARK: Admission
+
+    /// Starts a transfer, or queues it behind its origin's running transfers when the per-host
+    /// cap is reached (``HostQueues``).
+    private func admit(_ transfer: CurlEasyTransfer, id: UInt64, multi: UnsafeMutableRawPointer) {
+        if let drainDeadline, EngineClock.now() >= drainDeadline.at {
+            statistics.transferDrained()
+            transfer.fail(Self.drainError(transfer.request, message: drainDeadline.message))
+            return
+        }
+        if hostQueues != nil {
+            transfer.origin = HostQueues<CurlEasyTransfer>.origin(of: transfer.request.url)
+            if hostQueues?.admit(transfer, id: id, origin: transfer.origin) == false {
+                transfer.queuedAt = EngineClock.now()
+                statistics.setQueued(hostQueues?.queuedCount ?? 0)
+                return
+            }
+        }
+        start(transfer, id: id, multi: multi)
+    }
+
+    /// Adds an admitted transfer to the multi handle.
+    private func start(_ transfer: CurlEasyTransfer, id: UInt64, multi: UnsafeMutableRawPointer) {
+        let added = curl_multi_add_handle(multi, transfer.handle)
+        guard added == CURLM_OK else {
+            let reason = String(cString: curl_multi_strerror(added))
+            left(transfer, multi: multi)
+            transfer.fail(CurlewError(code: .transportFailure, message: "curl_multi_add_handle: \(reason)", request: transfer.request.summary))
+            return
+        }
+        transfers.insert(transfer, for: id)
+        statistics.setActive(transfers.count)
+        upkeep?.transferAdded(multi: multi, inFlight: transfers.count)
+    }
+
+    /// A transfer left the multi handle (finished, failed, cancelled): under a per-host cap the
+    /// next transfer waiting for its origin starts now, on the connection it gave back.
+    private func left(_ transfer: CurlEasyTransfer, multi: UnsafeMutableRawPointer) {
+        guard hostQueues != nil, let next = hostQueues?.release(transfer.origin) else { return }
+        statistics.setQueued(hostQueues?.queuedCount ?? 0)
+        startWaited(next.transfer, id: next.id, multi: multi, now: EngineClock.now())
+    }
+
+    /// Starts a transfer that waited in a queue, with what is left of its total timeout.
+    private func startWaited(_ transfer: CurlEasyTransfer, id: UInt64, multi: UnsafeMutableRawPointer, now: UInt64) {
+        if let failure = transfer.leaveQueue(now: now) {
+            left(transfer, multi: multi)
+            transfer.fail(failure)
+            return
+        }
+        start(transfer, id: id, multi: multi)
+    }
+
+    /// The drain's grace period ended: every transfer in flight, waiting for a connection or for
+    /// its next connection attempt fails with `.shutdown`.
+    private func failAtDeadline(multi: UnsafeMutableRawPointer, message: String) {
+        var ended: [CurlEasyTransfer] = []
+        for (_, transfer) in transfers.transfers {
+            curl_multi_remove_handle(multi, transfer.handle)
+            ended.append(transfer)
+        }
+        transfers.removeAll()
+        statistics.setActive(0)
+        for (id, origin, transfer) in hostQueues?.waiting ?? [] {
+            _ = hostQueues?.remove(id: id, origin: origin)
+            ended.append(transfer)
+        }
+        for (_, _, transfer) in retrying { ended.append(transfer) }
+        retrying.removeAll()
+        if let cap = hostQueues?.cap { hostQueues = HostQueues(cap: cap) }
+        statistics.setQueued(0)
+        for transfer in ended {
+            statistics.transferDrained()
+            transfer.fail(Self.drainError(transfer.request, message: message))
+        }
+    }
+
+    /// Attaches the transfers whose next connection attempt is due.
+    private func startDueRetries(multi: UnsafeMutableRawPointer) {
+        let now = EngineClock.now()
+        guard retrying.contains(where: { $0.due <= now }) else { return }
+        let due = retrying.filter { $0.due <= now }
+        retrying.removeAll { $0.due <= now }
+        for (_, id, transfer) in due {
+            if let failure = transfer.prepareNextAttempt(now: now) {
+                transfer.fail(failure)
+                continue
+            }
+            admit(transfer, id: id, multi: multi)
+        }
+    }
+
+    /// Takes a transfer waiting for admission out of its queue.
+    private func removeWaiting(_ id: UInt64) -> CurlEasyTransfer? {
+        guard let queues = hostQueues, queues.queuedCount > 0,
+            let entry = queues.waiting.first(where: { $0.id == id })
+        else { return nil }
+        let removed = hostQueues?.remove(id: id, origin: entry.origin)
+        statistics.setQueued(hostQueues?.queuedCount ?? 0)
+        return removed
+    }
+
+    /// Fails queued transfers whose total timeout passed while they waited.
+    private func failExpiredWaiting(now: UInt64) {
+        guard let queues = hostQueues, queues.queuedCount > 0 else { return }
+        for (id, origin, transfer) in queues.waiting {
+            guard let failure = transfer.queueTimeout(now: now) else { continue }
+            _ = hostQueues?.remove(id: id, origin: origin)
+            transfer.fail(failure)
+        }
+        statistics.setQueued(hostQueues?.queuedCount ?? 0)
+    }
+
+    /// A finished transfer multiplexed (HTTP/2): its origin is no longer held to one transfer
+    /// per connection, so everything waiting for it starts.
+    private func noteMultiplexing(_ transfer: CurlEasyTransfer, multi: UnsafeMutableRawPointer) {
+        guard hostQueues != nil, transfer.multiplexed else { return }
+        let started = hostQueues?.markMultiplexing(transfer.origin) ?? []
+        statistics.setQueued(hostQueues?.queuedCount ?? 0)
+        let now = EngineClock.now()
+        for (id, next) in started { startWaited(next, id: id, multi: multi, now: now) }
     }
 
     /// How often the engine samples transfers for idle timeouts (nanoseconds).
@@ -285,8 +481,10 @@ package final class CurlEngine: @unchecked Sendable {
             transfers.removeValue(forKey: id)
             statistics.setActive(transfers.count)
             curl_multi_remove_handle(multi, transfer.handle)
+            left(transfer, multi: multi)
             transfer.fail(failure)
         }
+        failExpiredWaiting(now: now)
     }
 
     private func collectFinished(multi: UnsafeMutableRawPointer) {
@@ -301,6 +499,13 @@ package final class CurlEngine: @unchecked Sendable {
             guard let transfer = transfers.removeValue(forKey: id) else { continue }
             statistics.setActive(transfers.count)
             upkeep?.transferEnded()
+            noteMultiplexing(transfer, multi: multi)
+            left(transfer, multi: multi)
+            if result != CURLE_OK, let delay = transfer.connectRetryDelay(for: result, policy: connectRetry) {
+                statistics.connectRetried()
+                retrying.append((EngineClock.now() &+ delay, id, transfer))
+                continue
+            }
             transfer.complete(result)
         }
     }
@@ -311,8 +516,11 @@ package final class CurlEngine: @unchecked Sendable {
         CurlewError(code: .cancelled, message: "the request was cancelled", request: request.summary, underlying: CancellationError())
     }
 
+    package static func drainError(_ request: PreparedRequest, message: String) -> CurlewError {
+        CurlewError(code: .shutdown, message: message, request: request.summary)
+    }
+
     package static func shutdownError(_ request: PreparedRequest) -> CurlewError {
         CurlewError(code: .shutdown, message: "the transport was shut down", request: request.summary)
     }
 }
-

@@ -12,6 +12,9 @@ package struct CurlEngineInbox {
         /// Resume a transfer paused by its response-body reader or its request-body producer;
         /// each paused direction resumes only if its side is ready.
         case unpause(UInt64)
+        /// From this instant (``EngineClock``) on, every transfer in flight or submitted later
+        /// fails with `.shutdown` and this message (a draining transport's grace period ended).
+        case deadline(UInt64, message: String)
     }
 
     package enum Phase {

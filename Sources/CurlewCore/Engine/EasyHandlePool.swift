@@ -10,9 +10,12 @@ package final class EasyHandlePool: Sendable {
     /// Idle handles, guarded by the mutex.
     private let idle = Mutex<[PooledEasyHandle]>([])
     private let capacity: Int
+    /// What every handle of the pool's engine carries.
+    private let setup: EngineHandleSetup
 
-    package init(capacity: Int) {
+    package init(capacity: Int, setup: EngineHandleSetup = EngineHandleSetup()) {
         self.capacity = capacity
+        self.setup = setup
     }
 
     deinit {
@@ -22,7 +25,22 @@ package final class EasyHandlePool: Sendable {
     /// A handle from the pool, or a new one; `nil` if libcurl cannot allocate one.
     package func take() -> PooledEasyHandle? {
         if let pooled = idle.withLock({ $0.popLast() }) { return pooled }
-        return PooledEasyHandle.make()
+        return PooledEasyHandle.make(setup: setup)
+    }
+
+    /// Handles kept now (tests and statistics).
+    package var idleCount: Int { idle.withLock { $0.count } }
+
+    /// Frees every kept handle, with its buffers and header list (the engine's housekeeping,
+    /// once the engine was quiet for the pool idle timeout). Returns how many were freed.
+    @discardableResult
+    package func trim() -> Int {
+        let freed = idle.withLock { idle -> [PooledEasyHandle] in
+            defer { idle = [] }
+            return idle
+        }
+        for pooled in freed { pooled.cleanup() }
+        return freed.count
     }
 
     /// Keeps a handle that is no longer attached to a multi handle (reset first when its settings

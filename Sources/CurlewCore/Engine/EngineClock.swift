@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The engine's monotonic clock in nanoseconds (`CLOCK_MONOTONIC`), cheap enough for every loop.

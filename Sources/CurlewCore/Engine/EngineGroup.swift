@@ -1,6 +1,6 @@
 internal import Synchronization
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// The engines of one ``CurlTransport``: each a thread with its own multi handle, connection
@@ -76,6 +76,12 @@ package final class EngineGroup: Sendable {
     package var exchangesStarted: [Int] { balancer.withLock { $0.started } }
 
     // MARK: Shutdown
+
+    /// Ends every exchange still in flight at `deadline` (``EngineClock``), and every exchange
+    /// started after it at once, with `.shutdown` and `message` (a drain's bound).
+    package func impose(deadline: UInt64, message: String) {
+        for engine in engines { engine.impose(deadline: deadline, message: message) }
+    }
 
     /// Shuts every engine down at once (each fails its transfers with `.shutdown`) and returns
     /// once every engine thread has exited.

@@ -10,4 +10,18 @@ package struct EngineGroupStatistics: Sendable {
     package var pausedTransfers: Int { engines.reduce(0) { $0 + $1.pausedTransfers } }
     /// Receive pauses so far, over all engines.
     package var receivePauses: Int { engines.reduce(0) { $0 + $1.receivePauses } }
+    /// Connections (and attempts) open now, over all engines.
+    package var openConnections: Int { engines.reduce(0) { $0 + $1.openConnections } }
+    /// Connections opened so far, over all engines.
+    package var connectionsOpened: Int { engines.reduce(0) { $0 + $1.connectionsOpened } }
+    /// Idle cached connections, over all engines (each counted about once a second).
+    package var idleConnections: Int { engines.reduce(0) { $0 + $1.idleConnections } }
+    /// Transfers waiting in per-host queues, over all engines.
+    package var queuedTransfers: Int { engines.reduce(0) { $0 + $1.queuedTransfers } }
+    /// Connection attempts retried so far, over all engines.
+    package var connectRetries: Int { engines.reduce(0) { $0 + $1.connectRetries } }
+    /// Transfers ended by a drain deadline so far, over all engines.
+    package var drainedTransfers: Int { engines.reduce(0) { $0 + $1.drainedTransfers } }
+    /// Idle connections seen closed by their server, over all engines.
+    package var halfClosedConnectionsSeen: Int { engines.reduce(0) { $0 + $1.halfClosedConnectionsSeen } }
 }

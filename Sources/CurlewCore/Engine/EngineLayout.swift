@@ -50,7 +50,8 @@ package struct EngineLayout: Sendable, Equatable {
             CurlEngine.Limits(
                 maximumCachedConnections: cacheFloor,
                 maximumConnectionsPerHost: hostCap.map { Self.share(of: $0, engine: index, count: count) },
-                maximumTotalConnections: totalCap.map { Self.share(of: $0, engine: index, count: count) })
+                maximumTotalConnections: totalCap.map { Self.share(of: $0, engine: index, count: count) },
+                idleConnectionTimeout: transport.idleConnectionTimeout, connectRetry: transport.connectRetry)
         }
         hostWindowSize = min(count, hostCap ?? count)
     }

@@ -28,14 +28,26 @@ package final class PooledEasyHandle: @unchecked Sendable {
     private var headerListBits: UInt = 0
     /// The lines the list holds besides the header set's own.
     private var listExtras: HeaderListExtras = []
-    /// A new handle from `curl_easy_init`, `nil` if libcurl cannot allocate one.
-    package static func make() -> PooledEasyHandle? {
+    /// What every handle of the engine carries whatever its request (set again after a reset).
+    private let engineSetup: EngineHandleSetup
+    /// Whether the engine changed `CURLOPT_TIMEOUT_MS` or `CURLOPT_CONNECTTIMEOUT_MS` for this
+    /// transfer (the time a call waited for admission or spent on earlier connection attempts
+    /// is taken off its total timeout); the next ``configure(_:body:transfer:setter:)`` sets them
+    /// from its options again.
+    package private(set) var timeoutsOverridden = false
+
+    /// A new handle from `curl_easy_init` with the engine's setup, `nil` if libcurl cannot
+    /// allocate one.
+    package static func make(setup: EngineHandleSetup = EngineHandleSetup()) -> PooledEasyHandle? {
         guard let handle = curl_easy_init() else { return nil }
-        return PooledEasyHandle(handleBits: UInt(bitPattern: handle))
+        let pooled = PooledEasyHandle(handleBits: UInt(bitPattern: handle), engineSetup: setup)
+        setup.apply(to: handle)
+        return pooled
     }
 
-    private init(handleBits: UInt) {
+    private init(handleBits: UInt, engineSetup: EngineHandleSetup) {
         self.handleBits = handleBits
+        self.engineSetup = engineSetup
     }
 
     /// The `CURL *`.
@@ -65,7 +77,20 @@ package final class PooledEasyHandle: @unchecked Sendable {
             try setter.set(CURLOPT_FORBID_REUSE, 0)
             forbidsReuse = false
         }
+        if timeoutsOverridden {
+            try setter.set(CURLOPT_CONNECTTIMEOUT_MS, EasyHandleOptions.milliseconds(new.options.transfer.connectTimeout))
+            try setter.set(CURLOPT_TIMEOUT_MS, new.options.transfer.totalTimeout.map(EasyHandleOptions.milliseconds) ?? 0)
+            timeoutsOverridden = false
+        }
         settings = new
+    }
+
+    /// Engine thread, before the handle is added to the multi handle again: what is left of the
+    /// call's total timeout (`nil`: none) and connect timeout.
+    package func overrideTimeouts(totalMilliseconds: Int?, connectMilliseconds: Int) {
+        _ = curlew_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, connectMilliseconds))
+        if let totalMilliseconds { _ = curlew_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, totalMilliseconds)) }
+        timeoutsOverridden = true
     }
 
     /// Records that `CURLOPT_FORBID_REUSE` was changed during the transfer.
@@ -95,8 +120,10 @@ package final class PooledEasyHandle: @unchecked Sendable {
     /// stay); the header list is dropped.
     package func reset() {
         curl_easy_reset(handle)
+        engineSetup.apply(to: handle)
         settings = nil
         forbidsReuse = false
+        timeoutsOverridden = false
         freeHeaderList()
     }
 
@@ -119,10 +146,33 @@ package final class PooledEasyHandle: @unchecked Sendable {
     private static func same(_ lhs: HTTPFields, _ rhs: HTTPFields) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for index in lhs.indices {
-            let left = lhs[index], right = rhs[index]
+            let left = lhs[index]
+            let right = rhs[index]
             guard left.name.rawName == right.name.rawName, left.value == right.value else { return false }
         }
         return true
+    }
+}
+
+/// What every easy handle of one engine carries, whatever its request: the socket callbacks of
+/// the engine's ``ConnectionLedger`` and the longest a cached connection may stay idle and still
+/// be reused (`CURLOPT_MAXAGE_CONN`: a transfer that looks for a connection also closes the
+/// cached ones idle for longer).
+package struct EngineHandleSetup: Sendable {
+    /// The engine's socket ledger, `nil` for none (tests of the pool alone).
+    package var ledger: ConnectionLedger?
+    /// `CURLOPT_MAXAGE_CONN` in seconds, `nil` for libcurl's default (118 s).
+    package var maximumIdleSeconds: Int?
+
+    package init(ledger: ConnectionLedger? = nil, maximumIdleSeconds: Int? = nil) {
+        self.ledger = ledger
+        self.maximumIdleSeconds = maximumIdleSeconds
+    }
+
+    /// Sets the options on a new or reset handle.
+    func apply(to handle: UnsafeMutableRawPointer) {
+        if let ledger { _ = ledger.install(on: handle) }
+        if let maximumIdleSeconds { _ = curlew_easy_setopt_long(handle, CURLOPT_MAXAGE_CONN, maximumIdleSeconds) }
     }
 }
 

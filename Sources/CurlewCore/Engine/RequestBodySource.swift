@@ -1,7 +1,7 @@
 package import Foundation
 internal import Synchronization
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// How the engine reaches one transfer from other threads: both post a command to the inbox.
@@ -249,9 +249,10 @@ package struct RequestBodyPumpState {
         guard !isOver else { return (false, false) }
         produced += Int64(chunk.count)
         if let declaredLength, produced > declaredLength {
-            ending = .failure(CurlewError(
-                code: .bodyStreamFailed,
-                message: "the request body stream produced more than its declared \(declaredLength) bytes", request: request))
+            ending = .failure(
+                CurlewError(
+                    code: .bodyStreamFailed,
+                    message: "the request body stream produced more than its declared \(declaredLength) bytes", request: request))
             return (false, takeReaderPause())
         }
         guard !chunk.isEmpty else { return (true, false) }
@@ -272,12 +273,14 @@ package struct RequestBodyPumpState {
     package mutating func end(_ error: (any Error)?) -> Bool {
         guard !isOver else { return false }
         if let error {
-            ending = .failure(CurlewError(
-                code: .bodyStreamFailed, message: "the request body stream failed: \(error)", request: request, underlying: error))
+            ending = .failure(
+                CurlewError(
+                    code: .bodyStreamFailed, message: "the request body stream failed: \(error)", request: request, underlying: error))
         } else if let declaredLength, produced != declaredLength {
-            ending = .failure(CurlewError(
-                code: .bodyStreamFailed,
-                message: "the request body stream ended after \(produced) of its declared \(declaredLength) bytes", request: request))
+            ending = .failure(
+                CurlewError(
+                    code: .bodyStreamFailed,
+                    message: "the request body stream ended after \(produced) of its declared \(declaredLength) bytes", request: request))
         } else {
             ending = .success(())
         }

@@ -1,6 +1,6 @@
 package import Foundation
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// What a body sink tells the engine after each chunk of response bytes.

@@ -28,6 +28,9 @@ package protocol TransferObserver: Sendable {
     func headReceived(status: Int)
     /// The byte counters changed.
     func progressed(_ progress: TransferProgress)
+    /// A connection attempt failed before anything was sent; attempt `attempt` starts after
+    /// `delay` (``ConnectRetryPolicy``).
+    func connectRetryScheduled(attempt: Int, delay: Duration, error: CurlewError)
 }
 
 /// What the engine needs to know about one exchange besides the request.

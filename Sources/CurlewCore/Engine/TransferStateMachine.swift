@@ -79,6 +79,13 @@ package struct TransferStateMachine<Caller> {
     // MARK: Queries
 
     /// Whether the transfer has ended.
+    /// Whether the transfer may be attached again from the start: attached, nothing received,
+    /// nothing aborted (a connection attempt that failed).
+    package var canRestart: Bool {
+        if case .awaitingHead(let parties, _) = state { return parties.abortReason == nil }
+        return false
+    }
+
     package var isEnded: Bool {
         if case .ended = state { true } else { false }
     }

@@ -89,6 +89,6 @@ package struct TransferTable<Transfer> {
         slots = Array(repeating: nil, count: 2 * old.count)
         shift -= 1
         count = 0
-        for case let (id, transfer)? in old { insert(transfer, for: id) }
+        for case (let id, let transfer)? in old { insert(transfer, for: id) }
     }
 }

@@ -88,8 +88,9 @@ public struct CurlewError: Error, Sendable {
     /// ``bodySnippetLimit`` characters, or a byte count for binary bodies.
     public static func snippet(of body: Data) -> String? {
         if body.isEmpty { return nil }
-        guard let text = String(validating: body.prefix(Self.bodySnippetLimit * 4), as: UTF8.self)
-            ?? String(validating: body.prefix(Self.bodySnippetLimit), as: UTF8.self)
+        guard
+            let text = String(validating: body.prefix(Self.bodySnippetLimit * 4), as: UTF8.self)
+                ?? String(validating: body.prefix(Self.bodySnippetLimit), as: UTF8.self)
         else {
             return "<\(body.count) bytes of binary data>"
         }

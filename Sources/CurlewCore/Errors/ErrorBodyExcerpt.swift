@@ -60,7 +60,7 @@ package enum ErrorBodyExcerpt {
                 }
                 continue
             }
-            if character == "=" , let start = keyStart {
+            if character == "=", let start = keyStart {
                 let key = String(characters[start..<index])
                 output.append(character)
                 index += 1

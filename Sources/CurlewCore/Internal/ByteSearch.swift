@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-public import Glibc
+    public import Glibc
 #endif
 
 extension UnsafeBufferPointer<UInt8> {

@@ -1,8 +1,8 @@
 package import Foundation
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-package import Darwin
+    package import Darwin
 #endif
 
 /// A failed file operation of the disk cache, with the `errno` it ended with.

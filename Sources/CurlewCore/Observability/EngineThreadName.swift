@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-package import Darwin
+    package import Darwin
 #endif
 
 /// Names the engine thread `curlew-engine` (visible in `top -H`, `gdb`, `ps -L`,
@@ -14,12 +14,12 @@ package enum EngineThreadName {
     /// `pthread_setname_np` writes (Glibc's module does not export that GNU extension to Swift).
     package static func apply() {
         #if canImport(Glibc)
-        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        _ = name.withCString { write(descriptor, $0, strlen($0)) }
+            let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            _ = name.withCString { write(descriptor, $0, strlen($0)) }
         #elseif canImport(Darwin)
-        _ = pthread_setname_np(name)
+            _ = pthread_setname_np(name)
         #endif
     }
 }

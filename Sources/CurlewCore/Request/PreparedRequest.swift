@@ -105,8 +105,9 @@ public struct PreparedRequest: Sendable {
         options: TransferOptions = TransferOptions(),
         secretKeyFragments: Set<String> = RequestSummary.defaultSecretKeyFragments
     ) {
-        fields = CopyOnWriteBox(Fields(
-            method: method, url: url, headers: headers, content: content ?? body.map(PreparedBody.data), options: options,
-            summary: RequestSummary(method: method, url: url, secretKeyFragments: secretKeyFragments)))
+        fields = CopyOnWriteBox(
+            Fields(
+                method: method, url: url, headers: headers, content: content ?? body.map(PreparedBody.data), options: options,
+                summary: RequestSummary(method: method, url: url, secretKeyFragments: secretKeyFragments)))
     }
 }

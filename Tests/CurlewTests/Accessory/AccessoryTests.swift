@@ -78,9 +78,10 @@ struct AccessoryTests {
         let client = client(accessory)
         _ = await client.batch(Send(path: "a"), FetchBytes(path: "b"))
         _ = try await client.chain(Send(path: "one"), name: "login").then { _ in Send(path: "two") }.run()
-        #expect(accessory.events == [
-            "start batch batch of 2 requests", "willStop batch ok", "didStop batch ok",
-            "start chain chain login (2 steps)", "willStop chain ok", "didStop chain ok",
-        ])
+        #expect(
+            accessory.events == [
+                "start batch batch of 2 requests", "willStop batch ok", "didStop batch ok",
+                "start chain chain login (2 steps)", "willStop chain ok", "didStop chain ok",
+            ])
     }
 }

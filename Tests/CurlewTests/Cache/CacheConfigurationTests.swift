@@ -8,8 +8,10 @@ import Testing
 /// sent, so `.cacheOnly` can never turn into a network request.
 @Suite("Cache policies without a cache", .timeLimit(.minutes(2)))
 struct CacheConfigurationTests {
-    @Test(arguments: [CachePolicy.cacheOnly(), .cacheOnly(maxAge: .hours(1)), .maxAge(.hours(8)), .http, .writeOnly, .alwaysRevalidate,
-        .networkFirst(staleFor: .hours(1))])
+    @Test(arguments: [
+        CachePolicy.cacheOnly(), .cacheOnly(maxAge: .hours(1)), .maxAge(.hours(8)), .http, .writeOnly, .alwaysRevalidate,
+        .networkFirst(staleFor: .hours(1)),
+    ])
     func anyCachePolicyWithoutACacheFailsBeforeSending(_ policy: CachePolicy) async throws {
         try await withLoopback(handler: { _ in .text("page") }) { server, client, _ in
             let error = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "feed", policy: policy)) }

@@ -16,9 +16,10 @@ struct CacheFormatTests {
             date = date.addingTimeInterval(7_654_321.5)
         }
         #expect(CacheDateParser.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
-        for bad in ["Sun, 06 Nov 1994 24:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nox 1994 08:49:37 GMT",
-            "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 0x Nov 1994 08:49:37 GMT", "", "Sunday, 06-Nov-94 08:49:37 GMT"]
-        {
+        for bad in [
+            "Sun, 06 Nov 1994 24:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nox 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 0x Nov 1994 08:49:37 GMT", "", "Sunday, 06-Nov-94 08:49:37 GMT",
+        ] {
             #expect(CacheDateParser.parse(bad) == nil, "\(bad)")
         }
         // Not 29 bytes: the general parser decides (a one-digit day).

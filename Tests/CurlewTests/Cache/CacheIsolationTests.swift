@@ -77,9 +77,12 @@ struct CacheIsolationTests {
         let store = TokenStore(credential: .init(accessToken: "t", refreshToken: "r"))
         let cache = ResponseCache(storage: storage, credentials: .tokenStore(store))
         let refresh = TokenRefreshMiddleware(store: store, sessionEndedStatuses: [403]) { $0 }
-        try await withCachedLoopback(cache: cache, middleware: [refresh, AuthorizationMiddleware(store: store)], handler: { request in
-            request.path == "/end" ? ServerResponse(status: 403) : .text("profile")
-        }) { _, client in
+        try await withCachedLoopback(
+            cache: cache, middleware: [refresh, AuthorizationMiddleware(store: store)],
+            handler: { request in
+                request.path == "/end" ? ServerResponse(status: 403) : .text("profile")
+            }
+        ) { _, client in
             _ = try await client.send(CachedText(path: "profile", policy: .writeOnly))
             await cache.waitForPendingWrites()
             #expect(await storage.count == 1)

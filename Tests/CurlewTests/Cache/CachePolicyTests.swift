@@ -109,7 +109,7 @@ struct CachePolicyTests {
             _ = try await client.send(CachedText(path: "n", policy: .maxAge(.hours(8))))
             #expect(try await client.send(CachedText(path: "n", policy: .maxAge(.hours(8)))) == "answer 2")
             #expect(server.requestCount == 2)
-            let overridden = try await client.response(for: CachedText(path: "n", policy: .maxAge(.hours(8), http: .override)))
+            let overridden = try await client.response(for: CachedText(path: "n", policy: .maxAge(.hours(8), overridingServer: true)))
             #expect(overridden.value == "answer 2")
             #expect(overridden.source == .cache)
             #expect(server.requestCount == 2)
@@ -183,10 +183,13 @@ struct CachePolicyTests {
     @Test func onlyAcceptedEnvelopeSuccessfulAnswersAreStored() async throws {
         let cache = makeCache(clock: CacheTestClock())
         let mode = FlagBox()
-        try await withCachedLoopback(cache: cache, handler: { request in
-            if request.path == "/status" { return ServerResponse(status: 503, body: Array("busy".utf8)) }
-            return .json(mode.isSet ? #"{"code":"0","data":"ok"}"# : #"{"code":"17","msg":"no"}"#)
-        }) { server, client in
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { request in
+                if request.path == "/status" { return ServerResponse(status: 503, body: Array("busy".utf8)) }
+                return .json(mode.isSet ? #"{"code":"0","data":"ok"}"# : #"{"code":"17","msg":"no"}"#)
+            }
+        ) { server, client in
             await #expect(throws: CurlewError.self) { try await client.send(EnvelopedText(policy: .writeOnly)) }
             await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "status", policy: .writeOnly)) }
             #expect(await cache.statistics.stores == 0)
@@ -206,8 +209,8 @@ struct CachePolicyTests {
         let cache = makeCache(clock: CacheTestClock(), storage: storage)
         let counter = HitCounter()
         try await withCachedLoopback(cache: cache, handler: counting(counter, headers: [("Cache-Control", "no-store")])) { server, client in
-            _ = try await client.send(CachedText(path: "s", policy: .maxAge(.hours(8), http: .override)))
-            #expect(try await client.send(CachedText(path: "s", policy: .maxAge(.hours(8), http: .override))) == "answer 2")
+            _ = try await client.send(CachedText(path: "s", policy: .maxAge(.hours(8), overridingServer: true)))
+            #expect(try await client.send(CachedText(path: "s", policy: .maxAge(.hours(8), overridingServer: true))) == "answer 2")
             #expect(server.requestCount == 2)
             #expect(await storage.count == 0)
         }
@@ -245,13 +248,16 @@ struct CachePolicyTests {
     @Test func validatorsAreSentAndA304ServesTheStoredBytes() async throws {
         let cache = makeCache(clock: CacheTestClock())
         let counter = HitCounter()
-        try await withCachedLoopback(cache: cache, handler: { request in
-            let n = counter.next()
-            if received(request, "If-None-Match") == "\"v1\"" {
-                return ServerResponse(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("X-Seen", "\(n)")])
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { request in
+                let n = counter.next()
+                if received(request, "If-None-Match") == "\"v1\"" {
+                    return ServerResponse(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("X-Seen", "\(n)")])
+                }
+                return ServerResponse(status: 200, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("X-Seen", "\(n)")], body: Array("body one".utf8))
             }
-            return ServerResponse(status: 200, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("X-Seen", "\(n)")], body: Array("body one".utf8))
-        }) { server, client in
+        ) { server, client in
             let log = EventLog(client)
             defer { log.stop() }
             _ = try await client.send(CachedText(path: "v", policy: .http))
@@ -270,12 +276,15 @@ struct CachePolicyTests {
     @Test func varyKeepsOneVariantPerLanguageAndVaryStarIsNeverServed() async throws {
         let cache = makeCache(clock: CacheTestClock())
         let counter = HitCounter()
-        try await withCachedLoopback(cache: cache, handler: { request in
-            _ = counter.next()
-            let language = received(request, "Accept-Language") ?? "none"
-            let vary = request.path == "/star" ? "*" : "Accept-Language"
-            return ServerResponse(status: 200, headers: [("Vary", vary), ("Cache-Control", "max-age=600")], body: Array(language.utf8))
-        }) { server, client in
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { request in
+                _ = counter.next()
+                let language = received(request, "Accept-Language") ?? "none"
+                let vary = request.path == "/star" ? "*" : "Accept-Language"
+                return ServerResponse(status: 200, headers: [("Vary", vary), ("Cache-Control", "max-age=600")], body: Array(language.utf8))
+            }
+        ) { server, client in
             let english = CachedText(path: "v", headers: ["Accept-Language": "en"], policy: .http)
             let french = CachedText(path: "v", headers: ["Accept-Language": "fr"], policy: .http)
             #expect(try await client.send(english) == "en")
@@ -284,7 +293,7 @@ struct CachePolicyTests {
             #expect(try await client.send(french) == "fr")
             #expect(try await client.send(CachedText(path: "v", policy: .http)) == "none")
             #expect(server.requestCount == 3)
-            let star = CachedText(path: "star", headers: ["Accept-Language": "en"], policy: .maxAge(.hours(1), http: .override))
+            let star = CachedText(path: "star", headers: ["Accept-Language": "en"], policy: .maxAge(.hours(1), overridingServer: true))
             _ = try await client.send(star)
             _ = try await client.send(star)
             #expect(server.requestCount == 5)

@@ -25,7 +25,11 @@ final class HitCounter: Sendable {
     /// The count, guarded by the mutex.
     private let value = Mutex(0)
 
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLock {
+            $0 += 1; return $0
+        }
+    }
     var count: Int { value.withLock { $0 } }
 }
 

@@ -34,9 +34,12 @@ struct CacheThenNetworkTests {
     @Test func endsWithTheFreshErrorAfterTheStoredValue() async throws {
         let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
         let failing = FlagBox()
-        try await withCachedLoopback(cache: cache, handler: { _ in
-            failing.isSet ? ServerResponse(status: 500, body: Array("oops".utf8)) : .text("page")
-        }) { _, client in
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { _ in
+                failing.isSet ? ServerResponse(status: 500, body: Array("oops".utf8)) : .text("page")
+            }
+        ) { _, client in
             _ = try await client.send(CachedText(path: "feed", policy: .writeOnly))
             failing.set()
             var values: [String] = []
@@ -54,11 +57,14 @@ struct CacheThenNetworkTests {
 
     @Test func theFreshRequestRevalidatesWithTheStoredETag() async throws {
         let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
-        try await withCachedLoopback(cache: cache, handler: { request in
-            received(request, "If-None-Match") == "\"e1\""
-                ? ServerResponse(status: 304, headers: [("ETag", "\"e1\"")])
-                : ServerResponse(status: 200, headers: [("ETag", "\"e1\"")], body: Array("page".utf8))
-        }) { server, client in
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { request in
+                received(request, "If-None-Match") == "\"e1\""
+                    ? ServerResponse(status: 304, headers: [("ETag", "\"e1\"")])
+                    : ServerResponse(status: 200, headers: [("ETag", "\"e1\"")], body: Array("page".utf8))
+            }
+        ) { server, client in
             _ = try await client.send(CachedText(path: "feed", policy: .writeOnly))
             var sources: [ResponseSource] = []
             for try await page in client.cacheThenNetwork(CachedText(path: "feed")) {

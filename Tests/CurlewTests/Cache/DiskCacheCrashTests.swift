@@ -3,7 +3,7 @@
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The disk store under hostile conditions: a writer killed with SIGKILL at random points, 200
@@ -136,7 +136,8 @@ struct DiskCacheCrashTests {
     /// Runs the test binary again with only `filter` and extra environment; output discarded.
     /// posix_spawn, not Foundation's Process (see SpawnedProcess).
     static func launchChild(_ filter: String, environment extra: [String: String]) throws -> SpawnedProcess {
-        try SpawnedProcess(path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
-                           environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
+        try SpawnedProcess(
+            path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
+            environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
     }
 }

@@ -96,7 +96,7 @@ struct DiskCacheStorageTests {
         let body = String(repeating: "z", count: 10_000)
         let store = DiskCacheStorage(directory: directory, maximumBytes: 35_000)
         for key in ["a", "b", "c"] { try await store.store(Self.entry(key, body: body)) }
-        _ = await store.entry(for: "a")       // a is now more recent than b
+        _ = await store.entry(for: "a")  // a is now more recent than b
         try await store.store(Self.entry("d", body: body))
         #expect(await store.entry(for: "b") == nil)
         #expect(await store.entry(for: "a") != nil)

@@ -11,7 +11,7 @@ import Testing
 struct HTTPBinCacheTests {
     private func httpbin() throws -> String {
         try #require(
-            ProcessInfo.processInfo.environment["CURLEW_HTTPBIN_URL"],
+            TestServers.environment["CURLEW_HTTPBIN_URL"],
             "CURLEW_HTTPBIN_URL is not set: run scripts/test.sh, which starts httpbin (scripts/httpbin.sh)")
     }
 
@@ -59,12 +59,16 @@ struct HTTPBinCacheTests {
         let third = try await client.response(for: CachedText(path: "cache/30", policy: .http))
         #expect(third.source == .network)
         #expect(third.metrics != nil)
-        #expect(await cache.statistics == { var s = CacheStatistics(); s.hits = 1; s.misses = 2; s.stores = 2; return s }())
+        #expect(
+            await cache.statistics
+                == {
+                    var s = CacheStatistics(); s.hits = 1; s.misses = 2; s.stores = 2; return s
+                }())
     }
 
     @Test func noStoreFromResponseHeadersIsNeverWritten() async throws {
         let (client, _, storage) = try makeClient()
-        let request = CachedText(path: "response-headers", query: [.init(name: "Cache-Control", value: "no-store")], policy: .maxAge(.hours(8), http: .override))
+        let request = CachedText(path: "response-headers", query: [.init(name: "Cache-Control", value: "no-store")], policy: .maxAge(.hours(8), overridingServer: true))
         _ = try await client.send(request)
         let second = try await client.response(for: request)
         #expect(second.source == .network)

@@ -55,9 +55,11 @@ struct DecodingTests {
     }
 
     @Test func invalidUTF8IsADataFormatError() async {
-        let client = APIClient(baseURL: "https://api.test", transport: MockTransport {
-            RawResponse(status: .ok, body: Data([0xC3, 0x28]), url: $0.url)
-        })
+        let client = APIClient(
+            baseURL: "https://api.test",
+            transport: MockTransport {
+                RawResponse(status: .ok, body: Data([0xC3, 0x28]), url: $0.url)
+            })
         let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "p")) }
         #expect(error?.level == .dataFormat)
     }

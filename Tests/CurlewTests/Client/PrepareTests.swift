@@ -20,9 +20,10 @@ struct PrepareTests {
     var client: APIClient { APIClient(baseURL: "https://api.test/v1/", transport: transport) }
 
     @Test func joinsBaseURLPathAndEncodedQuery() throws {
-        let prepared = try client.prepare(ConfigurableRequest(
-            path: "/pictures/search",
-            query: [URLQueryItem(name: "key", value: "sun set&more"), URLQueryItem(name: "flag", value: nil)]))
+        let prepared = try client.prepare(
+            ConfigurableRequest(
+                path: "/pictures/search",
+                query: [URLQueryItem(name: "key", value: "sun set&more"), URLQueryItem(name: "flag", value: nil)]))
         #expect(prepared.url == "https://api.test/v1/pictures/search?key=sun%20set%26more&flag")
     }
 

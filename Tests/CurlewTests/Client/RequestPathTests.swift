@@ -69,10 +69,12 @@ struct RequestPathTests {
             return request.queryValue("sign") == expected ? .text("signed \(canonical)") : .text("bad signature", status: 403)
         }) { server, _, transport in
             let client = APIClient(
-                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [
-                    SigningMiddleware(secret: "k", timestampParameter: "ts"),
-                    CommonArgumentsMiddleware(parameters: ["v": "2"]),
-                ]),
+                configuration: ClientConfiguration(
+                    baseURL: server.baseURL,
+                    middleware: [
+                        SigningMiddleware(secret: "k", timestampParameter: "ts"),
+                        CommonArgumentsMiddleware(parameters: ["v": "2"]),
+                    ]),
                 transport: transport)
             let answer = try await client.send(Send(path: "x", query: [URLQueryItem(name: "q", value: "fog")]))
             #expect(answer.hasPrefix("signed q=fog&ts="))
@@ -89,10 +91,12 @@ struct RequestPathTests {
         }) { server, _, transport in
             let store = TokenStore(credential: .init(accessToken: "old", refreshToken: "r"))
             let client = APIClient(
-                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [
-                    AuthorizationMiddleware(store: store),
-                    TokenRefreshMiddleware(store: store) { _ in .init(accessToken: "new", refreshToken: "r2") },
-                ]),
+                configuration: ClientConfiguration(
+                    baseURL: server.baseURL,
+                    middleware: [
+                        AuthorizationMiddleware(store: store),
+                        TokenRefreshMiddleware(store: store) { _ in .init(accessToken: "new", refreshToken: "r2") },
+                    ]),
                 transport: transport)
             let answer = try await client.send(Send(path: "me"))
             #expect(answer == "hello")
@@ -143,9 +147,11 @@ struct RequestPathTests {
     @Test func cancellationInARetryBackOffIsACancellationError() async throws {
         try await withLoopback(handler: { _ in .text("busy", status: 503) }) { server, _, transport in
             let client = APIClient(
-                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [
-                    RetryMiddleware(maximumAttempts: 3, baseDelay: .seconds(30), maximumDelay: .seconds(30), maximumTotalTime: .seconds(120)),
-                ]),
+                configuration: ClientConfiguration(
+                    baseURL: server.baseURL,
+                    middleware: [
+                        RetryMiddleware(maximumAttempts: 3, baseDelay: .seconds(30), maximumDelay: .seconds(30), maximumTotalTime: .seconds(120))
+                    ]),
                 transport: transport)
             let task = Task { try await client.send(Send(path: "x")) }
             await waitForRequests(server, count: 1)
@@ -177,14 +183,16 @@ struct RequestPathTests {
             let store = TokenStore(credential: .init(accessToken: "old", refreshToken: "r"))
             let refreshing = Mutex(false)
             let client = APIClient(
-                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [
-                    TokenRefreshMiddleware(store: store) { _ in
-                        refreshing.withLock { $0 = true }
-                        try await Task.sleep(for: .seconds(60))
-                        return .init(accessToken: "never")
-                    },
-                    AuthorizationMiddleware(store: store),
-                ]),
+                configuration: ClientConfiguration(
+                    baseURL: server.baseURL,
+                    middleware: [
+                        TokenRefreshMiddleware(store: store) { _ in
+                            refreshing.withLock { $0 = true }
+                            try await Task.sleep(for: .seconds(60))
+                            return .init(accessToken: "never")
+                        },
+                        AuthorizationMiddleware(store: store),
+                    ]),
                 transport: transport)
             let task = Task { try await client.send(Send(path: "me")) }
             _ = await eventually { refreshing.withLock { $0 } }

@@ -27,7 +27,7 @@ struct ConnectionServers {
     }
 
     static func fromEnvironment() throws -> ConnectionServers {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = TestServers.environment
         func value(_ name: String) throws -> String {
             guard let value = environment[name], !value.isEmpty else { throw Missing() }
             return value

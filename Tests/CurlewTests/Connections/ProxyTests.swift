@@ -98,8 +98,10 @@ struct ProxyTests {
     @Test func anInvalidProxyIsRefusedBeforeAnythingIsSent() async throws {
         let servers = try ConnectionServers.fromEnvironment()
         try await withTransport { transport in
-            for proxy in [ProxyConfiguration.http(host: "proxy.test", port: 0), .http(host: "bad host", port: 8080),
-                          .socks5(host: "proxy.test", port: 1080, excluding: ["a,b"])] {
+            for proxy in [
+                ProxyConfiguration.http(host: "proxy.test", port: 0), .http(host: "bad host", port: 8080),
+                .socks5(host: "proxy.test", port: 1080, excluding: ["a,b"]),
+            ] {
                 let code = await curlewCode { try await connectionClient(servers.tlsURL, viaProxy(servers, proxy), transport: transport).send(ConnectionProbe()) }
                 #expect(code == .invalidConnectionSettings, "\(proxy)")
             }

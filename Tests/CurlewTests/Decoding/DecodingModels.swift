@@ -42,20 +42,23 @@ enum SkippingMedia: PolymorphicFamily {
     typealias Member = any Media
     static var discriminator: String { "kind" }
     static var members: [String: any Decodable.Type] { ["pic": PicObject.self, "1": VideoObject.self] }
-    static var unknownPolicy: UnknownTypePolicy { .skip }
+    static var skipsUnknownTypes: Bool { true }
 }
 
 enum Kind: String, Decodable, CaseIterable, Sendable { case pic, video }
-enum Level: Int, Decodable, CaseIterable, Sendable { case low = 1, high = 2 }
+enum Level: Int, Decodable, CaseIterable, Sendable {
+    case low = 1
+    case high = 2
+}
 enum Untitled: DefaultValueProvider { static let defaultValue = "Untitled" }
 
 struct LenientItem: Decodable, Sendable {
     @AutoCast var id: String
     @AutoCast var width: Int
     @AutoCast var rating: Double? = nil
-    @LenientBool var isPublic: Bool
-    @Default<Defaults.Zero> var likes: Int
-    @Default<Defaults.EmptyArray<String>> var tags: [String]
+    @AutoCast var isPublic: Bool
+    @Default<Int> var likes: Int
+    @Default<[String]> var tags: [String]
     @Default<Untitled> var title: String
     @Scoped var kind: Kind
 }

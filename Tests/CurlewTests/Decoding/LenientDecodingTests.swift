@@ -26,6 +26,25 @@ struct LenientDecodingTests {
         #expect(items[1].kind == .video)
     }
 
+    @Test func builtInDefaultProvidersFillMissingAndNullKeys() throws {
+        enum On: DefaultValueProvider { static let defaultValue = true }
+        struct Flags: Decodable {
+            @Default<Int> var count: Int
+            @Default<Bool> var hidden: Bool
+            @Default<String> var note: String
+            @Default<[Int]> var ids: [Int]
+            @Default<On> var visible: Bool
+        }
+        let missing = try JSONDecoder().decode(Flags.self, from: Data("{}".utf8))
+        #expect(missing.count == 0 && missing.hidden == false && missing.note == "" && missing.ids == [] && missing.visible == true)
+        let null = try JSONDecoder().decode(
+            Flags.self, from: Data(#"{"count":null,"hidden":null,"note":null,"ids":null,"visible":null}"#.utf8))
+        #expect(null.count == 0 && null.hidden == false && null.note == "" && null.ids == [] && null.visible == true)
+        let given = try JSONDecoder().decode(
+            Flags.self, from: Data(#"{"count":3,"hidden":true,"note":"n","ids":[1,2],"visible":false}"#.utf8))
+        #expect(given.count == 3 && given.hidden == true && given.note == "n" && given.ids == [1, 2] && given.visible == false)
+    }
+
     @Test func lenientFailuresSayWhereAndWhat() async {
         let base = #"{"id":"1","width":1,"isPublic":true,"kind":"pic"}"#
         func failure(_ replace: String, _ with: String) async -> CurlewError? {

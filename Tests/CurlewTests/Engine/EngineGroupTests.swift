@@ -66,8 +66,9 @@ struct EngineGroupTests {
         try await withLoopback(transportConfiguration: .init(engineCount: 2), handler: ConnectionTests.numberEcho) { server, client, transport in
             let engines = transport.engines.engines
             // The public executor hands out the engines in turn.
-            #expect((0..<4).map { _ in transport.executor as? CurlEngine }.map { $0.map(ObjectIdentifier.init) }
-                == [engines[0], engines[1], engines[0], engines[1]].map(ObjectIdentifier.init))
+            #expect(
+                (0..<4).map { _ in transport.executor as? CurlEngine }.map { $0.map(ObjectIdentifier.init) }
+                    == [engines[0], engines[1], engines[0], engines[1]].map(ObjectIdentifier.init))
             for (engine, expected) in [(1, [0, 10]), (0, [10, 10]), (1, [10, 20])] {
                 let onItsThread = try await Task(executorPreference: engines[engine]) { () -> Bool in
                     var onItsThread = true
@@ -114,9 +115,9 @@ struct EngineGroupTests {
         let configuration = CurlTransport.Configuration(maximumConnectionsPerHost: perHost, maximumTotalConnections: total, engineCount: 2)
         try await withLoopback(transportConfiguration: configuration, handler: gate.numberEcho) { server, client, transport in
             let tasks = (0..<40).map { index in Task { try await client.send(Numbered(index: index)) } }
-            // Every transfer is attached to a multi handle; only `cap` of them reached the server,
-            // each on a connection of its own, all busy.
-            #expect(await eventually { transport.statistics.activeTransfers == 40 })
+            // Every transfer is attached to a multi handle or waits in Curlew's per-host queue;
+            // only `cap` of them reached the server, each on a connection of its own, all busy.
+            #expect(await eventually { transport.statistics.activeTransfers + transport.statistics.queuedTransfers == 40 })
             await waitForRequests(server, count: cap)
             #expect(server.openConnections == cap)
             #expect(server.requestCount == cap)

@@ -53,11 +53,14 @@ struct EngineUnitTests {
         typealias Facts = CurlResultMapping.Facts
         #expect(CurlResultMapping.timeoutCode(detail: "Timeout was reached", facts: .unconnected) == .connectTimeout)
         #expect(CurlResultMapping.timeoutCode(detail: "Timeout was reached", facts: Facts(connected: true, responseCode: 0, totalTimeoutBeforeConnectTimeout: false)) == .totalTimeout)
-        #expect(CurlResultMapping.timeoutCode(detail: "Timeout was reached", facts: Facts(connected: false, responseCode: 0, totalTimeoutBeforeConnectTimeout: true)) == .totalTimeout,
-                "the total timeout was the shorter one: it fired while connecting")
-        #expect(CurlResultMapping.timeoutCode(detail: "Operation too slow. Less than 1024 bytes/sec transferred the last 30 seconds",
-                                              facts: Facts(connected: true, responseCode: 200, totalTimeoutBeforeConnectTimeout: false)) == .idleTimeout,
-                "a download's stall detector is an idle timeout")
+        #expect(
+            CurlResultMapping.timeoutCode(detail: "Timeout was reached", facts: Facts(connected: false, responseCode: 0, totalTimeoutBeforeConnectTimeout: true)) == .totalTimeout,
+            "the total timeout was the shorter one: it fired while connecting")
+        #expect(
+            CurlResultMapping.timeoutCode(
+                detail: "Operation too slow. Less than 1024 bytes/sec transferred the last 30 seconds",
+                facts: Facts(connected: true, responseCode: 200, totalTimeoutBeforeConnectTimeout: false)) == .idleTimeout,
+            "a download's stall detector is an idle timeout")
     }
 
     @Test func idleTrackerFiresOnlyAfterAQuietPeriod() {
@@ -74,7 +77,8 @@ struct EngineUnitTests {
         let first = inbox.post(.cancel(1))
         let second = inbox.post(.cancel(2))
         #expect(first && !second)
-        var commands: [CurlEngineInbox.Command] = [], jobs: [UnownedJob] = []
+        var commands: [CurlEngineInbox.Command] = []
+        var jobs: [UnownedJob] = []
         let shutdown = inbox.drain(into: &commands, jobs: &jobs)
         #expect(!shutdown)
         #expect(commands.count == 2 && jobs.isEmpty)
@@ -106,7 +110,8 @@ struct EngineUnitTests {
         }
         let acceptedAfterShutdown = inbox.post(.cancel(2))
         #expect(!acceptedAfterShutdown)
-        var commands: [CurlEngineInbox.Command] = [], jobs: [UnownedJob] = []
+        var commands: [CurlEngineInbox.Command] = []
+        var jobs: [UnownedJob] = []
         let shutdown = inbox.drain(into: &commands, jobs: &jobs)
         #expect(commands.count == 1)
         #expect(shutdown)

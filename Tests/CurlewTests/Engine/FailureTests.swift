@@ -43,12 +43,15 @@ struct FailureTests {
     @Test func idleTimeout() async throws {
         var options = TransferOptions()
         options.idleTimeout = .seconds(1)
-        try await withLoopback(transferOptions: options, handler: { request in
-            .stream { writer in
-                try await writer.write("first chunk")
-                await request.connection.closed()
+        try await withLoopback(
+            transferOptions: options,
+            handler: { request in
+                .stream { writer in
+                    try await writer.write("first chunk")
+                    await request.connection.closed()
+                }
             }
-        }) { _, client, _ in
+        ) { _, client, _ in
             let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
             #expect(error?.code == .idleTimeout)
         }
@@ -68,12 +71,15 @@ struct FailureTests {
         var options = TransferOptions()
         options.maximumBodySize = 1_000
         let body = [UInt8](repeating: 65, count: 5_000)
-        try await withLoopback(transferOptions: options, handler: { _ in
-            if announcesLength { return ServerResponse(status: 200, body: body) }
-            return .stream { writer in
-                for _ in 0..<5 { try await writer.write(Array(body[0..<1_000])) }
+        try await withLoopback(
+            transferOptions: options,
+            handler: { _ in
+                if announcesLength { return ServerResponse(status: 200, body: body) }
+                return .stream { writer in
+                    for _ in 0..<5 { try await writer.write(Array(body[0..<1_000])) }
+                }
             }
-        }) { _, client, _ in
+        ) { _, client, _ in
             let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
             #expect(error?.code == .bodyTooLarge)
             #expect(error?.message.contains("1000") == true)
@@ -83,11 +89,14 @@ struct FailureTests {
     @Test func bodyExactlyAtTheMaximumIsAccepted() async throws {
         var options = TransferOptions()
         options.maximumBodySize = 1_000
-        try await withLoopback(transferOptions: options, handler: { _ in
-            .stream { writer in
-                for _ in 0..<4 { try await writer.write([UInt8](repeating: 66, count: 250)) }
+        try await withLoopback(
+            transferOptions: options,
+            handler: { _ in
+                .stream { writer in
+                    for _ in 0..<4 { try await writer.write([UInt8](repeating: 66, count: 250)) }
+                }
             }
-        }) { _, client, _ in
+        ) { _, client, _ in
             let body = try await client.send(FetchBytes(path: "x"))
             #expect(body.count == 1_000)
         }

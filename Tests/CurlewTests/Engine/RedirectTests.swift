@@ -100,9 +100,12 @@ struct RedirectTests {
     @Test func aRedirectThatIsNotFollowedKeepsItsBody() async throws {
         var options = TransferOptions()
         options.redirectLimit = 0
-        try await withLoopback(transferOptions: options, handler: { _ in
-            ServerResponse(status: 302, headers: [("Location", "/next")], body: Array("moved here".utf8))
-        }) { server, client, _ in
+        try await withLoopback(
+            transferOptions: options,
+            handler: { _ in
+                ServerResponse(status: 302, headers: [("Location", "/next")], body: Array("moved here".utf8))
+            }
+        ) { server, client, _ in
             let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "x")) }
             #expect(error?.status?.code == 302)
             #expect(error?.responseBody.map { String(decoding: $0, as: UTF8.self) } == "moved here")

@@ -74,9 +74,10 @@ struct RoundTripTests {
 
     @Test func queryFormAndJSONBodiesArriveExactly() async throws {
         try await withLoopback(handler: Self.echo) { server, client, _ in
-            _ = try await client.send(Send(
-                path: "search",
-                query: [URLQueryItem(name: "key", value: "sun set/ü"), URLQueryItem(name: "page", value: "2")]))
+            _ = try await client.send(
+                Send(
+                    path: "search",
+                    query: [URLQueryItem(name: "key", value: "sun set/ü"), URLQueryItem(name: "page", value: "2")]))
             _ = try await client.send(Send(method: .post, path: "login", body: .form(["user": "ana maria", "pass": "a&b=c"])))
             _ = try await client.send(Send(method: .put, path: "raw", body: .data(Data([0, 1, 2, 255]), contentType: "application/x-bytes")))
             let seen = server.requests

@@ -70,11 +70,12 @@ struct TransferDispositionTests {
             #expect(stream.buffer.bufferedBytes <= highWaterMark + PatternBody.blockSize)
             // The socket buffers fill, then the server's writes stop.
             var stalledAt = written.value
-            #expect(await eventually {
-                try? await Task.sleep(for: .milliseconds(200))
-                defer { stalledAt = written.value }
-                return written.value == stalledAt
-            })
+            #expect(
+                await eventually {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    defer { stalledAt = written.value }
+                    return written.value == stalledAt
+                })
             #expect(written.value < length, "the server could not send everything: \(written.value)")
             var verifier = PatternBody.Verifier()
             for try await chunk in stream { verifier.consume(chunk) }
@@ -301,7 +302,8 @@ struct TransferDispositionTests {
                 }
                 let request = PreparedRequest(method: method, url: server.url("/upload"), content: .stream(stream))
                 let response = try await transport.send(request, context: transferContext(for: request))
-                let expected = knownLength
+                let expected =
+                    knownLength
                     ? "\(method.rawValue) \(body.count) \(fnv1a(body)) - \(body.count)"
                     : "\(method.rawValue) \(body.count) \(fnv1a(body)) chunked -"
                 #expect(String(decoding: response.body, as: UTF8.self) == expected)

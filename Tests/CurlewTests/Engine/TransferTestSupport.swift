@@ -101,11 +101,13 @@ final class ByteCounter: Sendable {
 /// AddressSanitizer took the upload route longer than the client's 30 s idle timeout for an
 /// 8 MiB part (the server hashes before it answers, so no byte moves meanwhile).
 func fnv1a(_ bytes: some Sequence<UInt8>) -> String {
-    let hash = bytes.withContiguousStorageIfAvailable { fnv1aHash($0) } ?? {
-        var hash = fnv1aBasis
-        for byte in bytes { hash = fnv1aStep(hash, byte) }
-        return hash
-    }()
+    let hash =
+        bytes.withContiguousStorageIfAvailable { fnv1aHash($0) }
+        ?? {
+            var hash = fnv1aBasis
+            for byte in bytes { hash = fnv1aStep(hash, byte) }
+            return hash
+        }()
     return String(hash, radix: 16)
 }
 

@@ -186,7 +186,10 @@ struct MiddlewareChainTests {
     @Test(arguments: [
         (ResponseEnvelope.codeMsgData, #"{"code":0,"msg":"ok","data":{"id":7,"title":"t"}}"#),
         (ResponseEnvelope.okMessageResult, #"{"ok":true,"message":"","result":{"id":7,"title":"t"}}"#),
+        (ResponseEnvelope.okMessageResult, #"{"ok":1,"message":"","result":{"id":7,"title":"t"}}"#),
         (ResponseEnvelope.cnp, #"{"c":200,"n":"","p":{"id":7,"title":"t"},"h":1,"m":0}"#),
+        (ResponseEnvelope.cnp, #"{"c":201,"n":"created","p":{"id":7,"title":"t"}}"#),
+        (ResponseEnvelope.cnp, #"{"c":299,"n":"","p":{"id":7,"title":"t"}}"#),
         (ResponseEnvelope.statusMsg, #"{"status":"0","msg":"fine","id":7,"title":"t"}"#),
     ])
     func envelopeVariantsUnwrapThePayload(envelope: ResponseEnvelope, body: String) async throws {
@@ -195,6 +198,23 @@ struct MiddlewareChainTests {
             let response = try await client.response(for: GetEnveloped(path: "p", envelope: envelope))
             #expect(response.value == EnvelopedPicture(id: 7, title: "t"))
             #expect(response.body == Data(body.utf8), "the raw body is kept beside the value")
+        }
+    }
+
+    @Test(arguments: [
+        (ResponseEnvelope.okMessageResult, #"{"ok":false,"message":"no","result":null}"#, "false"),
+        (ResponseEnvelope.okMessageResult, #"{"ok":0,"message":"no","result":null}"#, "0"),
+        (ResponseEnvelope.cnp, #"{"c":199,"n":"no","p":null}"#, "199"),
+        (ResponseEnvelope.cnp, #"{"c":300,"n":"no","p":null}"#, "300"),
+        (ResponseEnvelope.cnp, #"{"c":404,"n":"no","p":null}"#, "404"),
+    ])
+    func envelopeVariantsRefuseOtherCodes(envelope: ResponseEnvelope, body: String, code: String) async throws {
+        try await withLoopback(handler: { _ in .json(body) }) { server, _, transport in
+            let client = client(server, transport, [])
+            let error = await #expect(throws: CurlewError.self) { try await client.send(GetEnveloped(path: "p", envelope: envelope)) }
+            #expect(error?.code == .serverError)
+            #expect(error?.businessCode == code)
+            #expect(error?.message == "no")
         }
     }
 

@@ -48,11 +48,44 @@ struct SigningFailoverRetryTests {
         }
     }
 
+    /// With `placement: .alongsideParameters` the timestamp, the nonce and the signature go into a
+    /// form body beside the request's own fields (nothing added to the query), and the server
+    /// verifies the signature over what it received; a request without a body keeps them in
+    /// the query. The server clock's timestamp follows its own placement the same way.
+    @Test func signingAndTheServerClockPlaceTheirParametersBesideTheBodyParameters() async throws {
+        let verdicts = Mutex<[Bool]>([])
+        try await withLoopback(handler: { request in
+            let valid = serverSideSignatureIsValid(request, secret: "123456")
+            verdicts.withLock { $0.append(valid) }
+            return valid ? .text("signed") : .text("bad signature", status: 403)
+        }) { server, _, transport in
+            let middleware: [any APIMiddleware] = [
+                ServerClock(timestampParameter: "time", placement: .alongsideParameters),
+                SigningMiddleware(secret: "123456", timestampParameter: "ts", nonceParameter: "nonce", placement: .alongsideParameters),
+            ]
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+            let formAnswer = try await client.send(SignedForm())
+            #expect(formAnswer == "signed")
+            let getAnswer = try await client.send(Send(path: "list", query: [URLQueryItem(name: "a", value: "1")]))
+            #expect(getAnswer == "signed")
+            let seen = server.requests
+            #expect(seen[0].uri == "/orders?shop=north%20side")
+            let fields = Dictionary(QueryString.pairs(seen[0].bodyText, plusIsSpace: true).map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            #expect(Set(fields.keys) == ["item", "count", "time", "ts", "nonce", "sign"])
+            #expect(fields["sign"]?.count == 32)
+            #expect(Set(seen[1].queryItems.map(\.name)) == ["a", "time", "ts", "nonce", "sign"])
+            #expect(seen[1].bodyText.isEmpty)
+            #expect(verdicts.withLock { $0 } == [true, true])
+        }
+    }
+
     @Test func aRetryRecomputesTheSignature() async throws {
         let attempts = Mutex(0)
         try await withLoopback(handler: { request in
             guard serverSideSignatureIsValid(request, secret: "s3") else { return .text("bad", status: 403) }
-            let attempt = attempts.withLock { $0 += 1; return $0 }
+            let attempt = attempts.withLock {
+                $0 += 1; return $0
+            }
             return attempt == 1 ? .text("busy", status: 503) : .text("ok")
         }) { server, _, transport in
             let middleware: [any APIMiddleware] = [
@@ -137,7 +170,9 @@ struct SigningFailoverRetryTests {
     @Test func retryAfterIsHonouredAndPostIsNotRetried() async throws {
         let arrivals = Mutex<[ContinuousClock.Instant]>([])
         try await withLoopback(handler: { request in
-            let count = arrivals.withLock { $0.append(.now); return $0.count }
+            let count = arrivals.withLock {
+                $0.append(.now); return $0.count
+            }
             if request.method == "POST" { return .text("busy", status: 503) }
             return count == 1 ? ServerResponse(status: 429, headers: [(name: "Retry-After", value: "1")], body: Array("slow down".utf8)) : .text("ok")
         }) { server, _, transport in
@@ -153,6 +188,49 @@ struct SigningFailoverRetryTests {
             let error = await #expect(throws: CurlewError.self) { try await client.send(Send(method: .post, path: "y", body: .text("z"))) }
             #expect(error?.status?.code == 503)
             #expect(server.requests(path: "/y").count == 1)
+        }
+    }
+
+    /// A `POST` is resent only with an `Idempotency-Key`: its own, or one the middleware adds
+    /// when asked; every attempt carries the same key and the same body.
+    @Test func aPostIsRetriedOnlyWithAnIdempotencyKey() async throws {
+        let seen = Mutex<[String: Int]>([:])
+        try await withLoopback(handler: { request in
+            let count = seen.withLock {
+                $0[request.path, default: 0] += 1; return $0[request.path, default: 0]
+            }
+            return count == 1 ? .text("busy", status: 503) : .text("done")
+        }) { server, _, transport in
+            let plain = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [RetryMiddleware(baseDelay: .milliseconds(1))]),
+                transport: transport)
+            let keyed = Send(method: .post, path: "keyed", headers: ["Idempotency-Key": "order-17"], body: .text("pay 17"))
+            let keyedAnswer = try await plain.send(keyed)
+            #expect(keyedAnswer == "done")
+            let keyedRequests = server.requests(path: "/keyed")
+            #expect(keyedRequests.count == 2)
+            #expect(keyedRequests.map { $0.header("idempotency-key") } == ["order-17", "order-17"])
+            #expect(keyedRequests.map(\.bodyText) == ["pay 17", "pay 17"])
+
+            let error = await #expect(throws: CurlewError.self) { try await plain.send(Send(method: .post, path: "unkeyed", body: .text("z"))) }
+            #expect(error?.status?.code == 503)
+            #expect(server.requests(path: "/unkeyed").count == 1)
+            #expect(server.requests(path: "/unkeyed").first?.header("idempotency-key") == nil)
+
+            let adding = APIClient(
+                configuration: ClientConfiguration(
+                    baseURL: server.baseURL, middleware: [RetryMiddleware(baseDelay: .milliseconds(1), addsIdempotencyKey: true)]),
+                transport: transport)
+            let addedAnswer = try await adding.send(Send(method: .patch, path: "added", body: .text("p")))
+            #expect(addedAnswer == "done")
+            let added = server.requests(path: "/added").map { $0.header("idempotency-key") }
+            #expect(added.count == 2)
+            #expect(added[0] != nil && added[0] == added[1])
+            #expect(UUID(uuidString: added[0] ?? "") != nil)
+            // A GET needs no key and gets none.
+            let getAnswer = try await adding.send(Send(path: "get"))
+            #expect(getAnswer == "done")
+            #expect(server.requests(path: "/get").map { $0.header("idempotency-key") } == [nil, nil])
         }
     }
 

@@ -69,8 +69,9 @@ struct TokenRefreshTests {
     func makeClient(_ server: LoopbackServer, _ transport: CurlTransport, store: TokenStore, refreshCodes: Set<String> = []) -> APIClient {
         let refreshURL = server.baseURL + "/auth/refresh"
         let refresh = TokenRefreshMiddleware(store: store, refreshCodes: refreshCodes, sessionEndedCodes: ["802"]) { credential in
-            let raw = try await transport.send(PreparedRequest(
-                method: .post, url: refreshURL, headers: [.contentType: "text/plain"], body: Data((credential.refreshToken ?? "").utf8)))
+            let raw = try await transport.send(
+                PreparedRequest(
+                    method: .post, url: refreshURL, headers: [.contentType: "text/plain"], body: Data((credential.refreshToken ?? "").utf8)))
             guard raw.status == .ok else { throw CurlewError(code: .unauthorized, message: "refresh answered \(raw.status.code)") }
             let parts = String(decoding: raw.body, as: UTF8.self).split(separator: ",").map(String.init)
             guard parts.count == 2 else { throw CurlewError(code: .decodingFailed, message: "bad refresh body") }

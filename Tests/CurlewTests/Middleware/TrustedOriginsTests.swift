@@ -18,11 +18,11 @@ struct TrustedOriginsTests {
     }
 
     @Test(arguments: [
-        "https://api.example.com.evil.test/",          // a longer host
-        "https://api.example.com@evil.test/",          // user information before another host
+        "https://api.example.com.evil.test/",  // a longer host
+        "https://api.example.com@evil.test/",  // user information before another host
         "https://evil.test/?next=https://api.example.com/",
-        "http://api.example.com/",                     // another scheme
-        "https://api.example.com:8443/",               // another port
+        "http://api.example.com/",  // another scheme
+        "https://api.example.com:8443/",  // another port
         "http://127.0.0.1:80/",
         "http://127.0.0.1:8080.evil.test/",
         "ftp://api.example.com/",

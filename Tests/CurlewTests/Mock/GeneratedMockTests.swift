@@ -139,6 +139,26 @@ struct GeneratedMockTests {
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) == json)
     }
 
+    @Test func theEnvelopesExtraSuccessConditionsAreMet() async throws {
+        let generator = MockGenerator(seed: 6, arrayCount: 2)
+        let json = try JSONDecoder().decode(JSONValue.self, from: try generator.body(for: GenHAccessRule()))
+        #expect(json.status == .bool(true))
+        #expect(json.msg == nil || json.msg == .null)
+        #expect(json.meta?["kind"] == .string("list"))
+        #expect(json.meta?.server != nil && json.meta?.server != .null)
+        #expect(json.data?.arrayValue?.count == 2)
+        try await withLoopback(handler: { _ in .json("[]") }) { server, client, _ in
+            let request = GenHAccessRule()
+            let response = try await client.response(for: request) { $0.mock = .generated(for: request, by: generator) }
+            #expect(response.value == (try generator.value(of: [GenOwner].self)))
+            #expect(response.source == .mock)
+            #expect(response.businessCode == "true")
+            let clientWide = try await client.response(for: request) { $0.mock = .generated(by: generator) }
+            #expect(clientWide.value == response.value)
+            #expect(server.requestCount == 0)
+        }
+    }
+
     @Test func aGeneratedModeAnswersThroughTheLoopbackClientWithoutTheServer() async throws {
         try await withLoopback(handler: { _ in .json("[]") }) { server, client, _ in
             let request = GenEnveloped()

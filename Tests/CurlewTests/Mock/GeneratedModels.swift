@@ -3,7 +3,11 @@ import CurlewTesting
 import Foundation
 
 enum GenKind: String, Decodable, Sendable, CaseIterable { case pic, video, gif }
-enum GenLevel: Int, Decodable, Sendable, CaseIterable { case low = 1, mid = 5, high = 9 }
+enum GenLevel: Int, Decodable, Sendable, CaseIterable {
+    case low = 1
+    case mid = 5
+    case high = 9
+}
 
 struct GenOwner: Decodable, Sendable, Equatable {
     var id: Int
@@ -38,9 +42,9 @@ struct GenGallery: Decodable, Sendable {
 struct GenLenient: Decodable, Sendable {
     @AutoCast var id: String
     @AutoCast var width: Int
-    @LenientBool var isPublic: Bool
-    @Default<Defaults.Zero> var likes: Int
-    @Default<Defaults.EmptyArray<String>> var tags: [String]
+    @AutoCast var isPublic: Bool
+    @Default<Int> var likes: Int
+    @Default<[String]> var tags: [String]
     @Scoped var kind: GenKind
 }
 
@@ -97,6 +101,17 @@ struct GenEnveloped: Endpoint {
     var path: String { "owners" }
     var envelope: ResponseEnvelope? { .codeMsgData }
     var keyPath: String? { "owners" }
+}
+
+/// HAccess's rule: `status == true && msg == nil`, plus a `kind` that must say `"list"` and a
+/// `server` that must be present.
+struct GenHAccessRule: Endpoint {
+    typealias Response = [GenOwner]
+    var path: String { "owners" }
+    var envelope: ResponseEnvelope? {
+        ResponseEnvelope(codePath: "status", messagePath: "msg", payloadPath: "data", successCodes: ["true"])
+            .requiring(.absent("msg"), .oneOf("meta.kind", ["list"]), .present("meta.server"))
+    }
 }
 
 /// A polymorphic member with its own hints: they apply when it is generated as a member.

@@ -11,11 +11,13 @@ struct StubAndRecordingTests {
     /// reported by LeakSanitizer, which cannot see the tagged pointer Data keeps its storage in
     /// (scripts/sanitizers/lsan-global-data-repro.sh).
     static var stub: MockStub {
-        MockStub(.json(#"{"total": 2, "pictures": []}"#), scenarios: [
-            "empty": .json(#"{"total": 0, "pictures": []}"#),
-            "slow": .json(#"{"total": 1, "pictures": []}"#, delay: .seconds(2)),
-            "offline": .failure(.connectionReset, delay: .milliseconds(10)),
-        ])
+        MockStub(
+            .json(#"{"total": 2, "pictures": []}"#),
+            scenarios: [
+                "empty": .json(#"{"total": 0, "pictures": []}"#),
+                "slow": .json(#"{"total": 1, "pictures": []}"#, delay: .seconds(2)),
+                "offline": .failure(.connectionReset, delay: .milliseconds(10)),
+            ])
     }
 
     @Test func stubsAnswerImmediatelyOrAfterADelayAndGoThroughMiddleware() async throws {
@@ -47,9 +49,15 @@ struct StubAndRecordingTests {
 
     @Test func anImmediateClockSkipsDelaysAndACancelledCallStops() async throws {
         let client = APIClient(baseURL: "http://127.0.0.1:9")
-        let quick = try await client.send(MockSearch()) { $0.mock = MockMode.stub(Self.stub).clock(.immediate); $0.mockScenario = "slow" }
+        let quick = try await client.send(MockSearch()) {
+            $0.mock = MockMode.stub(Self.stub).clock(.immediate); $0.mockScenario = "slow"
+        }
         #expect(quick.total == 1)
-        let task = Task { try await client.send(MockSearch()) { $0.mock = .stub(Self.stub); $0.mockScenario = "slow" } }
+        let task = Task {
+            try await client.send(MockSearch()) {
+                $0.mock = .stub(Self.stub); $0.mockScenario = "slow"
+            }
+        }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
     }
@@ -71,10 +79,12 @@ struct StubAndRecordingTests {
             #expect(!recorded.contains("s3cr3t"))
             #expect(recorded.contains("\"sessionToken\" : \"REDACTED\""))
             let meta = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/MockSearch.meta.json")))
-            #expect(meta == .object([
-                "status": .int(200),
-                "headers": .object(["content-type": "application/json", "set-cookie": "REDACTED", "x-page": "1"]),
-            ]))
+            #expect(
+                meta
+                    == .object([
+                        "status": .int(200),
+                        "headers": .object(["content-type": "application/json", "set-cookie": "REDACTED", "x-page": "1"]),
+                    ]))
 
             let replaying = APIClient(
                 configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [MockMiddleware(.fixtures(try FixtureStore(directory: directory)))]),

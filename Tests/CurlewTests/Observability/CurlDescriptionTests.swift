@@ -18,8 +18,9 @@ struct CurlDescriptionTests {
     @Test func aPostWithSecretsBecomesARunnableRedactedCommandLine() throws {
         var options = TransferOptions()
         options.totalTimeout = .milliseconds(2500)
-        let client = APIClient(configuration: ClientConfiguration(
-            baseURL: "https://user:pw@api.example.com/v1", headers: [.userAgent: "Curlew"], transferOptions: options))
+        let client = APIClient(
+            configuration: ClientConfiguration(
+                baseURL: "https://user:pw@api.example.com/v1", headers: [.userAgent: "Curlew"], transferOptions: options))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let command = try client.curlDescription(for: SignIn())

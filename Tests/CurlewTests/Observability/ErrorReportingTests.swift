@@ -23,8 +23,9 @@ struct ErrorReportingTests {
     }
 
     @Test func secretsInFormAndJSONBodiesAreRedacted() {
-        #expect(ErrorBodyExcerpt.redactSecrets(in: #"{"password":"hunter2","name":"ann","apiKey":42}"#)
-            == #"{"password":"<redacted>","name":"ann","apiKey":"<redacted>"}"#)
+        #expect(
+            ErrorBodyExcerpt.redactSecrets(in: #"{"password":"hunter2","name":"ann","apiKey":42}"#)
+                == #"{"password":"<redacted>","name":"ann","apiKey":"<redacted>"}"#)
         #expect(ErrorBodyExcerpt.redactSecrets(in: "user=ann&session_id=abc123&page=2") == "user=ann&session_id=<redacted>&page=2")
         #expect(ErrorBodyExcerpt.excerpt(of: "short  \n\n body") == "short body")
     }

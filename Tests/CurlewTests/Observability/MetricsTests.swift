@@ -76,5 +76,9 @@ struct MetricsTests {
 /// Counts calls from 1.
 final class FlakyCounter: Sendable {
     private let value = Mutex(0)
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLock {
+            $0 += 1; return $0
+        }
+    }
 }

@@ -65,7 +65,7 @@ struct ResponseBodyEndTests {
         do {
             let buffer = ResponseBodyBuffer(highWaterMark: 100, onResume: {}, onCancel: { stops.withLock { $0 += 1 } })
             buffer.whenEnded { ends.record($0) }
-            _ = ResponseBodyStream(buffer: buffer)   // the only copy goes at once
+            _ = ResponseBodyStream(buffer: buffer)  // the only copy goes at once
         }
         #expect(ends.all == ["cancelled", "cancelled"])
         #expect(stops.withLock { $0 } == 2)

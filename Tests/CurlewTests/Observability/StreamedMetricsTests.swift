@@ -118,8 +118,9 @@ struct StreamedMetricsTests {
             let failedClass = [("request", "Broken"), ("status_class", "error")]
             #expect(metrics.counterTotal(label: "curlew_requests_total", dimensions: failedClass) == 1)
             #expect(metrics.counterTotal(label: "curlew_attempts_total", dimensions: [("request", "Broken")]) == 1)
-            #expect(metrics.counterTotal(label: "curlew_bytes_received_total", dimensions: [("request", "Broken")]) > 1000,
-                    "the bytes that arrived before the failure, headers included")
+            #expect(
+                metrics.counterTotal(label: "curlew_bytes_received_total", dimensions: [("request", "Broken")]) > 1000,
+                "the bytes that arrived before the failure, headers included")
             gate.release()
         }
         #expect(metrics.counterTotal(label: "curlew_requests_total") == 2)

@@ -61,10 +61,13 @@ struct TransferFactsTests {
     @Test func aServerThatNeverAnswersTimesOutInTheSendPhase() async throws {
         var options = TransferOptions()
         options.totalTimeout = .seconds(2)
-        try await withLoopback(transferOptions: options, handler: { _ in
-            try? await Task.sleep(for: .seconds(6))
-            return .text("late")
-        }) { _, client, _ in
+        try await withLoopback(
+            transferOptions: options,
+            handler: { _ in
+                try? await Task.sleep(for: .seconds(6))
+                return .text("late")
+            }
+        ) { _, client, _ in
             let error = try await #require(throws: CurlewError.self) { try await client.send(Send(path: "slow")) }
             #expect(error.code == .totalTimeout)
             #expect(error.transportPhase == .send)
@@ -78,13 +81,16 @@ struct TransferFactsTests {
     @Test func aBodyThatStallsAfterItsHeadFailsInTheReceivePhase() async throws {
         var options = TransferOptions()
         options.idleTimeout = .seconds(3)
-        try await withLoopback(transferOptions: options, handler: { request in
-            .stream(headers: [("Content-Length", "100")]) { writer in
-                try await writer.write("first ten.")
-                // Stalls until the client gives up (no race between a server sleep and the timeout).
-                await request.connection.closed()
+        try await withLoopback(
+            transferOptions: options,
+            handler: { request in
+                .stream(headers: [("Content-Length", "100")]) { writer in
+                    try await writer.write("first ten.")
+                    // Stalls until the client gives up (no race between a server sleep and the timeout).
+                    await request.connection.closed()
+                }
             }
-        }) { _, client, _ in
+        ) { _, client, _ in
             // Streamed, so the first bytes are in hand before the stall: the failure can only
             // come after the first byte, however slow the machine.
             let response = try await client.stream(Send(path: "stall"))

@@ -17,14 +17,17 @@ final class HookLog: Sendable {
 struct EnvelopeChecked: Endpoint {
     typealias Response = [Picture]
     @Query var key: String
+    /// A signature computed when the value is made (`key=<key>`), sent as a query parameter.
+    @Query var sign: String
     var log: HookLog
 
-    var path: String { "search" }
-
-    func setUpParameters(_ parameters: inout RequestParameters) throws {
-        log.add("setUpParameters \(parameters.query.count)")
-        parameters.query["sign"] = .string(try parameters.query.percentEncoded())
+    init(key: String, log: HookLog) {
+        self.key = key
+        self.sign = "key=\(key)"
+        self.log = log
     }
+
+    var path: String { "search" }
 
     func willSend(_ request: inout PreparedRequest) throws {
         log.add("willSend \(request.url)")
@@ -72,12 +75,12 @@ struct LifecycleHookTests {
             let log = HookLog()
             let pictures = try await client.send(EnvelopeChecked(key: "sunset", log: log))
             #expect(pictures == [Picture(id: "1", title: "Dunes")])
-            #expect(log.all == [
-                "setUpParameters 1",
-                "willSend \(server.baseURL)/search?key=sunset&sign=key%3Dsunset",
-                "didReceive 200",
-                "decode",
-            ])
+            #expect(
+                log.all == [
+                    "willSend \(server.baseURL)/search?key=sunset&sign=key%3Dsunset",
+                    "didReceive 200",
+                    "decode",
+                ])
             #expect(server.requests.first?.header("X-Signed") == "yes")
 
             let serverError = await #expect(throws: CurlewError.self) { try await client.send(EnvelopeChecked(key: "bad", log: log)) }
@@ -94,12 +97,12 @@ struct LifecycleHookTests {
         }
     }
 
-    @Test func aFailingParameterHookSendsNothing() async {
+    @Test func aFailingWillSendHookSendsNothing() async {
         struct Failing: Endpoint {
             typealias Response = Data
             var path: String { "x" }
             struct Nope: Error {}
-            func setUpParameters(_ parameters: inout RequestParameters) throws { throw Nope() }
+            func willSend(_ request: inout PreparedRequest) throws { throw Nope() }
         }
         let transport = MockTransport { .text("ok", for: $0) }
         let client = APIClient(baseURL: "https://api.test", transport: transport)

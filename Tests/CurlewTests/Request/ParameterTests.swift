@@ -54,20 +54,6 @@ struct DictionaryOnly: Endpoint {
     var parameterEncodingOptions: ParameterEncodingOptions
 }
 
-/// Adds a signature computed from the final query parameters.
-struct SignedSearch: Endpoint {
-    typealias Response = Data
-    @Query var key: String
-    @Query var page: Int
-    var path: String { "search" }
-
-    func setUpParameters(_ parameters: inout RequestParameters) throws {
-        parameters.query["ts"] = 1_700_000_000
-        let canonical = try parameters.query.percentEncoded(options: parameters.options)
-        parameters.query["sign"] = .string(String(canonical.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) % 1_000_003 }))
-    }
-}
-
 enum Sort: String, ParameterConvertible { case newest, popular }
 
 @Suite("Declaring parameters")
@@ -132,14 +118,16 @@ struct ParameterTests {
             title: "Dunes", tags: ["sand"], note: nil, encoding: .json,
             extra: ["size": ["w": 800, "h": 600], "ratio": 1.5, "public": true, "owner": nil])
         let prepared = try client.prepare(request)
-        #expect(String(decoding: prepared.body ?? Data(), as: UTF8.self)
-            == #"{"public":true,"ratio":1.5,"size":{"h":600,"w":800},"tags":["sand"],"title":"Dunes"}"#)
+        #expect(
+            String(decoding: prepared.body ?? Data(), as: UTF8.self)
+                == #"{"public":true,"ratio":1.5,"size":{"h":600,"w":800},"tags":["sand"],"title":"Dunes"}"#)
         #expect(prepared.headers[.contentType] == "application/json")
         var withNull = request
         withNull.options.nilStyle = .bareName
         withNull.note = nil
-        #expect(String(decoding: try client.prepare(withNull).body ?? Data(), as: UTF8.self)
-            == #"{"note":null,"owner":null,"public":true,"ratio":1.5,"size":{"h":600,"w":800},"tags":["sand"],"title":"Dunes"}"#)
+        #expect(
+            String(decoding: try client.prepare(withNull).body ?? Data(), as: UTF8.self)
+                == #"{"note":null,"owner":null,"public":true,"ratio":1.5,"size":{"h":600,"w":800},"tags":["sand"],"title":"Dunes"}"#)
     }
 
     @Test func fieldsGoToTheQueryWhenAsked() throws {
@@ -166,10 +154,12 @@ struct ParameterTests {
             try client.prepare(DictionaryOnly(values: values, parameterEncodingOptions: options)).url
         }
         #expect(try url(.default) == "https://api.test/v1/list?d=2024-05-01T12%3A00%3A00Z&m%5Bx%5D=2&m%5By%5D=1&z=true")
-        #expect(try url(.init(boolStyle: .numeric, dateStyle: .secondsSince1970, nilStyle: .bareName))
-            == "https://api.test/v1/list?d=1714564800&m%5Bx%5D=2&m%5By%5D=1&n&z=1")
-        #expect(try url(.init(dateStyle: .millisecondsSince1970, nilStyle: .emptyValue))
-            == "https://api.test/v1/list?d=1714564800000&m%5Bx%5D=2&m%5By%5D=1&n=&z=true")
+        #expect(
+            try url(.init(boolStyle: .numeric, dateStyle: .secondsSince1970, nilStyle: .bareName))
+                == "https://api.test/v1/list?d=1714564800&m%5Bx%5D=2&m%5By%5D=1&n&z=1")
+        #expect(
+            try url(.init(dateStyle: .millisecondsSince1970, nilStyle: .emptyValue))
+                == "https://api.test/v1/list?d=1714564800000&m%5Bx%5D=2&m%5By%5D=1&n=&z=true")
         #expect(try url(.init(dateStyle: .custom { _ in "yesterday" })).hasPrefix("https://api.test/v1/list?d=yesterday&"))
     }
 
@@ -193,15 +183,9 @@ struct ParameterTests {
             var path: String { "l" }
         }
         let id = UUID(uuidString: "7B3C0C5E-0A4F-4D4E-9C55-0C2C8E0B9A11") ?? UUID()
-        #expect(try client.prepare(Listing(sort: .popular, id: id, ratio: 0.25)).url
-            == "https://api.test/v1/l?id=7B3C0C5E-0A4F-4D4E-9C55-0C2C8E0B9A11&ratio=0.25&sort=popular")
-    }
-
-    @Test func setUpParametersCanSignTheFinalParameters() throws {
-        let prepared = try client.prepare(SignedSearch(key: "sunset", page: 2))
-        let canonical = "key=sunset&page=2&ts=1700000000"
-        let sign = canonical.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) % 1_000_003 }
-        #expect(prepared.url == "https://api.test/v1/search?key=sunset&page=2&sign=\(sign)&ts=1700000000")  // sorted, sign included
+        #expect(
+            try client.prepare(Listing(sort: .popular, id: id, ratio: 0.25)).url
+                == "https://api.test/v1/l?id=7B3C0C5E-0A4F-4D4E-9C55-0C2C8E0B9A11&ratio=0.25&sort=popular")
     }
 
     @Test func bodyAndBodyParametersConflict() async {

@@ -22,8 +22,10 @@ enum CompressionFormat: Sendable {
 /// `data` compressed whole in `format` with zlib (test fixtures).
 func compressed(_ data: Data, _ format: CompressionFormat) -> Data {
     var stream = z_stream()
-    guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, format.windowBits, 8, Z_DEFAULT_STRATEGY,
-        ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    guard
+        deflateInit2_(
+            &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, format.windowBits, 8, Z_DEFAULT_STRATEGY,
+            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
     else { return Data() }
     defer { deflateEnd(&stream) }
     var output = Data(count: Int(deflateBound(&stream, uLong(data.count))) + 64)

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP socket listening on a free port of 127.0.0.1, for the tests' hand-written servers

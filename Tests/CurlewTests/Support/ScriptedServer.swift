@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A raw TCP server on 127.0.0.1 that answers each request with bytes a script chooses —
@@ -64,8 +64,13 @@ final class ScriptedServer: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Listens on a free port and starts accepting.
-    init(script: @escaping Script) throws {
+    convenience init(script: @escaping Script) throws {
         let (fd, port) = try ListeningSocket.open(backlog: 16)
+        self.init(listener: fd, port: port, script: script)
+    }
+
+    /// Accepts on `listener`, a socket already listening on `port` (the server closes it).
+    init(listener fd: Int32, port: Int, script: @escaping Script) {
         self.port = port
         self.listener = fd
         self.script = script

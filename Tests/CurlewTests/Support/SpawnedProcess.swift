@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Synchronization
 
@@ -81,8 +81,10 @@ final class SpawnedProcess: Sendable {
     /// standard error is standard output when `mergesStandardError`, else `/dev/null`. The
     /// environment is `environment`, or the test process's when `nil`.
     /// - Throws: `POSIXError` when the child cannot be started.
-    init(path: String, arguments: [String], standardInput: Int32? = nil, standardOutput: Int32? = nil,
-         mergesStandardError: Bool = false, environment: [String: String]? = nil) throws {
+    init(
+        path: String, arguments: [String], standardInput: Int32? = nil, standardOutput: Int32? = nil,
+        mergesStandardError: Bool = false, environment: [String: String]? = nil
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -119,7 +121,8 @@ final class SpawnedProcess: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &everySignal)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = environmentEntries.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
+        let result =
+            environmentEntries.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
             ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
         self.pid = pid
@@ -144,8 +147,9 @@ final class SpawnedProcess: Sendable {
     /// - Throws: `POSIXError` when the child cannot be started, or an error closing the pipe.
     static func run(path: String, arguments: [String], environment: [String: String]? = nil) async throws -> (status: Int32, output: String) {
         let pipe = Pipe()
-        let process = try SpawnedProcess(path: path, arguments: arguments, standardOutput: pipe.fileHandleForWriting.fileDescriptor,
-                                         mergesStandardError: true, environment: environment)
+        let process = try SpawnedProcess(
+            path: path, arguments: arguments, standardOutput: pipe.fileHandleForWriting.fileDescriptor,
+            mergesStandardError: true, environment: environment)
         try pipe.fileHandleForWriting.close()
         let output = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
             Thread.detachNewThread { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
@@ -246,7 +250,9 @@ final class SpawnedProcess: Sendable {
         repeat { result = waitpid(pid, &status, WNOHANG) } while result < 0 && errno == EINTR
         guard result != 0 else { return nil }
         let signal = status & 0x7F
-        let termination = result != pid ? Termination.lost
+        let termination =
+            result != pid
+            ? Termination.lost
             : signal == 0 ? Termination(reason: .exit, status: (status >> 8) & 0xFF) : Termination(reason: .uncaughtSignal, status: signal)
         state.termination = termination
         return termination

@@ -145,9 +145,10 @@ struct AccessoryProgressTests {
         try await withLoopback(router: FileTransferRoutes.router()) { server, _, transport in
             let hud = RecordingProgressAccessory()
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, accessories: [hud]), transport: transport)
-            let results = await client.batch(operations: (0..<2).map { index in
-                { @Sendable client in try await client.download(FileGet(path: "/file?n=\(1 << 20)"), to: folder.appendingPathComponent("b\(index).bin")).length }
-            })
+            let results = await client.batch(
+                operations: (0..<2).map { index in
+                    { @Sendable client in try await client.download(FileGet(path: "/file?n=\(1 << 20)"), to: folder.appendingPathComponent("b\(index).bin")).length }
+                })
             #expect(results.compactMap { try? $0.get() } == [1 << 20, 1 << 20])
             #expect(hud.calls == [.willStart, .willStop(success: true), .didStop])
         }

@@ -4,24 +4,25 @@ import Testing
 
 @Suite("Content-Disposition file names")
 struct ContentDispositionTests {
-    @Test(arguments: [
-        ("attachment; filename=\"report.pdf\"", "report.pdf"),
-        ("attachment; filename=plain.txt", "plain.txt"),
-        ("attachment; filename=\"../../x\"", "x"),
-        ("attachment; filename=\"/etc/passwd\"", "passwd"),
-        ("attachment; filename=\"..\\\\x\"", "x"),
-        ("attachment; filename=\"..\"", nil),
-        ("attachment; filename=\"\"", nil),
-        ("attachment", nil),
-        ("attachment; filename=\".bashrc\"", "bashrc"),
-        ("attachment; filename=\"a\u{0}b\u{7}c\u{1b}.txt\"", "abc.txt"),
-        ("attachment; filename*=UTF-8''%E2%82%AC%20rates.csv; filename=\"fallback.csv\"", "€ rates.csv"),
-        ("attachment; filename*=UTF-8''..%2F..%2Fetc%2Fpasswd", "passwd"),
-        ("attachment; filename*=UTF-8''%00%2E%2E", nil),
-        ("attachment; filename*=UTF-8''bad%zz; filename=\"ok.txt\"", "ok.txt"),
-        ("attachment; filename*=iso-8859-1'en'%A3%20rates.txt", "£ rates.txt"),
-        ("attachment; filename=\"quoted \\\"name\\\".txt\"", "quoted \"name\".txt"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("attachment; filename=\"report.pdf\"", "report.pdf"),
+            ("attachment; filename=plain.txt", "plain.txt"),
+            ("attachment; filename=\"../../x\"", "x"),
+            ("attachment; filename=\"/etc/passwd\"", "passwd"),
+            ("attachment; filename=\"..\\\\x\"", "x"),
+            ("attachment; filename=\"..\"", nil),
+            ("attachment; filename=\"\"", nil),
+            ("attachment", nil),
+            ("attachment; filename=\".bashrc\"", "bashrc"),
+            ("attachment; filename=\"a\u{0}b\u{7}c\u{1b}.txt\"", "abc.txt"),
+            ("attachment; filename*=UTF-8''%E2%82%AC%20rates.csv; filename=\"fallback.csv\"", "€ rates.csv"),
+            ("attachment; filename*=UTF-8''..%2F..%2Fetc%2Fpasswd", "passwd"),
+            ("attachment; filename*=UTF-8''%00%2E%2E", nil),
+            ("attachment; filename*=UTF-8''bad%zz; filename=\"ok.txt\"", "ok.txt"),
+            ("attachment; filename*=iso-8859-1'en'%A3%20rates.txt", "£ rates.txt"),
+            ("attachment; filename=\"quoted \\\"name\\\".txt\"", "quoted \"name\".txt"),
+        ] as [(String, String?)])
     func hostileNamesAreSanitised(header: String, expected: String?) {
         #expect(ContentDisposition.suggestedFileName(header) == expected)
     }
@@ -57,7 +58,8 @@ struct ContentDispositionTests {
             }
             return best
         }
-        let small = header(10_000), large = header(40_000)
+        let small = header(10_000)
+        let large = header(40_000)
         _ = fastest(small)  // warm up
         let ratio = fastest(large) / fastest(small)
         #expect(ratio < 10, "four times the padding multiplied the time by \(ratio): not linear")

@@ -95,9 +95,10 @@ struct DownloadLockTests {
             // It holds the lock until its standard input closes.
             let pipe = Pipe()
             let input = Pipe()
-            let child = try SpawnedProcess(path: "/usr/bin/flock", arguments: ["-n", lockPath, "-c", "echo held; read line || true"],
-                                           standardInput: input.fileHandleForReading.fileDescriptor,
-                                           standardOutput: pipe.fileHandleForWriting.fileDescriptor)
+            let child = try SpawnedProcess(
+                path: "/usr/bin/flock", arguments: ["-n", lockPath, "-c", "echo held; read line || true"],
+                standardInput: input.fileHandleForReading.fileDescriptor,
+                standardOutput: pipe.fileHandleForWriting.fileDescriptor)
             // Only the child keeps these ends: the line read below sees the end of the output if
             // flock fails, and the child sees the end of its input when the write end closes.
             try pipe.fileHandleForWriting.close()

@@ -69,7 +69,7 @@ struct DownloadTimeoutTests {
             #expect(file.length == Int64(16 * 8192))
 
             let bounded = await #expect(throws: CurlewError.self) {
-                try await client.download(FileGet(path: path), to: folder.appendingPathComponent("bounded.bin")) { $0.timeout = .milliseconds(300) }
+                try await client.download(FileGet(path: path), to: folder.appendingPathComponent("bounded.bin")) { $0.totalTimeout = .milliseconds(300) }
             }
             #expect(bounded?.code == .totalTimeout)
             #expect(contents(of: folder) == ["slow.bin"])

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A one-connection TCP server on 127.0.0.1 that answers as soon as the request head arrived —

@@ -31,10 +31,11 @@ enum FileTransferRoutes {
         router.on("POST", "/multipart") { request, _ in
             guard let parts = MultipartParser.parse(request) else { return .text("unparsable", status: 400) }
             // Large parts are verified by the test itself (a byte-wise digest is slow in debug builds).
-            return .text(parts.map { part in
-                let digest = part.body.count <= 64 * 1024 * 1024 ? fnv1a(part.body) : "-"
-                return "\(part.name)|\(part.fileName ?? "-")|\(part.contentType ?? "-")|\(part.body.count)|\(digest)"
-            }.joined(separator: "\n"))
+            return .text(
+                parts.map { part in
+                    let digest = part.body.count <= 64 * 1024 * 1024 ? fnv1a(part.body) : "-"
+                    return "\(part.name)|\(part.fileName ?? "-")|\(part.contentType ?? "-")|\(part.body.count)|\(digest)"
+                }.joined(separator: "\n"))
         }
         for method in ["PUT", "POST"] {
             router.on(method, "/flaky-upload") { request, _ in
@@ -48,39 +49,40 @@ enum FileTransferRoutes {
 
     /// The `/file` route.
     static func serveFile(_ request: ServerRequest, state: ServedFileState) -> ServerResponse {
-            let length = Int(request.queryValue("n") ?? "0") ?? 0
-            let behaviour = state.behaviour.withLock { current in
-                defer { current.cutOnce = nil }
-                return current
+        let length = Int(request.queryValue("n") ?? "0") ?? 0
+        let behaviour = state.behaviour.withLock { current in
+            defer { current.cutOnce = nil }
+            return current
+        }
+        let etag = behaviour.etag ?? request.queryValue("etag")
+        let lastModified = request.queryValue("lastmod")
+        var headers: [(name: String, value: String)] = [("Content-Type", request.queryValue("type") ?? "application/octet-stream")]
+        if let etag { headers.append(("ETag", etag)) }
+        if let lastModified { headers.append(("Last-Modified", lastModified)) }
+        if let disposition = request.queryValue("cd") { headers.append(("Content-Disposition", disposition)) }
+        let validator = etag ?? lastModified
+        if let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
+            let start = Int(range.dropFirst(6).dropLast()),
+            behaviour.ignoresIfRange || request.header("If-Range") == nil || request.header("If-Range") == validator
+        {
+            if start >= length {
+                return ServerResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(length)")], body: [])
             }
-            let etag = behaviour.etag ?? request.queryValue("etag")
-            let lastModified = request.queryValue("lastmod")
-            var headers: [(name: String, value: String)] = [("Content-Type", request.queryValue("type") ?? "application/octet-stream")]
-            if let etag { headers.append(("ETag", etag)) }
-            if let lastModified { headers.append(("Last-Modified", lastModified)) }
-            if let disposition = request.queryValue("cd") { headers.append(("Content-Disposition", disposition)) }
-            let validator = etag ?? lastModified
-            if let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
-                let start = Int(range.dropFirst(6).dropLast()),
-                behaviour.ignoresIfRange || request.header("If-Range") == nil || request.header("If-Range") == validator {
-                if start >= length {
-                    return ServerResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(length)")], body: [])
-                }
-                let first = request.queryValue("badrange") == "1" || behaviour.badRange ? start + 1 : start
-                headers.append(("Content-Range", "bytes \(first)-\(length - 1)/\(length + behaviour.extraTotal)"))
-                headers.append(("Content-Length", String(length - first)))
-                let cut = behaviour.cutOnce
-                return .stream(status: 206, headers: headers) { writer in
-                    try await writePattern(from: first, to: cut.map { first + $0 } ?? length, writer)
-                    if cut != nil { throw CancellationError() }
-                }
-            }
-            headers.append(("Content-Length", String(length)))
-            let cut = behaviour.cutOnce ?? request.queryValue("cut").flatMap { Int($0) }
-            return .stream(headers: headers) { writer in
-                try await writePattern(from: 0, to: cut ?? length, writer)
+            let first = request.queryValue("badrange") == "1" || behaviour.badRange ? start + 1 : start
+            headers.append(("Content-Range", "bytes \(first)-\(length - 1)/\(length + behaviour.extraTotal)"))
+            headers.append(("Content-Length", String(length - first)))
+            let cut = behaviour.cutOnce
+            return .stream(status: 206, headers: headers) { writer in
+                try await writePattern(from: first, to: cut.map { first + $0 } ?? length, writer)
                 if cut != nil { throw CancellationError() }
             }
+        }
+        headers.append(("Content-Length", String(length)))
+        let cut = behaviour.cutOnce ?? request.queryValue("cut").flatMap { Int($0) }
+        return .stream(headers: headers) { writer in
+            try await writePattern(from: 0, to: cut ?? length, writer)
+            if cut != nil { throw CancellationError() }
+        }
     }
 
     /// Writes the pattern's bytes `start..<end` (the bytes a full body has at those offsets).

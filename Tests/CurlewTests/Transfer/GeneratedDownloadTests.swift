@@ -148,9 +148,10 @@ final class ChildProcess: Sendable {
 
     init(filter: String, environment extra: [String: String]) throws {
         let pipe = Pipe()
-        process = try SpawnedProcess(path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
-                                     standardOutput: pipe.fileHandleForWriting.fileDescriptor, mergesStandardError: true,
-                                     environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
+        process = try SpawnedProcess(
+            path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
+            standardOutput: pipe.fileHandleForWriting.fileDescriptor, mergesStandardError: true,
+            environment: ProcessInfo.processInfo.environment.merging(extra) { $1 })
         try pipe.fileHandleForWriting.close()
         let reader = pipe.fileHandleForReading
         Thread.detachNewThread { [self] in

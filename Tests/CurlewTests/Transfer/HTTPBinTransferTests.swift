@@ -11,7 +11,7 @@ import Testing
 struct HTTPBinTransferTests {
     private func httpbin() throws -> String {
         try #require(
-            ProcessInfo.processInfo.environment["CURLEW_HTTPBIN_URL"],
+            TestServers.environment["CURLEW_HTTPBIN_URL"],
             "CURLEW_HTTPBIN_URL is not set: run scripts/test.sh, which starts httpbin (scripts/httpbin.sh)")
     }
 

@@ -12,16 +12,17 @@ import Testing
 struct HostileNameDownloadTests {
     static let fourKilobytes = String(repeating: "a", count: 4096) + ".txt"
 
-    @Test(arguments: [
-        ("attachment; filename=\"../../x\"", "x"),
-        ("attachment; filename=\"/etc/passwd\"", "passwd"),
-        ("attachment; filename=\"..\\\\x\"", "x"),
-        ("attachment; filename=\"\"", "served.bin"),
-        ("attachment; filename=\"..\"", "served.bin"),
-        ("attachment; filename*=UTF-8''..%2F..%2Fescape.txt", "escape.txt"),
-        ("attachment; filename*=UTF-8''%2Fetc%2Fshadow", "shadow"),
-        ("attachment; filename=\"\(fourKilobytes)\"", String(repeating: "a", count: ContentDisposition.maximumLength - 4) + ".txt"),
-    ] as [(String, String)])
+    @Test(
+        arguments: [
+            ("attachment; filename=\"../../x\"", "x"),
+            ("attachment; filename=\"/etc/passwd\"", "passwd"),
+            ("attachment; filename=\"..\\\\x\"", "x"),
+            ("attachment; filename=\"\"", "served.bin"),
+            ("attachment; filename=\"..\"", "served.bin"),
+            ("attachment; filename*=UTF-8''..%2F..%2Fescape.txt", "escape.txt"),
+            ("attachment; filename*=UTF-8''%2Fetc%2Fshadow", "shadow"),
+            ("attachment; filename=\"\(fourKilobytes)\"", String(repeating: "a", count: ContentDisposition.maximumLength - 4) + ".txt"),
+        ] as [(String, String)])
     func theFileLandsInsideTheFolderUnderTheSanitisedName(header: String, expected: String) async throws {
         let root = try temporaryDirectory("hostile")
         defer { try? FileManager.default.removeItem(at: root) }

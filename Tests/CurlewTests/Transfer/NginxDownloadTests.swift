@@ -10,7 +10,7 @@ import Testing
 @Suite("Downloads from nginx", .serialized, .timeLimit(.minutes(3)))
 struct NginxDownloadTests {
     private func nginx() throws -> (url: String, root: String) {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = TestServers.environment
         guard let url = environment["CURLEW_NGINX_URL"], let root = environment["CURLEW_NGINX_ROOT"] else {
             throw NginxMissing()
         }

@@ -50,23 +50,25 @@ struct UploadTests {
         try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
             let answer = try await client.send(PhotoUpload(form: form, album: "summer"))
             let lines = answer.split(separator: "\n").map(String.init)
-            #expect(lines == [
-                "album|-|-|6|\(fnv1a(Array("summer".utf8)))",
-                "token|-|-|3|\(fnv1a(Array("t 1".utf8)))",
-                "title|-|-|13|\(fnv1a(Array("Dunes at dusk".utf8)))",
-                "file|dunes.png|image/png|\(photoBytes.count)|\(fnv1a(photoBytes))",
-                "blob|blob|application/x-raw|3|\(fnv1a(Array("raw".utf8)))",
-                "evil%22%0D%0AX-Injected: 1|a%22b%0D%0A.jpg|image/jpeg|3|\(fnv1a([1, 2, 3]))",
-            ])
+            #expect(
+                lines == [
+                    "album|-|-|6|\(fnv1a(Array("summer".utf8)))",
+                    "token|-|-|3|\(fnv1a(Array("t 1".utf8)))",
+                    "title|-|-|13|\(fnv1a(Array("Dunes at dusk".utf8)))",
+                    "file|dunes.png|image/png|\(photoBytes.count)|\(fnv1a(photoBytes))",
+                    "blob|blob|application/x-raw|3|\(fnv1a(Array("raw".utf8)))",
+                    "evil%22%0D%0AX-Injected: 1|a%22b%0D%0A.jpg|image/jpeg|3|\(fnv1a([1, 2, 3]))",
+                ])
             let request = try #require(server.requests.last)
             #expect(request.header("Content-Length") == String(request.body.count))
             #expect(request.header("Transfer-Encoding") == nil)
             #expect(request.header("Content-Type") == form.contentType)
             let parts = try #require(MultipartParser.parse(request))
-            #expect(parts.last?.headers == [
-                "Content-Disposition: form-data; name=\"evil%22%0D%0AX-Injected: 1\"; filename=\"a%22b%0D%0A.jpg\"",
-                "Content-Type: image/jpeg",
-            ], "no header can be injected")
+            #expect(
+                parts.last?.headers == [
+                    "Content-Disposition: form-data; name=\"evil%22%0D%0AX-Injected: 1\"; filename=\"a%22b%0D%0A.jpg\"",
+                    "Content-Type: image/jpeg",
+                ], "no header can be injected")
         }
     }
 
@@ -124,13 +126,14 @@ struct UploadTests {
     @Test func aHalfGibibyteMultipartFileIsStreamedFromDiskInBoundedMemory() async throws {
         let length = 512 * 1024 * 1024
         if let url = ProcessInfo.processInfo.environment["CURLEW_UPLOAD_URL"],
-            let path = ProcessInfo.processInfo.environment["CURLEW_UPLOAD_FILE"] {
+            let path = ProcessInfo.processInfo.environment["CURLEW_UPLOAD_FILE"]
+        {
             var form = MultipartForm()
             form.append(field: "kind", value: "backup")
             form.append(fileAt: path, name: "archive", contentType: "application/octet-stream")
             let client = APIClient(baseURL: url, transport: CurlTransport())
             let (answer, growth) = try await residentGrowth {
-                try await client.send(FormPost(path: "/multipart", form: form)) { $0.timeout = .seconds(300) }
+                try await client.send(FormPost(path: "/multipart", form: form)) { $0.totalTimeout = .seconds(300) }
             }
             print("CHILD-ANSWER \(answer.replacingOccurrences(of: "\n", with: " "))")
             #expect(growth < residentGrowthLimit, "resident memory grew by \(growth) bytes")
@@ -149,10 +152,11 @@ struct UploadTests {
             #expect(request.header("Content-Length") == String(request.body.count))
             let parts = try #require(MultipartParser.parse(request))
             #expect(parts.map(\.name) == ["kind", "archive"])
-            #expect(parts.map(\.headers) == [
-                ["Content-Disposition: form-data; name=\"kind\""],
-                ["Content-Disposition: form-data; name=\"archive\"; filename=\"big.bin\"", "Content-Type: application/octet-stream"],
-            ])
+            #expect(
+                parts.map(\.headers) == [
+                    ["Content-Disposition: form-data; name=\"kind\""],
+                    ["Content-Disposition: form-data; name=\"archive\"; filename=\"big.bin\"", "Content-Type: application/octet-stream"],
+                ])
             var verifier = PatternBody.Verifier()
             parts[1].body.withUnsafeBytes { verifier.consume(Data($0)) }
             #expect(verifier.offset == length)
@@ -228,6 +232,7 @@ func memoryChildEnvironment(_ environment: [String: String]) -> [String: String]
 /// and output.
 func runInChildProcess(filter: String, environment extra: [String: String]) async throws -> (Int32, String) {
     // posix_spawn, not Foundation's Process (see SpawnedProcess).
-    try await SpawnedProcess.run(path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
-                                 environment: memoryChildEnvironment(ProcessInfo.processInfo.environment.merging(extra) { $1 }))
+    try await SpawnedProcess.run(
+        path: "/proc/self/exe", arguments: ["--testing-library", "swift-testing", "--filter", filter],
+        environment: memoryChildEnvironment(ProcessInfo.processInfo.environment.merging(extra) { $1 }))
 }

@@ -31,8 +31,10 @@ struct FanOutService {
 
     /// The service and the transport it owns, in one ServiceGroup that drains on SIGTERM.
     static func serve(port: Int, upstream: String, logger: Logger) async throws {
-        // The service's own transport (its own engine thread), drained on shutdown.
-        let transport = TransportService(gracePeriod: .seconds(10))
+        // The service's own transport (its own engine thread), drained on shutdown. The drain
+        // begins with the signal itself: from then on every upstream call has the rest of the
+        // 10 s as its deadline, so a hung upstream cannot keep the process alive past it.
+        let transport = TransportService(gracePeriod: .seconds(10), drainSignals: [.sigterm, .sigint])
         let client = APIClient(baseURL: upstream, transport: transport)
         let app = Application(
             router: Portfolio.router(client: client),
@@ -40,10 +42,11 @@ struct FanOutService {
             logger: logger)
         // Reverse order on shutdown: the HTTP server stops accepting and finishes its requests
         // (and their upstream calls) first, then the transport drains and stops.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: transport), .init(service: app)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: transport), .init(service: app)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
         logger.info("stopped", metadata: ["upstream.in_flight": "\(transport.inFlight)"])
     }

@@ -1,12 +1,14 @@
 /// Decodes a value that the server sends as a string or a number, whichever it is
 /// (HAccess's `HPAutoCast`): `"id": 42` and `"id": "42"` both give `id == "42"` for a `String`
-/// property, and `42` for an `Int` one.
+/// property, and `42` for an `Int` one. A `Bool` property also takes `1`/`0` and the strings
+/// `"true"`, `"false"`, `"1"`, `"0"`, `"yes"`, `"no"` (any case).
 ///
 /// ```swift
 /// struct Picture: Decodable, Sendable {
 ///     @AutoCast var id: String
 ///     @AutoCast var width: Int
 ///     @AutoCast var rating: Double? = nil     // null or missing gives nil
+///     @AutoCast var isPublic: Bool            // true, 1, "yes", "true"…
 /// }
 /// ```
 ///

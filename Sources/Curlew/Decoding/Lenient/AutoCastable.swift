@@ -1,5 +1,5 @@
 /// A type ``AutoCast`` can produce from a JSON string or number (HAccess's `HPAutoCast`).
-/// `String`, `Int`, `Int64` and `Double` conform.
+/// `String`, `Int`, `Int64`, `Double` and `Bool` conform.
 public protocol AutoCastable: Decodable, Sendable {
     /// The value for JSON text such as `"42"`, or `nil` when the text does not convert.
     init?(castingText text: String)
@@ -52,6 +52,24 @@ extension Int64: AutoCastable {
         guard let value = Int64(exactly: double) else { return nil }
         self = value
     }
+}
+
+extension Bool: AutoCastable {
+    /// `"true"`, `"1"`, `"yes"` and `"false"`, `"0"`, `"no"`, in any case.
+    public init?(castingText text: String) {
+        switch text.lowercased() {
+        case "true", "1", "yes": self = true
+        case "false", "0", "no": self = false
+        default: return nil
+        }
+    }
+    /// `1` and `0`.
+    public init?(castingInteger integer: Int) {
+        guard integer == 0 || integer == 1 else { return nil }
+        self = integer == 1
+    }
+    /// Not a boolean.
+    public init?(castingDouble double: Double) { nil }
 }
 
 extension Double: AutoCastable {

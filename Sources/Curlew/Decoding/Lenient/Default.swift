@@ -1,11 +1,15 @@
 /// Supplies the value a ``Default`` property takes when its key is missing or `null`.
 ///
+/// `Int` (`0`), `Bool` (`false`), `String` (`""`) and arrays (`[]`) are their own providers;
+/// any other default is a provider of your own:
+///
 /// ```swift
 /// enum Untitled: DefaultValueProvider { static let defaultValue = "Untitled" }
+/// enum On: DefaultValueProvider { static let defaultValue = true }
 /// ```
 public protocol DefaultValueProvider {
     /// The type of the value.
-    associatedtype Value: Decodable & Sendable
+    associatedtype Value: Decodable
     /// The value used for a missing key or `null`.
     static var defaultValue: Value { get }
 }
@@ -14,13 +18,13 @@ public protocol DefaultValueProvider {
 ///
 /// ```swift
 /// struct Picture: Decodable, Sendable {
-///     @Default<Defaults.Zero> var likes: Int
-///     @Default<Defaults.EmptyArray<String>> var tags: [String]
+///     @Default<Int> var likes: Int
+///     @Default<[String]> var tags: [String]
 ///     @Default<Untitled> var title: String
 /// }
 /// ```
 @propertyWrapper
-public struct Default<Provider: DefaultValueProvider>: Sendable {
+public struct Default<Provider: DefaultValueProvider> {
     /// The decoded or default value.
     public var wrappedValue: Provider.Value
 
@@ -50,6 +54,7 @@ extension Default: Encodable where Provider.Value: Encodable {
     }
 }
 
+extension Default: Sendable where Provider.Value: Sendable {}
 extension Default: Equatable where Provider.Value: Equatable {}
 extension Default: Hashable where Provider.Value: Hashable {}
 
@@ -60,31 +65,25 @@ extension KeyedDecodingContainer {
     }
 }
 
-/// Ready-made ``DefaultValueProvider``s.
-public enum Defaults {
-    /// `0`.
-    public enum Zero: DefaultValueProvider {
-        /// `0`.
-        public static var defaultValue: Int { 0 }
-    }
-    /// `false`.
-    public enum False: DefaultValueProvider {
-        /// `false`.
-        public static var defaultValue: Bool { false }
-    }
-    /// `true`.
-    public enum True: DefaultValueProvider {
-        /// `true`.
-        public static var defaultValue: Bool { true }
-    }
-    /// `""`.
-    public enum EmptyString: DefaultValueProvider {
-        /// `""`.
-        public static var defaultValue: String { "" }
-    }
-    /// `[]`.
-    public enum EmptyArray<Element: Decodable & Sendable>: DefaultValueProvider {
-        /// `[]`.
-        public static var defaultValue: [Element] { [] }
-    }
+// The empty value of the common types is their own provider: `@Default<Int>`, `@Default<Bool>`,
+// `@Default<String>`, `@Default<[Tag]>`. Any other default is a provider of your own.
+
+extension Int: DefaultValueProvider {
+    /// `0`, for `@Default<Int>`.
+    public static var defaultValue: Int { 0 }
+}
+
+extension Bool: DefaultValueProvider {
+    /// `false`, for `@Default<Bool>`.
+    public static var defaultValue: Bool { false }
+}
+
+extension String: DefaultValueProvider {
+    /// `""`, for `@Default<String>`.
+    public static var defaultValue: String { "" }
+}
+
+extension Array: DefaultValueProvider where Element: Decodable {
+    /// `[]`, for `@Default<[Element]>`.
+    public static var defaultValue: [Element] { [] }
 }

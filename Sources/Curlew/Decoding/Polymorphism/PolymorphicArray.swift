@@ -1,6 +1,6 @@
 /// An array whose elements' types are chosen by a discriminator field; see ``PolymorphicFamily``.
 /// Elements with an unknown discriminator are skipped or fail, per the family's
-/// ``PolymorphicFamily/unknownPolicy``. Use it as a property wrapper or as a response type:
+/// ``PolymorphicFamily/skipsUnknownTypes``. Use it as a property wrapper or as a response type:
 ///
 /// ```swift
 /// struct Feed: Decodable, Sendable {
@@ -30,7 +30,7 @@ public struct PolymorphicArray<Family: PolymorphicFamily>: Sendable {
 extension PolymorphicArray: Decodable {
     /// Decodes each element by its discriminator.
     /// - Throws: `DecodingError` for an element that is not an object, lacks a discriminator, has
-    ///   an unknown one under `.fail`, or does not decode as its type.
+    ///   an unknown one (unless ``PolymorphicFamily/skipsUnknownTypes``), or does not decode as its type.
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
         var members: [Family.Member] = []
@@ -47,7 +47,7 @@ extension PolymorphicArray: Decodable {
         let member: Family.Member?
 
         init(from decoder: any Decoder) throws {
-            member = try PolymorphicDecoding.member(of: Family.self, from: decoder, skipUnknown: Family.unknownPolicy == .skip)
+            member = try PolymorphicDecoding.member(of: Family.self, from: decoder, skipUnknown: Family.skipsUnknownTypes)
         }
     }
 }

@@ -1,7 +1,7 @@
 /// A dictionary whose values' types are chosen by a discriminator field, like
 /// ``PolymorphicArray`` for arrays (HAccess's `HPDivideType` on a dictionary property). Values
 /// with an unknown discriminator are left out or fail, per the family's
-/// ``PolymorphicFamily/unknownPolicy``.
+/// ``PolymorphicFamily/skipsUnknownTypes``.
 ///
 /// ```swift
 /// // {"cover": {"type": "pic", …}, "intro": {"type": "video", …}}
@@ -26,7 +26,7 @@ public struct PolymorphicDictionary<Family: PolymorphicFamily>: Sendable {
 extension PolymorphicDictionary: Decodable {
     /// Decodes each value by its discriminator.
     /// - Throws: `DecodingError` for a value that is not an object, lacks a discriminator, has an
-    ///   unknown one under `.fail`, or does not decode as its type; the coding path names the key.
+    ///   unknown one (unless ``PolymorphicFamily/skipsUnknownTypes``), or does not decode as its type; the coding path names the key.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
         var members: [String: Family.Member] = [:]
@@ -42,7 +42,7 @@ extension PolymorphicDictionary: Decodable {
         let member: Family.Member?
 
         init(from decoder: any Decoder) throws {
-            member = try PolymorphicDecoding.member(of: Family.self, from: decoder, skipUnknown: Family.unknownPolicy == .skip)
+            member = try PolymorphicDecoding.member(of: Family.self, from: decoder, skipUnknown: Family.skipsUnknownTypes)
         }
     }
 }

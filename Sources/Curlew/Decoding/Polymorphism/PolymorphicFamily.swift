@@ -11,7 +11,7 @@
 ///     typealias Member = any Media
 ///     static var discriminator: String { "type" }
 ///     static var members: [String: any Decodable.Type] { ["pic": PicObject.self, "video": VideoObject.self] }
-///     static var unknownPolicy: UnknownTypePolicy { .skip }
+///     static var skipsUnknownTypes: Bool { true }
 /// }
 ///
 /// struct Feed: Decodable, Sendable {
@@ -27,24 +27,17 @@ public protocol PolymorphicFamily {
     static var discriminator: String { get }
     /// Discriminator value → the type to decode (each must be a `Member`).
     static var members: [String: any Decodable.Type] { get }
-    /// What to do with an element whose discriminator is not in ``members``, in a
-    /// ``PolymorphicArray``. Default: `.fail`.
-    static var unknownPolicy: UnknownTypePolicy { get }
+    /// Whether an element whose discriminator is not in ``members`` is left out (`true`) or
+    /// fails decoding (`false`: `items[2].type: expected one of pic, video, found "gif"`), in a
+    /// ``PolymorphicArray`` or ``PolymorphicDictionary``. Default: `false`.
+    static var skipsUnknownTypes: Bool { get }
 }
 
 extension PolymorphicFamily {
     /// `"type"`.
     public static var discriminator: String { "type" }
-    /// `.fail`.
-    public static var unknownPolicy: UnknownTypePolicy { .fail }
-}
-
-/// What a ``PolymorphicArray`` does with an element of an unknown type.
-public enum UnknownTypePolicy: Sendable, Hashable {
-    /// Leave the element out.
-    case skip
-    /// Fail decoding: `items[2].type: expected one of pic, video, found "gif"`.
-    case fail
+    /// `false`: an unknown type fails decoding.
+    public static var skipsUnknownTypes: Bool { false }
 }
 
 /// A coding key made from any string or index (also the mock generator's, in CurlewTesting).
@@ -84,13 +77,15 @@ enum PolymorphicDecoding {
         guard let type = members[discriminator] else {
             if skipUnknown { return nil }
             let allowed = members.keys.sorted().joined(separator: ", ")
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath + [key], debugDescription: "expected one of \(allowed), found \"\(discriminator)\""))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [key], debugDescription: "expected one of \(allowed), found \"\(discriminator)\""))
         }
         let decoded = try type.init(from: decoder)
         guard let member = decoded as? Family.Member else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "\(type) is not a \(Family.Member.self)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath, debugDescription: "\(type) is not a \(Family.Member.self)"))
         }
         try ValidationHook.validate(decoded, codingPath: decoder.codingPath)
         return member

@@ -22,8 +22,9 @@ public enum ParameterPlacement: Sendable, Hashable {
     case body
 }
 
-/// What to do when the request already has a parameter of the same name.
-public enum ExistingParameterPolicy: Sendable, Hashable {
+/// What to do when the request already has a parameter of the same name (public API:
+/// ``CommonArgumentsMiddleware/replacesExisting``).
+enum ExistingParameterPolicy: Sendable, Hashable {
     /// Keep the request's own value (so every added parameter stays overridable per request).
     case keep
     /// Replace it (a session key, a rewritten version, an access token that must be current).

@@ -7,7 +7,6 @@ protocol DeclaredParameter {
     func declare(propertyName: String, into parameters: inout RequestParameters)
 }
 
-
 /// Collects a request's declared parameters and its ``Endpoint/parameters`` dictionary.
 enum ParameterCollector {
     /// Endpoint types seen to have no `@Query`/`@Field`/`@Header`/`@Path` property.

@@ -24,7 +24,10 @@ public struct Header<Value: ParameterConvertible>: Sendable {
     /// Not available: Swift cannot give a wrapper attribute arguments on a property without an
     /// initial value and still let the memberwise initializer take the plain value. Write the
     /// property plainly and rename it in ``Endpoint/parameterNames``, or give it a default.
-    @available(*, unavailable, message: "a renamed @Header without a default cannot work in Swift; write `@Header var note: String` plus `static let parameterNames = [\"note\": \"X-Note\"]`, or give it a default: `@Header(\"X-Note\") var note: String = \"\"`")
+    @available(
+        *, unavailable,
+        message: "a renamed @Header without a default cannot work in Swift; write `@Header var note: String` plus `static let parameterNames = [\"note\": \"X-Note\"]`, or give it a default: `@Header(\"X-Note\") var note: String = \"\"`"
+    )
     public init(_ name: String) {
         fatalError("unavailable")
     }

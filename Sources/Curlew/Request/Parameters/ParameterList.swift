@@ -4,39 +4,39 @@
 /// ```swift
 /// parameters.query["sign"] = .string(signature)
 /// ```
-public struct ParameterList: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+package struct ParameterList: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One named value.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The wire name.
-        public var name: String
+        package var name: String
         /// The value.
-        public var value: ParameterValue
+        package var value: ParameterValue
 
         /// Creates an entry.
-        public init(name: String, value: ParameterValue) {
+        package init(name: String, value: ParameterValue) {
             self.name = name
             self.value = value
         }
     }
 
     /// The entries in insertion order.
-    public private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
 
     /// Creates an empty list.
-    public init() {}
+    package init() {}
 
     /// Creates a list from literal pairs, in order.
-    public init(dictionaryLiteral elements: (String, ParameterValue)...) {
+    package init(dictionaryLiteral elements: (String, ParameterValue)...) {
         for (name, value) in elements { self[name] = value }
     }
 
     /// Whether the list has no entries.
-    public var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
     /// How many entries the list has.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The value for a name; setting `nil` removes the entry.
-    public subscript(name: String) -> ParameterValue? {
+    package subscript(name: String) -> ParameterValue? {
         get { entries.first { $0.name == name }?.value }
         set {
             let index = entries.firstIndex { $0.name == name }
@@ -50,12 +50,12 @@ public struct ParameterList: Sendable, Hashable, Sequence, ExpressibleByDictiona
     }
 
     /// Iterates the entries in insertion order.
-    public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
 
     /// The entries encoded as a query string (`a=1&b=2`) with `options` — for example the
     /// canonical string a signature is computed from.
     /// - Throws: When a value cannot be encoded (e.g. a non-finite number).
-    public func percentEncoded(options: ParameterEncodingOptions = .default) throws -> String {
+    package func percentEncoded(options: ParameterEncodingOptions = .default) throws -> String {
         PercentEncoding.query(try ParameterEncoder(options: options).queryItems(self))
     }
 }

@@ -41,7 +41,8 @@ enum PathTemplate {
     /// The name of the first `{name}` in `path` (a name of letters, digits and `_`), if any.
     static func firstPlaceholder(in path: String) -> Substring? {
         // Contiguous bytes first (the generic `String.UTF8View` walk costs about 1k per path).
-        let hasBrace = path.utf8.withContiguousStorageIfAvailable { $0.firstIndex(ofByte: UInt8(ascii: "{")) != nil }
+        let hasBrace =
+            path.utf8.withContiguousStorageIfAvailable { $0.firstIndex(ofByte: UInt8(ascii: "{")) != nil }
             ?? path.utf8.contains(UInt8(ascii: "{"))
         guard hasBrace else { return nil }
         var rest = Substring(path)

@@ -25,7 +25,10 @@ public struct Query<Value: ParameterConvertible>: Sendable {
     /// Not available: Swift cannot give a wrapper attribute arguments on a property without an
     /// initial value and still let the memberwise initializer take the plain value. Write the
     /// property plainly and rename it in ``Endpoint/parameterNames``, or give it a default.
-    @available(*, unavailable, message: "a renamed @Query without a default cannot work in Swift; write `@Query var note: String` plus `static let parameterNames = [\"note\": \"X-Note\"]`, or give it a default: `@Query(\"X-Note\") var note: String = \"\"`")
+    @available(
+        *, unavailable,
+        message: "a renamed @Query without a default cannot work in Swift; write `@Query var note: String` plus `static let parameterNames = [\"note\": \"X-Note\"]`, or give it a default: `@Query(\"X-Note\") var note: String = \"\"`"
+    )
     public init(_ name: String) {
         fatalError("unavailable")
     }

@@ -1,9 +1,9 @@
 import Curlew
 internal import Foundation
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// Resolves a file inside a fixture directory, refusing anything that resolves outside it.

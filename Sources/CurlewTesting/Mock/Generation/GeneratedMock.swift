@@ -25,7 +25,8 @@ struct GeneratedMock: Sendable {
 extension MockGenerator {
     /// A whole response body for `request`: the generated `Endpoint.Response` at the endpoint's
     /// `Endpoint.keyPath`, inside its `Endpoint.envelope` (HAccess's `baseformat`) with a
-    /// success code and the message `"ok"`.
+    /// success code and the message `"ok"`, changed to meet the envelope's
+    /// `ResponseEnvelope.successConditions` (HAccess's `msg == nil` leaves the message out).
     /// - Throws: `.mockGenerationFailed`.
     public func body<R: Endpoint>(for request: R) throws(CurlewError) -> Data where R.Response: Decodable {
         Self.data(try bodyJSON(for: request))
@@ -51,7 +52,8 @@ extension MockGenerator {
         try json(for: type)
     }
 
-    /// `body` placed at `keyPath` and wrapped in `envelope` with a success code and `"ok"`.
+    /// `body` placed at `keyPath` and wrapped in `envelope` with a success code and `"ok"`, then
+    /// changed to meet the envelope's success conditions.
     private func wrap(_ generated: JSONValue, keyPath: String?, envelope: ResponseEnvelope?) throws(CurlewError) -> JSONValue {
         var body = generated
         if let keyPath {
@@ -70,13 +72,53 @@ extension MockGenerator {
         } else {
             wrapped = body
         }
-        if let path = JSONKeyPath(envelope.codePath), let code = envelope.successCodes.sorted().first {
+        if let path = JSONKeyPath(envelope.codePath), let code = Self.successCode(of: envelope) {
             wrapped = wrapped.setting(Self.codeValue(code), at: path.components)
         }
         if let messagePath = envelope.messagePath, let path = JSONKeyPath(messagePath) {
             wrapped = wrapped.setting(.string("ok"), at: path.components)
         }
-        return wrapped
+        return try Self.meeting(envelope.successConditions, in: wrapped)
+    }
+
+    /// The first success code that the envelope's own conditions on the code path also accept.
+    private static func successCode(of envelope: ResponseEnvelope) -> String? {
+        let allowed = envelope.successConditions.compactMap { condition -> Set<String>? in
+            guard case .oneOf(let path, let values) = condition, path == envelope.codePath else { return nil }
+            return values
+        }
+        let codes = envelope.successCodes.sorted()
+        return codes.first { code in allowed.allSatisfy { $0.contains(code) } } ?? codes.first
+    }
+
+    /// `body` changed so that it meets every extra success condition of the envelope (HAccess's
+    /// `msg == nil`): an absent path is removed, a `oneOf` path gets its first value, a `present`
+    /// path that is missing or `null` gets `"ok"`.
+    private static func meeting(_ conditions: [EnvelopeCondition], in body: JSONValue) throws(CurlewError) -> JSONValue {
+        var body = body
+        for condition in conditions {
+            let pathText: String
+            switch condition {
+            case .oneOf(let path, _), .absent(let path), .present(let path): pathText = path
+            }
+            guard let path = JSONKeyPath(pathText) else {
+                throw CurlewError(code: .mockGenerationFailed, message: "the envelope condition's path \"\(pathText)\" is malformed")
+            }
+            switch condition {
+            case .oneOf(_, let values):
+                guard let value = values.sorted().first else {
+                    throw CurlewError(code: .mockGenerationFailed, message: "the envelope condition \"\(condition)\" can never be met")
+                }
+                if let current = body.value(at: path.components[...]), current == codeValue(value) { continue }
+                body = body.setting(codeValue(value), at: path.components)
+            case .absent:
+                body = body.removing(at: path.components[...])
+            case .present:
+                if let current = body.value(at: path.components[...]), current != .null { continue }
+                body = body.setting(.string("ok"), at: path.components)
+            }
+        }
+        return body
     }
 
     /// A success code as the server would send it: `0` and `200` as numbers, `true` as a bool.
@@ -103,6 +145,33 @@ extension JSONValue {
             let inner = (elements.indices.contains(index) ? elements[index] : .object([:])).setting(value, at: rest)
             while elements.count <= index { elements.append(inner) }
             elements[index] = inner
+            return .array(elements)
+        }
+    }
+
+    /// The value at `path`, `nil` when a step is missing.
+    func value(at path: ArraySlice<JSONKeyPath.Component>) -> JSONValue? {
+        guard let first = path.first else { return self }
+        switch first {
+        case .key(let key): return objectValue?[key]?.value(at: path.dropFirst())
+        case .index(let index):
+            guard let elements = arrayValue, elements.indices.contains(index) else { return nil }
+            return elements[index].value(at: path.dropFirst())
+        }
+    }
+
+    /// A copy without the object member at `path` (an array element at the end is set to `null`).
+    func removing(at path: ArraySlice<JSONKeyPath.Component>) -> JSONValue {
+        guard let first = path.first else { return self }
+        let rest = path.dropFirst()
+        switch first {
+        case .key(let key):
+            guard var members = objectValue, let member = members[key] else { return self }
+            members[key] = rest.isEmpty ? nil : member.removing(at: rest)
+            return .object(members)
+        case .index(let index):
+            guard var elements = arrayValue, elements.indices.contains(index) else { return self }
+            elements[index] = rest.isEmpty ? .null : elements[index].removing(at: rest)
             return .array(elements)
         }
     }

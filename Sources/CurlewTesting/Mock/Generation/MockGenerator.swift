@@ -10,7 +10,7 @@ public import Foundation
 /// `createdAt`/`date`/`time` → dates in the decoder's strategy, `price` → a decimal), the model's
 /// ``MockHinted`` hints and the ``overrides`` by key path. Nested models, arrays (``arrayCount``
 /// elements), optionals (present unless ``optionals`` is `.absent`), `CaseIterable` enums and
-/// `Scoped` (an allowed value), `AutoCast`, `LenientBool`, `Default`, `Polymorphic`
+/// `Scoped` (an allowed value), `AutoCast`, `Default`, `Polymorphic`
 /// and `PolymorphicArray` (each member in turn) are covered. A `ValidatableModel` gets a
 /// value that passes validation, or a `.mockGenerationFailed` error naming the rule no attempt
 /// could meet. The same seed gives the same bytes on every run.

@@ -21,7 +21,8 @@ enum ValueGuess: Sendable, Hashable {
         if has("email") || flat == "mail" { return .email }
         if has("uuid", "guid") { return .uuid }
         if camelAt || lower.hasSuffix("_at") || has("date", "time", "timestamp", "birthday") || flat == "dob"
-            || (ends("on") && has("created", "updated")) {
+            || (ends("on") && has("created", "updated"))
+        {
             return .date
         }
         if flat == "id" || ends("id", "ids") { return .identifier }

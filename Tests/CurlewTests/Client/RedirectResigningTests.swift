@@ -60,10 +60,39 @@ struct RedirectResigningTests {
         await other.shutdown()
     }
 
+    /// A login-required call is checked where it starts: the server may send it to another
+    /// origin (a signed storage URL), which is followed without the credential, and a same-origin
+    /// hop keeps the requirement.
+    @Test func aLoginRequiredCallFollowsACrossOriginHopWithoutTheCredential() async throws {
+        let other = try await LoopbackServer.start { _ in .text("stored") }
+        do {
+            try await withLoopback(handler: { request in
+                request.path == "/me" ? .redirect(to: "/me/file", status: 302) : .redirect(to: other.baseURL + "/blob?sig=x", status: 302)
+            }) { server, _, transport in
+                let client = client(server.baseURL, transport)
+                let answer = try await client.send(FetchText(path: "me")) { $0.requiresAuthentication = true }
+                #expect(answer == "stored")
+                #expect(server.requests.map(\.path) == ["/me", "/me/file"])
+                #expect(server.requests.allSatisfy { $0.header("Authorization") == "Bearer T1" })
+                #expect(other.requests.map(\.uri) == ["/blob?sig=x"])
+                #expect(other.requests.first?.header("Authorization") == nil)
+            }
+        } catch {
+            await other.shutdown()
+            throw error
+        }
+        await other.shutdown()
+    }
+
     @Test func aRedirectLimitOfZeroReturnsTheRedirect() async throws {
-        try await withLoopback(transferOptions: { var options = TransferOptions(); options.redirectLimit = 0; return options }(), handler: { _ in
-            .redirect(to: "/elsewhere", status: 302)
-        }) { server, client, _ in
+        try await withLoopback(
+            transferOptions: {
+                var options = TransferOptions(); options.redirectLimit = 0; return options
+            }(),
+            handler: { _ in
+                .redirect(to: "/elsewhere", status: 302)
+            }
+        ) { server, client, _ in
             let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "start")) }
             #expect(error?.code == .unacceptableStatus)
             #expect(error?.status?.code == 302)
@@ -72,9 +101,14 @@ struct RedirectResigningTests {
     }
 
     @Test func tooManyRedirectsAtTheClient() async throws {
-        try await withLoopback(transferOptions: { var options = TransferOptions(); options.redirectLimit = 3; return options }(), handler: { request in
-            .redirect(to: "/loop", status: 302)
-        }) { server, client, _ in
+        try await withLoopback(
+            transferOptions: {
+                var options = TransferOptions(); options.redirectLimit = 3; return options
+            }(),
+            handler: { request in
+                .redirect(to: "/loop", status: 302)
+            }
+        ) { server, client, _ in
             let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "start")) }
             #expect(error?.code == .tooManyRedirects)
             #expect(server.requestCount == 4, "the first request and three hops")

@@ -7,10 +7,9 @@ import Testing
 /// from the block says.
 @Suite("Lazy response headers")
 struct LazyHeaderTests {
-    static let block = Array((
-        "Date: Mon, 23 Nov 2026 05:00:00 GMT\r\n" + "Content-Type: application/json\r\n" + "Set-Cookie: a=1\r\n"
-            + "set-cookie: b=2\r\n" + "X-Odd:   spaced value \t\r\n" + " folded: no\r\n" + "X-Ctl: a\u{1}b\r\n" + "X-Empty:\r\n" + "\r\n"
-    ).utf8)
+    static let block = Array(
+        ("Date: Mon, 23 Nov 2026 05:00:00 GMT\r\n" + "Content-Type: application/json\r\n" + "Set-Cookie: a=1\r\n"
+            + "set-cookie: b=2\r\n" + "X-Odd:   spaced value \t\r\n" + " folded: no\r\n" + "X-Ctl: a\u{1}b\r\n" + "X-Empty:\r\n" + "\r\n").utf8)
 
     @Test func fieldsAreTheParsedBlock() {
         let lazy = LazyHeaderFields(block: Self.block)

@@ -95,9 +95,12 @@ struct PooledHandleTests {
             defer { try? FileManager.default.removeItem(atPath: path) }
             func stream(_ text: String, known: Bool) -> PreparedBody {
                 let bytes = Data(text.utf8)
-                return .stream(RequestBodyStream.once(
-                    length: known ? Int64(bytes.count) : nil,
-                    AsyncThrowingStream<Data, any Error> { $0.yield(bytes); $0.finish() }))
+                return .stream(
+                    RequestBodyStream.once(
+                        length: known ? Int64(bytes.count) : nil,
+                        AsyncThrowingStream<Data, any Error> {
+                            $0.yield(bytes); $0.finish()
+                        }))
             }
             let steps: [(HTTPRequest.Method, PreparedBody?)] = [
                 (.post, .data(Data("bytes-1".utf8))),
@@ -121,9 +124,10 @@ struct PooledHandleTests {
             }
             let seen = server.requests
             #expect(seen.map(\.method) == ["POST", "PUT", "GET", "POST", "HEAD", "PATCH", "POST", "DELETE", "PUT", "POST", "OPTIONS", "POST", "GET"])
-            #expect(seen.map(\.bodyText) == [
-                "bytes-1", "from-file", "", "streamed-post", "", "patched", "from-file", "", "streamed-put", "", "", "bytes-2", "",
-            ])
+            #expect(
+                seen.map(\.bodyText) == [
+                    "bytes-1", "from-file", "", "streamed-post", "", "patched", "from-file", "", "streamed-put", "", "", "bytes-2", "",
+                ])
             #expect(seen.map { $0.header("Expect") }.allSatisfy { $0 == nil })
             #expect(server.connectionsAccepted == 1, "one connection, so one pooled handle carried every step")
         }

@@ -55,7 +55,7 @@ struct SeedAuthTests {
     @Test func tokenTravelsAsAQueryFormOrJSONParameterOnlyOnLoginRequests() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             let store = TokenStore(credential: .init(accessToken: "T1"))
-            let auth = AuthorizationMiddleware(store: store, tokenParameter: "accessToken", placement: .alongsideParameters, attachment: .loginRequiredOnly)
+            let auth = AuthorizationMiddleware(store: store, tokenParameter: "accessToken", placement: .alongsideParameters, attachesOnlyWhenLoginRequired: true)
             let client = client(server, transport, [auth])
             _ = try await client.send(SeedPublicGet())
             _ = try await client.send(SeedLoginGet())
@@ -89,7 +89,7 @@ struct SeedAuthTests {
 
     @Test func loginRequiredOnlyStillFailsALoginRequestWithoutCredential() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
-            let client = client(server, transport, [AuthorizationMiddleware(store: TokenStore(), attachment: .loginRequiredOnly)])
+            let client = client(server, transport, [AuthorizationMiddleware(store: TokenStore(), attachesOnlyWhenLoginRequired: true)])
             _ = try await client.send(SeedPublicGet())
             let error = await #expect(throws: CurlewError.self) { try await client.send(SeedLoginGet()) }
             #expect(error?.code == .notLoggedIn)
@@ -108,7 +108,9 @@ struct SeedAuthTests {
 
     @Test func storageRestoresTheCredentialAndSavesRefreshAndSessionEnd() async throws {
         let auth = AuthServerState()
-        auth.state.withLock { $0.validToken = "T1"; $0.refreshToken = "R1" }
+        auth.state.withLock {
+            $0.validToken = "T1"; $0.refreshToken = "R1"
+        }
         try await withLoopback(handler: { await auth.handle($0) }) { server, _, transport in
             let storage = RecordingCredentialStorage(initial: .init(accessToken: "T0", refreshToken: "R1"))
             let store = TokenStore(storage: storage)
@@ -130,9 +132,10 @@ struct SeedAuthTests {
             let storage = RecordingCredentialStorage(initial: .init(accessToken: "T0", refreshToken: "R1"))
             let store = TokenStore(storage: storage)
             let refreshURL = server.baseURL + "/auth/refresh"
-            let refresh = TokenRefreshMiddleware(store: store, refreshFailure: .endSession) { credential in
-                let raw = try await transport.send(PreparedRequest(
-                    method: .post, url: refreshURL, headers: [.contentType: "text/plain"], body: Data((credential.refreshToken ?? "").utf8)))
+            let refresh = TokenRefreshMiddleware(store: store, endsSessionWhenRefreshFails: true) { credential in
+                let raw = try await transport.send(
+                    PreparedRequest(
+                        method: .post, url: refreshURL, headers: [.contentType: "text/plain"], body: Data((credential.refreshToken ?? "").utf8)))
                 throw CurlewError(code: .unauthorized, message: "refresh answered \(raw.status.code)")
             }
             let client = client(server, transport, [refresh, AuthorizationMiddleware(store: store)])

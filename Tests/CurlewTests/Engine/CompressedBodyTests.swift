@@ -127,8 +127,9 @@ struct CompressedBodyTests {
         let server = try ScriptedServer { _, _ in Self.answer(gzip.prefix(100), coding: "gzip") }
         defer { server.stop() }
         let response = try await withTransport { transport in
-            try await transport.send(PreparedRequest(
-                method: .get, url: server.baseURL + "/raw", options: http1Options { $0.acceptsCompressedResponses = false }))
+            try await transport.send(
+                PreparedRequest(
+                    method: .get, url: server.baseURL + "/raw", options: http1Options { $0.acceptsCompressedResponses = false }))
         }
         #expect(response.body == gzip.prefix(100))
         #expect(server.requests.first?.values("Accept-Encoding") == [])
@@ -141,8 +142,9 @@ struct CompressedBodyTests {
         defer { server.stop() }
         try await withTransport { transport in
             let error = await #expect(throws: CurlewError.self) {
-                _ = try await transport.send(PreparedRequest(
-                    method: .get, url: server.baseURL + "/bomb", options: http1Options { $0.maximumBodySize = 1 << 20 }))
+                _ = try await transport.send(
+                    PreparedRequest(
+                        method: .get, url: server.baseURL + "/bomb", options: http1Options { $0.maximumBodySize = 1 << 20 }))
             }
             #expect(error?.code == .bodyTooLarge)
             _ = try await transport.send(PreparedRequest(method: .get, url: server.baseURL + "/after", options: http1Options()))

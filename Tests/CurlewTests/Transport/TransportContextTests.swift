@@ -46,10 +46,12 @@ struct TransportContextTests {
     @Test func aCustomTransportReceivesIdNameAttemptAndIdentity() async throws {
         let transport = EchoStreamTransport()
         let client = APIClient(
-            configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [
-                SigningMiddleware(secret: "s", timestampParameter: "ts"),
-                RetryMiddleware(maximumAttempts: 2, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(1)),
-            ]),
+            configuration: ClientConfiguration(
+                baseURL: "https://api.test",
+                middleware: [
+                    SigningMiddleware(secret: "s", timestampParameter: "ts"),
+                    RetryMiddleware(maximumAttempts: 2, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(1)),
+                ]),
             transport: transport)
         _ = try? await client.send(Send(path: "busy", query: [URLQueryItem(name: "key", value: "fog"), URLQueryItem(name: "lat", value: "1.5")])) {
             $0.volatileParameters = ["lat"]
@@ -84,16 +86,26 @@ struct TransportContextTests {
     @Test func aOneShotBodyIsNeverResent() async throws {
         let transport = EchoStreamTransport()
         let client = APIClient(
-            configuration: ClientConfiguration(baseURL: "https://api.test", middleware: [
-                RetryMiddleware(maximumAttempts: 3, baseDelay: .milliseconds(1), retryableMethods: [.post]),
-            ]),
+            configuration: ClientConfiguration(
+                baseURL: "https://api.test",
+                middleware: [
+                    RetryMiddleware(maximumAttempts: 3, baseDelay: .milliseconds(1), retryableMethods: [.post])
+                ]),
             transport: transport)
-        let once = RequestBodyStream.once(length: 2, AsyncThrowingStream<Data, any Error> { $0.yield(Data([1, 2])); $0.finish() })
+        let once = RequestBodyStream.once(
+            length: 2,
+            AsyncThrowingStream<Data, any Error> {
+                $0.yield(Data([1, 2])); $0.finish()
+            })
         let error = await #expect(throws: CurlewError.self) { try await client.send(Upload(path: "busy", body: .stream(once))) }
         #expect(error?.status?.code == 503)
         #expect(transport.contexts.withLock { $0.count } == 1)
 
-        let replayable = RequestBodyStream(length: 2) { AsyncThrowingStream<Data, any Error> { $0.yield(Data([1, 2])); $0.finish() } }
+        let replayable = RequestBodyStream(length: 2) {
+            AsyncThrowingStream<Data, any Error> {
+                $0.yield(Data([1, 2])); $0.finish()
+            }
+        }
         _ = try? await client.send(Upload(path: "busy", body: .stream(replayable)))
         #expect(transport.contexts.withLock { $0.count } == 4, "a replayable stream is retried: 1 + 3 attempts")
     }

@@ -72,7 +72,11 @@ struct RedirectPolicyTests {
         try await withLoopback(handler: { request in
             request.path == "/from" ? .redirect(to: "/landing", status: status) : .text("landed")
         }) { server, _, transport in
-            let stream = RequestBodyStream.once(length: 7, AsyncThrowingStream<Data, any Error> { $0.yield(Data("payload".utf8)); $0.finish() })
+            let stream = RequestBodyStream.once(
+                length: 7,
+                AsyncThrowingStream<Data, any Error> {
+                    $0.yield(Data("payload".utf8)); $0.finish()
+                })
             let request = PreparedRequest(method: .put, url: server.baseURL + "/from", content: .stream(stream), options: http1Options())
             let error = await #expect(throws: CurlewError.self) { _ = try await followingRedirects(request, over: transport) }
             #expect(error?.code == .redirectRefused)

@@ -52,7 +52,7 @@ struct SeedArgumentsTests {
     @Test func existingArgumentsCanBeRewritten() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             let common = CommonArgumentsMiddleware(
-                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, existing: .replace)
+                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, replacesExisting: true)
             let client = client(server, transport, [common])
             _ = try await client.send(SeedSearchGet(key: "fog", v: "1.0")) { _ in }
             _ = try await client.send(SeedNoteForm(title: "hi", v: "own"))
@@ -74,7 +74,7 @@ struct SeedArgumentsTests {
         }
         try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
             let replacing = CommonArgumentsMiddleware(
-                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, existing: .replace)
+                parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters, replacesExisting: true)
             _ = try await client(server, transport, [replacing]).send(NoteWithPlatform())
             let keeping = CommonArgumentsMiddleware(
                 parameters: ["v": "2.1"], headers: ["X-Platform": "linux"], placement: .alongsideParameters)
@@ -142,8 +142,9 @@ struct SeedArgumentsTests {
             let expected = SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .md5)
             // Known answers, computed outside Curlew (Python's hashlib/hmac over the same bytes).
             #expect(expected == "d115d3904183ab536f0acabfd211ced5")
-            #expect(SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .hmacSHA256)
-                == "041f1113e879fa787c64e7b5e76a91a3ada0318182d4ab6770f43e5a40b330a7")
+            #expect(
+                SigningMiddleware.signature(of: canonical, secret: "123456", algorithm: .hmacSHA256)
+                    == "041f1113e879fa787c64e7b5e76a91a3ada0318182d4ab6770f43e5a40b330a7")
             let seen = try #require(server.requests.first)
             #expect(seen.uri == "/notes?ts=9&sign=\(expected)")
             // The JSON body as sent, recomputed independently.
@@ -166,13 +167,16 @@ struct SeedArgumentsTests {
             attempts.increment() == 1 ? .text("busy", status: 503) : .text("ok")
         }) { server, _, transport in
             let times = SeedTally()
-            let signing = SigningMiddleware(secret: "s", output: .header(HTTPField.Name("X-Sign")!), timestampParameter: "ts",
-                                            now: { Date(timeIntervalSince1970: Double(times.increment())) })
-            let client = client(server, transport, [
-                RetryMiddleware(maximumAttempts: 2, baseDelay: .milliseconds(1)),
-                CommonArgumentsMiddleware(parameters: ["v": "2.1"], placement: .alongsideParameters),
-                signing,
-            ])
+            let signing = SigningMiddleware(
+                secret: "s", output: .header(HTTPField.Name("X-Sign")!), timestampParameter: "ts",
+                now: { Date(timeIntervalSince1970: Double(times.increment())) })
+            let client = client(
+                server, transport,
+                [
+                    RetryMiddleware(maximumAttempts: 2, baseDelay: .milliseconds(1)),
+                    CommonArgumentsMiddleware(parameters: ["v": "2.1"], placement: .alongsideParameters),
+                    signing,
+                ])
             struct Put: Endpoint {
                 typealias Response = String
                 var method: HTTPRequest.Method { .put }

@@ -4,7 +4,11 @@ import Synchronization
 /// Counts from any thread; `increment()` returns the new count.
 final class SeedTally: Sendable {
     private let value = Mutex(0)
-    @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    @discardableResult func increment() -> Int {
+        value.withLock {
+            $0 += 1; return $0
+        }
+    }
     var count: Int { value.withLock { $0 } }
 }
 

@@ -70,8 +70,9 @@ struct SecretRenderingTests {
         request.headers[.cookie] = "s=CANARY-COOKIE"
         Self.expectClean(request, "PreparedRequest")
         Self.expectClean(request.summary, "RequestSummary")
-        Self.expectClean(RawResponse(status: .ok, headers: [.setCookie: "s=CANARY-SC"], content: .data(Data()), url: Self.canaryURL, source: .network),
-                         "RawResponse")
+        Self.expectClean(
+            RawResponse(status: .ok, headers: [.setCookie: "s=CANARY-SC"], content: .data(Data()), url: Self.canaryURL, source: .network),
+            "RawResponse")
         Self.expectClean(TokenStore.Credential(accessToken: "CANARY-AT", refreshToken: "CANARY-RT"), "Credential")
         Self.expectClean(SigningMiddleware(secret: "CANARY-SECRET", output: .parameter("sign")), "SigningMiddleware")
     }
@@ -108,9 +109,10 @@ struct SecretRenderingTests {
             }
         }
         withExtendedLifetime(closed) {}
-        #expect(failures.map(\.code) == [
-            .cannotConnect, .protocolError, .connectionClosedBeforeResponse, .unacceptableStatus, .redirectRefused, .invalidPath,
-        ])
+        #expect(
+            failures.map(\.code) == [
+                .cannotConnect, .protocolError, .connectionClosedBeforeResponse, .unacceptableStatus, .redirectRefused, .invalidPath,
+            ])
         for failure in failures { Self.expectClean(failure, "real \(failure.code)") }
     }
 }

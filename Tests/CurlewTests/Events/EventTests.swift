@@ -100,7 +100,9 @@ struct EventTests {
                 let ticket = tracker.ticket()
                 // Started in detached tasks that may not have run at all when we start waiting.
                 Task.detached {
-                    _ = try? await client.send(Send(path: "p/\(index)")) { $0.queue = "pages"; $0.ticket = ticket }
+                    _ = try? await client.send(Send(path: "p/\(index)")) {
+                        $0.queue = "pages"; $0.ticket = ticket
+                    }
                     done.append("done")
                 }
             }

@@ -12,8 +12,9 @@ struct SeedWrapperDiagnosticTests {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while directory.lastPathComponent != "debug", directory.path != "/" { directory.deleteLastPathComponent() }
         let scratch = directory.deletingLastPathComponent().deletingLastPathComponent()
-        try #require(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("debug/Modules/Curlew.swiftmodule").path),
-                     "no built Curlew module under \(scratch.path)")
+        try #require(
+            FileManager.default.fileExists(atPath: scratch.appendingPathComponent("debug/Modules/Curlew.swiftmodule").path),
+            "no built Curlew module under \(scratch.path)")
         // posix_spawn, not Foundation's Process (see SpawnedProcess).
         let (status, text) = try await SpawnedProcess.run(
             path: "/usr/bin/env", arguments: ["bash", repository.appendingPathComponent("scripts/check-wrapper-diagnostics.sh").path, scratch.path])

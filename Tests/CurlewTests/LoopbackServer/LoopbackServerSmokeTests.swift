@@ -45,8 +45,9 @@ struct LoopbackServerSmokeTests {
         defer { try? outputHandle.close() }
 
         // posix_spawn, not Foundation's Process (see SpawnedProcess).
-        let process = try SpawnedProcess(path: smokeTestCurlPath, arguments: ["--noproxy", "*", "-sS"] + arguments,
-                                         standardOutput: outputHandle.fileDescriptor)
+        let process = try SpawnedProcess(
+            path: smokeTestCurlPath, arguments: ["--noproxy", "*", "-sS"] + arguments,
+            standardOutput: outputHandle.fileDescriptor)
         async let exitStatus = process.terminationStatus()
 
         var terminatedAt: ContinuousClock.Instant?
@@ -390,5 +391,9 @@ struct LoopbackServerSmokeTests {
 
 extension LoopbackServerSmokeTests.Box where Value == Int {
     /// Adds one and returns the new count.
-    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    func increment() -> Int {
+        value.withLock {
+            $0 += 1; return $0
+        }
+    }
 }

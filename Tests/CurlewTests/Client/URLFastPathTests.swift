@@ -40,11 +40,14 @@ struct URLFastPathTests {
     }
 
     @Test func commonShapes() throws {
-        #expect(try RequestURLBuilder(baseURL: nil, path: "http://127.0.0.1:18091/small.json", query: [], method: .get).build()
-            == "http://127.0.0.1:18091/small.json")
-        #expect(try RequestURLBuilder(baseURL: "https://api.example.com/v2/", path: "/items/7", query: [], method: .get).build()
-            == "https://api.example.com/v2/items/7")
-        #expect(try RequestURLBuilder(baseURL: "https://api.example.com", path: "", query: [], method: .get).build()
-            == "https://api.example.com")
+        #expect(
+            try RequestURLBuilder(baseURL: nil, path: "http://127.0.0.1:18091/small.json", query: [], method: .get).build()
+                == "http://127.0.0.1:18091/small.json")
+        #expect(
+            try RequestURLBuilder(baseURL: "https://api.example.com/v2/", path: "/items/7", query: [], method: .get).build()
+                == "https://api.example.com/v2/items/7")
+        #expect(
+            try RequestURLBuilder(baseURL: "https://api.example.com", path: "", query: [], method: .get).build()
+                == "https://api.example.com")
     }
 }

@@ -41,7 +41,7 @@ struct BatchAndChainTests {
             #expect(batch.results.count == 20)
             #expect(batch.values == (0..<20).filter { !Self.failing.contains($0) }.map(String.init))
             #expect(batch.failedRequests.map(\.id) == [2, 5, 11, 17, 19])
-            #expect(batch.failures.allSatisfy { $0.error.code == .unacceptableStatus })
+            #expect(batch.failures.allSatisfy { ($0.error as? CurlewError)?.code == .unacceptableStatus })
             #expect(!batch.allSucceeded)
             #expect(completed.indices.sorted() == Array(0..<20))
             #expect(server.requestCount == 20)
@@ -55,22 +55,54 @@ struct BatchAndChainTests {
             let batch = await client.batch(
                 operations: [{ @Sendable client in try await client.send(ItemRequest(id: 99, fails: true)) }]
                     + holding.map { request in { @Sendable client in try await client.send(request) } },
-                options: BatchOptions(mode: .failFast))
+                options: BatchOptions(failsFast: true))
             #expect(batch.count == 20)
             guard case .failure(let first as CurlewError) = batch[0] else {
                 Issue.record("the failing member must fail")
                 return
             }
             #expect(first.code == .unacceptableStatus)
+            // The others were cancelled by the batch: `CancellationError`, as everywhere in Curlew.
             for result in batch.dropFirst() {
-                if case .failure(let error as CurlewError) = result {
-                    #expect(error.code == .cancelled)
+                if case .failure(let error) = result {
+                    #expect(error is CancellationError)
                 } else {
                     Issue.record("expected cancellation, got \(result)")
                 }
             }
             // Every held request that reached the server was abandoned by the client.
             #expect(await eventually { server.disconnectsDuringResponse == server.requestCount - 1 })
+        }
+    }
+
+    /// Cancelling the task that awaits a batch cancels its members, and each reports
+    /// `CancellationError` — the spelling `send` and chains use — in both kinds of batch.
+    @Test func aCancelledBatchReportsCancellationErrorForEveryMember() async throws {
+        try await withLoopback(handler: itemHandler) { server, client, _ in
+            let batch = Task { await client.batch((0..<3).map { HoldRequest(id: $0) }) }
+            #expect(await eventually { server.requestCount == 3 })
+            batch.cancel()
+            let results = await batch.value.results
+            #expect(results.count == 3)
+            for result in results {
+                guard case .failure(let error) = result else {
+                    Issue.record("expected cancellation, got \(result)")
+                    continue
+                }
+                #expect(error is CancellationError)
+            }
+
+            let pair = Task { await client.batch(HoldRequest(id: 10), HoldRequest(id: 11)) }
+            #expect(await eventually { server.requestCount == 5 })
+            pair.cancel()
+            let (first, second) = await pair.value
+            for member in [first, second] {
+                guard case .failure(let error) = member else {
+                    Issue.record("expected cancellation, got \(member)")
+                    continue
+                }
+                #expect(error is CancellationError)
+            }
         }
     }
 
@@ -117,7 +149,8 @@ struct BatchAndChainTests {
     @Test func chainStopsAtTheFailedStepAndKeepsEarlierResponses() async throws {
         try await withLoopback(handler: itemHandler) { server, client, _ in
             let seen = Counter()
-            let chain = client
+            let chain =
+                client
                 .chain(ItemRequest(id: 1), name: "first", onComplete: { _ in seen.add(1) })
                 .then("second", onComplete: { _ in seen.add(2) }) { previous in ItemRequest(id: (Int(previous) ?? 0) + 1, fails: true) }
                 .then("third", onComplete: { _ in seen.add(3) }) { previous in ItemRequest(id: 3) }
@@ -136,7 +169,8 @@ struct BatchAndChainTests {
 
     @Test func chainPassesTypedResponsesAlong() async throws {
         try await withLoopback(handler: itemHandler) { server, client, _ in
-            let result = try await client
+            let result =
+                try await client
                 .chain(ItemRequest(id: 2))
                 .then { ItemRequest(id: (Int($0) ?? 0) * 10) }
                 .then { FetchBytes(path: "item/\($0)5") }
@@ -166,7 +200,8 @@ struct BatchAndChainTests {
 
     @Test func batchesInsideChainsAndChainsInsideBatches() async throws {
         try await withLoopback(handler: itemHandler) { server, client, _ in
-            let total = try await client
+            let total =
+                try await client
                 .chain(ItemRequest(id: 3))
                 .then("fan-out") { count, client in
                     await client.batch((0..<(Int(count) ?? 0)).map { ItemRequest(id: 100 + $0) }).values

@@ -69,8 +69,9 @@ struct ReplayTests {
         defer { server.stop() }
         try await withTransport { transport in
             for index in 0..<5 {
-                let response = try await transport.send(PreparedRequest(
-                    method: .post, url: server.baseURL + "/p\(index)", body: Data("\(index)".utf8), options: http1Options()))
+                let response = try await transport.send(
+                    PreparedRequest(
+                        method: .post, url: server.baseURL + "/p\(index)", body: Data("\(index)".utf8), options: http1Options()))
                 #expect(response.status.code == 200)
             }
             #expect(server.connectionCount == 1)

@@ -1,0 +1,187 @@
+@testable import Curlew
+@testable import CurlewCore
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A port on 127.0.0.1 that refuses connections (bound, not listening) until ``listen(script:)``
+/// turns the same socket into a server: an upstream outage and its end, with no other test able
+/// to take the port in between.
+private final class OutagePort: Sendable {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// The outage ends: the socket listens and answers with `script`.
+    func listen(script: @escaping ScriptedServer.Script) throws -> ScriptedServer {
+        guard Glibc.listen(descriptor, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
+        return ScriptedServer(listener: descriptor, port: port, script: script)
+    }
+}
+
+/// Accepts every connection, waits for the client's first bytes (a TLS ClientHello) and resets
+/// the connection (`SO_LINGER` 0): a TLS handshake reset.
+private final class HandshakeResetter: Sendable {
+    let port: Int
+    private let listener: Int32
+    private let accepted = Mutex(0)
+
+    init() throws {
+        (listener, port) = try ListeningSocket.open(backlog: 16)
+        let server = self
+        Thread.detachNewThread { server.acceptLoop() }
+    }
+
+    var connectionsAccepted: Int { accepted.withLock { $0 } }
+
+    func stop() { Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private func acceptLoop() {
+        defer { close(listener) }
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            accepted.withLock { $0 += 1 }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = recv(connection, &buffer, buffer.count, 0)
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            close(connection)
+        }
+    }
+}
+
+/// Connection establishment retried with back-off within the call's total timeout (issue 31,
+/// item 3).
+@Suite("Connect retries")
+struct ConnectRetryTests {
+    @Test func callsDuringATwoSecondOutageAllSucceed() async throws {
+        let upstream = try OutagePort()
+        let transport = CurlTransport(configuration: .init(engineCount: 2))
+        let client = APIClient(baseURL: upstream.baseURL, transport: transport)
+        let events = client.events
+        let calls = 20
+        // The upstream is down when every call starts; it comes back after two seconds.
+        let results = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<calls {
+                group.addTask { try await client.send(Numbered(index: index)) { $0.totalTimeout = .seconds(30) } }
+            }
+            #expect(await eventually { transport.statistics.connectRetries >= calls })
+            try await Task.sleep(for: .seconds(2))
+            let server = try upstream.listen { _, request in .ok(String(request.path.dropFirst("/n/".count))) }
+            var answers: [String] = []
+            for try await answer in group { answers.append(answer) }
+            #expect(server.requests.count == calls)
+            server.stop()
+            return answers
+        }
+        #expect(results.count == calls, "zero failed calls")
+        #expect(Set(results) == Set((0..<calls).map(String.init)))
+        let retries = transport.statistics.connectRetries
+        // Each call retried at least once, and no more than its ten attempts allow.
+        #expect(retries >= calls)
+        #expect(retries <= calls * 9)
+        #expect(transport.connectionStatistics.connectRetries == retries)
+        // Every retry was published as an event.
+        var published = 0
+        for await event in events {
+            if event.kind == .connectRetryScheduled {
+                published += 1
+                #expect(event.error?.code == .cannotConnect)
+                #expect((event.attempt ?? 0) >= 2)
+            }
+            if published == retries { break }
+        }
+        #expect(published == retries)
+        await transport.shutdown()
+    }
+
+    @Test func retriesStopWithinTheTotalTimeout() async throws {
+        let upstream = try OutagePort()
+        let transport = CurlTransport(configuration: .init(engineCount: 1))
+        let client = APIClient(baseURL: upstream.baseURL, transport: transport)
+        let error = await #expect(throws: CurlewError.self) {
+            try await client.send(Numbered(index: 1)) { $0.totalTimeout = .milliseconds(300) }
+        }
+        // Delays of 50, 100, 200 ms (±20 %) fit into 300 ms two or three times; the next would
+        // start after the total timeout, so the call fails with the connection error instead.
+        #expect(error?.code == .cannotConnect)
+        let retries = transport.statistics.connectRetries
+        #expect(retries >= 2 && retries <= 3)
+        #expect(error?.message.contains("after \(retries + 1) connection attempts") == true)
+        await transport.shutdown()
+    }
+
+    @Test func retriesStopAtTheMaximumAttempts() async throws {
+        let upstream = try OutagePort()
+        let policy = ConnectRetryPolicy(maximumAttempts: 4, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+        let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: policy))
+        let client = APIClient(baseURL: upstream.baseURL, transport: transport)
+        let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
+        #expect(error?.code == .cannotConnect)
+        #expect(transport.statistics.connectRetries == 3)
+        #expect(error?.message.contains("after 4 connection attempts") == true)
+        await transport.shutdown()
+    }
+
+    @Test func aResetTLSHandshakeIsRetried() async throws {
+        let upstream = try HandshakeResetter()
+        defer { upstream.stop() }
+        let policy = ConnectRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+        let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: policy))
+        let client = APIClient(baseURL: "https://127.0.0.1:\(upstream.port)", transport: transport)
+        let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
+        // Every attempt reached the server and was reset during the handshake: three in all.
+        #expect(transport.statistics.connectRetries == 2)
+        #expect(upstream.connectionsAccepted == 3)
+        #expect(error?.message.contains("after 3 connection attempts") == true)
+        #expect(error?.transportPhase == .tls || error?.transportPhase == .connect)
+        await transport.shutdown()
+    }
+
+    @Test func disabledRetriesFailAtOnce() async throws {
+        let upstream = try OutagePort()
+        let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: .disabled))
+        let client = APIClient(baseURL: upstream.baseURL, transport: transport)
+        let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
+        #expect(error?.code == .cannotConnect)
+        #expect(transport.statistics.connectRetries == 0)
+        #expect(error?.message.contains("connection attempts") == false)
+        await transport.shutdown()
+    }
+
+    @Test func theBackOffDoublesUpToItsMaximumWithinTheJitter() {
+        let policy = ConnectRetryPolicy.standard
+        #expect(policy.delayNanoseconds(beforeAttempt: 2, random: 0.5) == 50_000_000)
+        #expect(policy.delayNanoseconds(beforeAttempt: 3, random: 0.5) == 100_000_000)
+        #expect(policy.delayNanoseconds(beforeAttempt: 6, random: 0.5) == 800_000_000)
+        #expect(policy.delayNanoseconds(beforeAttempt: 7, random: 0.5) == 1_000_000_000)
+        #expect(policy.delayNanoseconds(beforeAttempt: 10, random: 0.5) == 1_000_000_000)
+        #expect(policy.delayNanoseconds(beforeAttempt: 2, random: 0) == 40_000_000)
+        #expect(policy.delayNanoseconds(beforeAttempt: 2, random: 0.999_999_9) >= 59_999_000)
+    }
+}

@@ -1,0 +1,69 @@
+@testable import Curlew
+import Foundation
+import LoopbackServer
+import Testing
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Memory given back after a burst (issue 31, item 5): in a child process of its own, so no other
+/// test's allocations move its resident set.
+@Suite("Idle memory", .serialized, .timeLimit(.minutes(3)))
+struct IdleMemoryTests {
+    /// The resident set in bytes (`/proc/self/statm`, second field, in pages).
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    @Test func residentMemoryReturnsNearItsStartAfterTheIdleTimeout() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        if let url = environment["CURLEW_IDLE_MEMORY_URL"], let output = environment["CURLEW_IDLE_MEMORY_OUT"] {
+            // The child: a burst of 256 concurrent calls, then quiet until the engine gave
+            // everything back.
+            let transport = CurlTransport(configuration: .init(engineCount: 2, idleConnectionTimeout: .seconds(2)))
+            let client = APIClient(baseURL: url, transport: transport)
+            _ = try await client.send(Numbered(index: 0))
+            let start = Self.residentBytes()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<256 { group.addTask { _ = try await client.send(Numbered(index: index)) } }
+                try await group.waitForAll()
+            }
+            let peak = Self.residentBytes()
+            let opened = transport.statistics.connectionsOpened
+            _ = await eventually(within: 30) {
+                transport.statistics.openConnections == 0 && transport.engines.engines.allSatisfy { $0.pooledHandles == 0 }
+            }
+            // One more second for the engine's turn after the trim.
+            try await Task.sleep(for: .seconds(1))
+            let after = Self.residentBytes()
+            let line = "\(start) \(peak) \(after) \(opened) \(transport.statistics.openConnections)"
+            try line.write(toFile: output, atomically: true, encoding: .utf8)
+            await transport.shutdown()
+            return
+        }
+        let server = try await LoopbackServer.start { _ in
+            try? await Task.sleep(for: .milliseconds(50))
+            return .text(String(repeating: "x", count: 16 * 1024))
+        }
+        let output = NSTemporaryDirectory() + "curlew-idle-memory-\(getpid()).txt"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let child = try SpawnedProcess(
+            path: "/proc/self/exe",
+            arguments: ["--testing-library", "swift-testing", "--filter", "IdleMemoryTests/residentMemoryReturnsNearItsStartAfterTheIdleTimeout"],
+            environment: environment.merging(["CURLEW_IDLE_MEMORY_URL": server.baseURL, "CURLEW_IDLE_MEMORY_OUT": output]) { $1 })
+        let ended = await child.termination()
+        #expect(ended.reason == .exit && ended.status == 0)
+        await server.shutdown()
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        let numbers = text.split(separator: " ").compactMap { Int($0) }
+        try #require(numbers.count == 5)
+        let (start, peak, after, opened, open) = (numbers[0], numbers[1], numbers[2], numbers[3], numbers[4])
+        print("idle memory: start \(start / 1024) KiB, after the burst \(peak / 1024) KiB, after the idle timeout \(after / 1024) KiB; \(opened) connections opened, \(open) open")
+        #expect(opened >= 200, "the burst needed a connection per call")
+        #expect(open == 0)
+        #expect(after - start < 10 * 1024 * 1024, "within 10 MiB of the start after the idle timeout")
+    }
+}
