@@ -246,11 +246,11 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
     public func write(_ entry: FleetEntry) async throws {
         try await withSchema {
             let query: PostgresQuery = try """
-                INSERT INTO curlew_fleet_entries (key, tags, etag, last_modified, expires_at, payload, written_at)
-                VALUES (\(entry.key), \(entry.tags), \(entry.etag), \(entry.lastModified), \(entry.expiresAt), \(entry.payload), now())
-                ON CONFLICT (key) DO UPDATE SET tags = EXCLUDED.tags, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
-                    expires_at = EXCLUDED.expires_at, payload = EXCLUDED.payload, written_at = EXCLUDED.written_at
-                """
+            INSERT INTO curlew_fleet_entries (key, tags, etag, last_modified, expires_at, payload, written_at)
+            VALUES (\(entry.key), \(entry.tags), \(entry.etag), \(entry.lastModified), \(entry.expiresAt), \(entry.payload), now())
+            ON CONFLICT (key) DO UPDATE SET tags = EXCLUDED.tags, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
+                expires_at = EXCLUDED.expires_at, payload = EXCLUDED.payload, written_at = EXCLUDED.written_at
+            """
             try await client.query(query)
         }
     }

@@ -43,7 +43,11 @@ final class ResumeOnce<Value: Sendable>: Sendable {
     /// Resumes with `value` unless already resumed; returns whether this call did.
     @discardableResult
     func resume(_ value: Value) -> Bool {
-        guard let continuation = continuation.withLock({ slot in defer { slot = nil }; return slot }) else { return false }
+        guard
+            let continuation = continuation.withLock({ slot in
+                defer { slot = nil }; return slot
+            })
+        else { return false }
         continuation.resume(returning: value)
         return true
     }

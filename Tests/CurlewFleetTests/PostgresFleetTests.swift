@@ -2,7 +2,7 @@ import Curlew
 @testable import CurlewFleet
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import LoopbackServer
 import PostgresNIO
@@ -246,4 +246,3 @@ struct PostgresFleetTests {
         await server.shutdown()
     }
 }
-
