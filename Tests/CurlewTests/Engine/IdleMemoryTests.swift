@@ -18,7 +18,11 @@ struct IdleMemoryTests {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    @Test func residentMemoryReturnsNearItsStartAfterTheIdleTimeout() async throws {
+    /// Not under AddressSanitizer (`ASAN_OPTIONS` set by `scripts/sanitize.sh`): its allocator
+    /// keeps freed memory in quarantine and never hands it back, so the resident set cannot
+    /// return there whatever the engine frees.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["ASAN_OPTIONS"] != nil, "AddressSanitizer's allocator keeps freed memory"))
+    func residentMemoryReturnsNearItsStartAfterTheIdleTimeout() async throws {
         let environment = ProcessInfo.processInfo.environment
         if let url = environment["CURLEW_IDLE_MEMORY_URL"], let output = environment["CURLEW_IDLE_MEMORY_OUT"] {
             // The child: a burst of 256 concurrent calls, then quiet until the engine gave
