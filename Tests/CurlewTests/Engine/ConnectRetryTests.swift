@@ -7,42 +7,6 @@ import Testing
     import Glibc
 #endif
 
-/// A port on 127.0.0.1 that refuses connections (bound, not listening) until ``listen(script:)``
-/// turns the same socket into a server: an upstream outage and its end, with no other test able
-/// to take the port in between.
-private final class OutagePort: Sendable {
-    let port: Int
-    private let descriptor: Int32
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        guard bound else {
-            close(fd)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        descriptor = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    /// The outage ends: the socket listens and answers with `script`.
-    func listen(script: @escaping ScriptedServer.Script) throws -> ScriptedServer {
-        guard Glibc.listen(descriptor, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
-        return ScriptedServer(listener: descriptor, port: port, script: script)
-    }
-}
-
 /// Accepts every connection, waits for the client's first bytes (a TLS ClientHello) and resets
 /// the connection (`SO_LINGER` 0): a TLS handshake reset.
 private final class HandshakeResetter: Sendable {
@@ -80,7 +44,7 @@ private final class HandshakeResetter: Sendable {
 @Suite("Connect retries")
 struct ConnectRetryTests {
     @Test func callsDuringATwoSecondOutageAllSucceed() async throws {
-        let upstream = try OutagePort()
+        let upstream = try ClosedPort()
         let transport = CurlTransport(configuration: .init(engineCount: 2))
         let client = APIClient(baseURL: upstream.baseURL, transport: transport)
         let events = client.events
@@ -121,7 +85,7 @@ struct ConnectRetryTests {
     }
 
     @Test func retriesStopWithinTheTotalTimeout() async throws {
-        let upstream = try OutagePort()
+        let upstream = try ClosedPort()
         let transport = CurlTransport(configuration: .init(engineCount: 1))
         let client = APIClient(baseURL: upstream.baseURL, transport: transport)
         let error = await #expect(throws: CurlewError.self) {
@@ -137,7 +101,7 @@ struct ConnectRetryTests {
     }
 
     @Test func retriesStopAtTheMaximumAttempts() async throws {
-        let upstream = try OutagePort()
+        let upstream = try ClosedPort()
         let policy = ConnectRetryPolicy(maximumAttempts: 4, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
         let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: policy))
         let client = APIClient(baseURL: upstream.baseURL, transport: transport)
@@ -164,7 +128,7 @@ struct ConnectRetryTests {
     }
 
     @Test func disabledRetriesFailAtOnce() async throws {
-        let upstream = try OutagePort()
+        let upstream = try ClosedPort()
         let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: .disabled))
         let client = APIClient(baseURL: upstream.baseURL, transport: transport)
         let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }

@@ -1,14 +1,18 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// A TCP port on 127.0.0.1 that refuses connections for as long as this value lives: a socket is
 /// bound to it but never listens, so a connection is refused and, unlike a port freed by a
-/// stopped server, no test running in parallel can be given it meanwhile.
+/// stopped server, no test running in parallel can be given it meanwhile. ``listen(script:)``
+/// ends the refusal (an upstream outage and its end): the same socket becomes a server.
 final class ClosedPort: Sendable {
     let port: Int
     private let descriptor: Int32
+    /// Whether ``listen(script:)`` handed the socket to a server, which closes it then.
+    private let handedOver = Mutex(false)
 
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -31,7 +35,16 @@ final class ClosedPort: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        if !handedOver.withLock({ $0 }) { close(descriptor) }
+    }
+
+    /// The outage ends: the socket listens and answers with `script`.
+    func listen(script: @escaping ScriptedServer.Script) throws -> ScriptedServer {
+        guard Glibc.listen(descriptor, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
+        handedOver.withLock { $0 = true }
+        return ScriptedServer(listener: descriptor, port: port, script: script)
+    }
 
     /// `http://127.0.0.1:PORT`.
     var baseURL: String { "http://127.0.0.1:\(port)" }
