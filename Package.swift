@@ -20,6 +20,10 @@ let package = Package(
         // A scriptable HTTP/1.1 server on 127.0.0.1 for users' own tests. A product of its own:
         // only a test target that asks for it links SwiftNIO, never an app that uses Curlew.
         .library(name: "CurlewTestServer", targets: ["LoopbackServer"]),
+        // A fleet of instances sharing a second cache tier, invalidations, single-flight and
+        // limits through PostgreSQL. A product of its own: only a service that asks for it links
+        // postgres-nio.
+        .library(name: "CurlewFleet", targets: ["CurlewFleet"]),
         .executable(name: "SearchDemo", targets: ["SearchDemo"]),
     ],
     dependencies: [
@@ -33,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation --target Curlew` builds the DocC catalog offline.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // CurlewFleet's PostgreSQL store only.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -74,6 +80,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CurlewFleet",
+            dependencies: [
+                "Curlew",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CurlewTesting",
             dependencies: ["Curlew", "SanitizerSupport", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
@@ -111,10 +128,25 @@ let package = Package(
             resources: [.copy("Mock/Fixtures")],
             swiftSettings: swiftSettings
         ),
+        // CurlewFleet against the in-memory store and a real PostgreSQL (scripts/postgres.sh,
+        // CURLEW_POSTGRES_URL).
+        .testTarget(
+            name: "CurlewFleetTests",
+            dependencies: [
+                "CurlewFleet", "Curlew", "LoopbackServer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The README's swift blocks, extracted by scripts/readme-examples.py, compiled and run.
         .testTarget(
             name: "ReadmeExamples",
-            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "Curlew", "CurlewTesting", "CurlewFleet", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Tests/ReadmeExamples",
             swiftSettings: swiftSettings
         ),

@@ -15,6 +15,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
     targets: [
+        // The fleet's second tier through postgres-nio next to pgbench (Benchmarks/fleet.sh).
+        .executableTarget(
+            name: "FleetBenchmark",
+            dependencies: [.product(name: "Curlew", package: "Curlew"), .product(name: "CurlewFleet", package: "Curlew")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Raw libcurl for the fourth column: the same library Curlew wraps, driven directly.
         .systemLibrary(
             name: "CLibcurl",

@@ -3,12 +3,12 @@
 # package (headers and pkg-config file), plus the curl command the server smoke tests drive and
 # python3, which extracts the README's examples for the tests, and the servers the connection
 # tests run (scripts/connection-servers.sh): nginx, openssl (test certificates), tinyproxy (HTTP
-# proxy) and microsocks (SOCKS5 proxy).
+# proxy) and microsocks (SOCKS5 proxy), and PostgreSQL for the CurlewFleet tests (scripts/postgres.sh).
 # Does nothing when they are already there.
 set -euo pipefail
 if pkg-config --exists libcurl 2>/dev/null && command -v curl >/dev/null && command -v python3 >/dev/null \
     && command -v nginx >/dev/null && command -v openssl >/dev/null && command -v tinyproxy >/dev/null \
-    && command -v microsocks >/dev/null; then
+    && command -v microsocks >/dev/null && ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
     exit 0
 fi
 SUDO=""
@@ -16,4 +16,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "Installing libcurl4-openssl-dev, pkg-config and the test servers…" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq libcurl4-openssl-dev pkg-config curl python3 nginx openssl tinyproxy microsocks >/dev/null
+$SUDO apt-get install -y -qq libcurl4-openssl-dev pkg-config curl python3 nginx openssl tinyproxy microsocks postgresql >/dev/null

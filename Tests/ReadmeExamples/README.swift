@@ -29,11 +29,12 @@
 //   block 27 (README.md:1088): declarations, file scope
 //   block 28 (README.md:1105): skipped (no-compile)
 //   block 29 (README.md:1149): skipped (no-compile)
-//   block 30 (README.md:1226): skipped (no-compile)
-//   block 31 (README.md:1321): declarations, file scope
-//   block 32 (README.md:1423): declarations, file scope
-//   block 33 (README.md:1460): declarations, file scope
-//   block 34 (README.md:1494): declarations, file scope
+//   block 30 (README.md:1227): declarations, file scope
+//   block 31 (README.md:1272): skipped (no-compile)
+//   block 32 (README.md:1367): declarations, file scope
+//   block 33 (README.md:1469): declarations, file scope
+//   block 34 (README.md:1506): declarations, file scope
+//   block 35 (README.md:1540): declarations, file scope
 
 import Curlew
 import Foundation
@@ -41,6 +42,9 @@ import HTTPTypes
 import CurlewTesting
 import LoopbackServer
 import Testing
+import CurlewFleet
+import Logging
+import ServiceLifecycle
 
 // MARK: block 1, README.md:6
 @Sendable func readmeExample1() async throws {
@@ -673,8 +677,37 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1321
-#sourceLocation(file: "README.md", line: 1322)
+// MARK: block 30, README.md:1227
+#sourceLocation(file: "README.md", line: 1228)
+
+
+
+
+func makeFleetClient(databaseURL: String, logger: Logger) -> (APIClient, ServiceGroup)? {
+    guard let settings = PostgresFleetStore.Configuration(url: databaseURL, schema: "gallery_fleet") else { return nil }
+    let store = PostgresFleetStore(configuration: settings)          // creates and migrates its tables
+    // The instance's own memory tier first, the fleet's PostgreSQL second.
+    let storage = FleetCacheStorage(local: MemoryCacheStorage(maximumBytes: 64 << 20), store: store)
+    let cache = ResponseCache(storage: storage, credentials: .anonymous)
+    // "At most 8 concurrent calls to the partner across all instances."
+    let queues = QueueActor()
+    let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8])
+    let client = APIClient(
+        configuration: ClientConfiguration(baseURL: "https://partner.example.com/api", middleware: [cache]),
+        queues: queues)
+    // The store first: services stop in reverse order, so queued writes drain while it runs.
+    let group = ServiceGroup(services: [store, storage, limiter], gracefulShutdownSignals: [.sigterm], logger: logger)
+    return (client, group)
+}
+
+func purgeEverywhere(_ cache: ResponseCache) async {
+    // Evicted from this instance's memory, the shared table and every other instance's memory.
+    await cache.invalidate(.keyPrefix("GET https://partner.example.com/api/catalog/"))
+}
+#sourceLocation()
+
+// MARK: block 32, README.md:1367
+#sourceLocation(file: "README.md", line: 1368)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -774,8 +807,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1423
-#sourceLocation(file: "README.md", line: 1424)
+// MARK: block 33, README.md:1469
+#sourceLocation(file: "README.md", line: 1470)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -810,8 +843,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1460
-#sourceLocation(file: "README.md", line: 1461)
+// MARK: block 34, README.md:1506
+#sourceLocation(file: "README.md", line: 1507)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -843,8 +876,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1494
-#sourceLocation(file: "README.md", line: 1495)
+// MARK: block 35, README.md:1540
+#sourceLocation(file: "README.md", line: 1541)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

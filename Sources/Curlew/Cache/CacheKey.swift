@@ -7,15 +7,17 @@ internal import HTTPTypes
 /// - scope: `public`, or `a:<digest of the account>` and/or `h:<digest of Authorization/Cookie>`;
 /// - request: ``RequestOptions/cacheKey`` or `METHOD URL` without volatile parameters, query
 ///   sorted, plus ` sha256:<body digest>`; a variant adds `|vary:<digest>`.
-struct CacheKey: Sendable, Hashable {
-    var version: String
-    var scope: String
-    var request: String
+///
+/// `package`: a second tier (CurlewFleet) files and invalidates entries by these parts.
+package struct CacheKey: Sendable, Hashable {
+    package var version: String
+    package var scope: String
+    package var request: String
 
     static let publicScope = "public"
 
     /// The full key.
-    var full: String { "\(version)|\(scope)|\(request)" }
+    package var full: String { "\(version)|\(scope)|\(request)" }
 
     /// The key of the variant of this request with the given `Vary` digest.
     func variant(_ tag: String) -> String { full + "|vary:" + tag }
@@ -28,19 +30,19 @@ struct CacheKey: Sendable, Hashable {
     }
 
     /// The scope part for an account.
-    static func accountScope(_ identity: String) -> String {
+    package static func accountScope(_ identity: String) -> String {
         "a:" + CacheDigest.sha256("curlew.cache.account\u{0}" + identity)
     }
 
     /// Splits a full key into version, scope and request part.
-    static func parse(_ full: String) -> CacheKey? {
+    package static func parse(_ full: String) -> CacheKey? {
         let parts = full.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
         return CacheKey(version: String(parts[0]), scope: String(parts[1]), request: String(parts[2]))
     }
 
     /// The request part without a variant suffix.
-    var requestWithoutVariant: String {
+    package var requestWithoutVariant: String {
         guard let range = request.range(of: "|vary:", options: .backwards) else { return request }
         return String(request[..<range.lowerBound])
     }

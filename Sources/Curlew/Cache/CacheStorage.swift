@@ -22,3 +22,12 @@ public protocol CacheStorage: Sendable {
     @discardableResult
     func removeExpired(before date: Date) async -> Int
 }
+
+/// A ``CacheStorage`` that hears each ``ResponseCache/invalidate(_:)`` as it was asked (a key, a
+/// prefix, an account), not only as the key predicate its ``CacheStorage/removeEntries(where:)``
+/// receives: a second tier shared by a fleet (CurlewFleet) forwards it to the shared store and
+/// the other instances. Called after the local removal.
+package protocol CacheInvalidationObserving: CacheStorage {
+    /// `target` was invalidated through the cache.
+    func didInvalidate(_ target: CacheInvalidation) async
+}

@@ -143,14 +143,21 @@ public actor ResponseCache: APIMiddleware {
     // MARK: Invalidation
 
     /// Removes entries (after the pending writes have landed); returns how many.
+    ///
+    /// A storage that observes invalidations (a fleet's tiered storage) hears `target` as well,
+    /// after the local removal, to carry it to the shared tier and the other instances.
     @discardableResult
     public nonisolated func invalidate(_ target: CacheInvalidation) async -> Int {
         let version = configuration.version
         await pending.waitUntilIdle()
-        return await configuration.storage.removeEntries { full in
+        let removed = await configuration.storage.removeEntries { full in
             guard let key = CacheKey.parse(full) else { return false }
             return target.matches(key, version: version)
         }
+        if let observer = configuration.storage as? any CacheInvalidationObserving {
+            await observer.didInvalidate(target)
+        }
+        return removed
     }
 
     /// Removes every entry of the account logged in now (call it before logging out), or of the
@@ -209,7 +216,7 @@ public enum CacheInvalidation: Sendable, Hashable {
     /// Every entry.
     case all
 
-    func matches(_ key: CacheKey, version: String) -> Bool {
+    package func matches(_ key: CacheKey, version: String) -> Bool {
         switch self {
         case .all: true
         case .request(let request): key.requestWithoutVariant == request

@@ -1,0 +1,104 @@
+// The second tier's read cost through postgres-nio, next to pgbench's floor for the same query
+// (Benchmarks/fleet.sh runs both against one PostgreSQL in one run), and the per-call cost of a
+// fleet-limited queue while a lease is in hand. Prints one line per row.
+//
+//   swift run -c release --package-path Benchmarks FleetBenchmark <postgres-url> [reads]
+import Curlew
+import CurlewFleet
+import Foundation
+
+/// A first tier that never holds anything, so every lookup goes to the second tier.
+struct NoFirstTier: CacheStorage {
+    func entry(for key: String) async -> CacheEntry? { nil }
+    func store(_ entry: CacheEntry) async throws {}
+    func removeEntry(for key: String) async {}
+    func removeEntries(where predicate: @Sendable (String) -> Bool) async -> Int { 0 }
+    func removeExpired(before date: Date) async -> Int { 0 }
+}
+
+func microseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+}
+
+func percentile(_ sorted: [Duration], _ p: Double) -> Double {
+    microseconds(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
+}
+
+func measure(_ label: String, count: Int, _ body: () async throws -> Void) async rethrows {
+    for _ in 0..<min(1000, count) { try await body() }
+    var samples: [Duration] = []
+    samples.reserveCapacity(count)
+    let clock = ContinuousClock()
+    let started = clock.now
+    for _ in 0..<count {
+        let one = clock.now
+        try await body()
+        samples.append(clock.now - one)
+    }
+    let total = clock.now - started
+    samples.sort()
+    let mean = microseconds(total) / Double(count)
+    print(String(format: "%@: mean %.1f µs, p50 %.1f µs, p99 %.1f µs (%d calls)", label, mean, percentile(samples, 0.5), percentile(samples, 0.99), count))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2, let configuration = PostgresFleetStore.Configuration(url: arguments[1], schema: "curlew_bench") else {
+    print("usage: FleetBenchmark postgres://user@host:port/db [reads]")
+    exit(2)
+}
+let reads = arguments.count >= 3 ? Int(arguments[2]) ?? 20_000 : 20_000
+// `--prepare-only`: write the entry and its pgbench copy, then stop.
+let store = PostgresFleetStore(configuration: configuration)
+let running = Task { try await store.run() }
+await store.waitUntilListening()
+
+// The entry the pgbench script reads too: a 225-byte body under key "bench".
+let body = Data(repeating: UInt8(ascii: "x"), count: 225)
+let entry = CacheEntry(
+    key: "1|public|GET http://127.0.0.1/small.json", status: 200, headers: [.init(name: "Content-Type", value: "application/json")],
+    body: body, url: "http://127.0.0.1/small.json", requestTime: Date(), storedAt: Date(), discardAfter: Date().addingTimeInterval(86_400))
+var tiers = FleetCacheStorage.Configuration()
+tiers.softTimeout = .seconds(1)
+tiers.singleFlight = nil
+let storage = FleetCacheStorage(local: NoFirstTier(), store: store, configuration: tiers)
+try await storage.store(entry)
+guard await storage.flush() else { fatalError("the entry did not reach PostgreSQL") }
+// The same row under the plain key "bench" for pgbench (Benchmarks/fleet.sh).
+try await store.client.query(
+    """
+    INSERT INTO curlew_fleet_entries (key, tags, etag, last_modified, expires_at, payload)
+    SELECT 'bench', tags, etag, last_modified, expires_at, payload FROM curlew_fleet_entries WHERE key LIKE 'GET http://127.0.0.1/small.json%'
+    ON CONFLICT (key) DO UPDATE SET payload = EXCLUDED.payload
+    """)
+if arguments.contains("--prepare-only") {
+    running.cancel()
+    _ = await running.result
+    exit(0)
+}
+
+try await measure("postgres-nio read (FleetStore.read, prepared)", count: reads) {
+    _ = try await store.read("bench")
+}
+await measure("second-tier hit (FleetCacheStorage.entry, decode included)", count: reads) {
+    _ = await storage.entry(for: entry.key)
+}
+precondition(storage.statistics.secondTierHits >= reads, "every lookup must be a second-tier hit")
+
+// A fleet-limited queue with a lease in hand against a plain queue of the same limit.
+let plain = QueueActor(limits: ["partner": 8])
+try await measure("plain queue, limit 8 (QueueActor.run)", count: 200_000) {
+    _ = try await plain.run(in: "partner") { 1 }
+}
+let fleetQueues = QueueActor()
+let limiter = FleetLimiter(queues: fleetQueues, store: store, limits: ["partner": 8])
+let limiting = Task { try await limiter.run() }
+// Demand makes the limiter lease: one waiting call is enough.
+_ = try await fleetQueues.run(in: "partner") { 1 }
+while (limiter.status(of: "partner")?.slots ?? 0) < 1 { try await Task.sleep(for: .milliseconds(1)) }
+try await measure("fleet-limited queue, lease in hand", count: 200_000) {
+    _ = try await fleetQueues.run(in: "partner") { 1 }
+}
+limiting.cancel()
+_ = await limiting.result
+running.cancel()
+_ = await running.result

@@ -1,0 +1,580 @@
+public import Curlew
+public import ServiceLifecycle
+public import Foundation
+public import Logging
+internal import Metrics
+internal import Synchronization
+
+/// A two-tier ``CacheStorage`` for a ``ResponseCache`` running on several instances: the
+/// instance's own storage (memory or disk) first, a ``FleetStore`` shared by the fleet second.
+///
+/// ```swift
+/// let fleet = PostgresFleetStore(configuration: .init(host: "db", username: "app", password: secret, database: "app"))
+/// let storage = FleetCacheStorage(local: MemoryCacheStorage(), store: fleet)
+/// let cache = ResponseCache(storage: storage, credentials: .anonymous)
+/// ```
+///
+/// - A lookup that misses the first tier asks the store under ``Configuration/softTimeout``;
+///   no answer in time is a miss, and a hit is copied into the first tier.
+/// - Writes reach the first tier at once and the store later, in order, off every caller's
+///   path; while the store is down they wait (at most ``Configuration/maximumPendingWrites``)
+///   and are replayed when it answers again.
+/// - After ``Configuration/failureThreshold`` failures in a row a circuit breaker stops asking
+///   the store for ``Configuration/breakDuration``, then lets one call through as a probe.
+/// - ``ResponseCache/invalidate(_:)`` goes to the store, which tells every instance: each one
+///   evicts the matching entries from its first tier.
+/// - A `GET` that misses both tiers takes a lock on its key for the fleet
+///   (``Configuration/singleFlight``): the instance that gets it fetches, the others wait for the
+///   stored answer, up to a timeout after which they fetch themselves.
+///
+/// Keys are the cache's own (credential scope and `Vary` variant included), so a second-tier hit
+/// is exactly what the first tier would have served. Every decision that goes on without the
+/// store is counted (``statistics``, and the `curlew_fleet_fail_open` metric).
+///
+/// `Sendable` through one `Mutex` guarding ``State``; everything else is immutable.
+public final class FleetCacheStorage: CacheStorage, Sendable {
+    /// How the tiers work together.
+    public struct Configuration: Sendable {
+        /// How long a lookup waits for the store before going on as a miss. Default: 5 ms.
+        public var softTimeout: Duration = .milliseconds(5)
+        /// How long a background write or invalidation may take before it counts as failed and
+        /// is retried. Default: 2 s.
+        public var writeTimeout: Duration = .seconds(2)
+        /// Failures in a row (errors or timeouts) that open the circuit breaker. Default: 3.
+        public var failureThreshold = 3
+        /// How long an open breaker keeps the store out before one probe. Default: 1 s.
+        public var breakDuration: Duration = .seconds(1)
+        /// Writes and invalidations kept for the store while it is down; older writes beyond it
+        /// are dropped (counted). Default: 1,000.
+        public var maximumPendingWrites = 1_000
+        /// Fleet-wide single-flight for `GET` misses, or `nil` for none.
+        public var singleFlight: SingleFlight? = SingleFlight()
+        /// This instance's name in locks (unique per instance). Default: a random UUID.
+        public var instance = UUID().uuidString
+        /// Where fail-open decisions are logged (debug level, keys without their scope).
+        public var logger = Logger(label: "curlew.fleet")
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// How a fleet fetches a missing key once.
+    public struct SingleFlight: Sendable {
+        /// How long the fetching instance's lock lasts at most (it is given back when the answer
+        /// is stored; an answer that is not stored lets it run out). Default: 10 s.
+        public var lockTimeToLive: Duration = .seconds(10)
+        /// How long the other callers wait for the stored answer before fetching themselves.
+        /// Default: 2 s.
+        public var wait: Duration = .seconds(2)
+        /// How often a waiting instance looks for the answer in the store. Default: 10 ms.
+        public var pollInterval: Duration = .milliseconds(10)
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// Counters since the storage was created.
+    public struct Statistics: Sendable, Hashable {
+        /// Lookups the first tier answered.
+        public var firstTierHits = 0
+        /// Lookups the store answered (after a first-tier miss).
+        public var secondTierHits = 0
+        /// Lookups neither tier answered.
+        public var misses = 0
+        /// Lookups that went on as a miss because the store failed, did not answer within the soft
+        /// timeout, or the breaker was open.
+        public var failOpenReads = 0
+        /// Times the circuit breaker opened.
+        public var breakerOpenings = 0
+        /// Writes and invalidations that reached the store.
+        public var storeWrites = 0
+        /// Writes and invalidations that failed and were kept for a retry.
+        public var storeWriteFailures = 0
+        /// Writes dropped because too many were pending.
+        public var droppedWrites = 0
+        /// Invalidations heard from the backplane (any instance's, this one's included).
+        public var invalidationsReceived = 0
+        /// Misses this instance fetched holding the fleet lock.
+        public var singleFlightLeads = 0
+        /// Misses answered by waiting for another caller's fetch.
+        public var singleFlightFollows = 0
+        /// Waits that ran out, the caller fetching itself.
+        public var singleFlightTimeouts = 0
+
+        /// All zero.
+        public init() {}
+    }
+
+    /// The instance's own tier.
+    public let local: any CacheStorage
+    /// The fleet's tier.
+    public let store: any FleetStore
+    /// How the tiers work together.
+    public let configuration: Configuration
+
+    private let state = Mutex(State())
+    private let metrics = FleetMetrics()
+
+    /// Two tiers: `local` first, `store` second. Starts listening for invalidations.
+    public init(local: any CacheStorage, store: any FleetStore, configuration: Configuration = Configuration()) {
+        self.local = local
+        self.store = store
+        self.configuration = configuration
+        let invalidations = store.invalidations()
+        Task { [weak self] in
+            for await invalidation in invalidations {
+                guard let self else { return }
+                await self.evict(invalidation)
+            }
+        }
+    }
+
+    /// Counters since the storage was created.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Writes and invalidations waiting for the store.
+    public var pendingCount: Int { state.withLock { $0.queue.count } }
+
+    // MARK: CacheStorage
+
+    /// The first tier's entry, else the store's (under the soft timeout), else — for a `GET`
+    /// with single-flight on — the entry another caller fetched meanwhile, else `nil`.
+    public func entry(for key: String) async -> CacheEntry? {
+        if let entry = await local.entry(for: key) {
+            count { $0.firstTierHits += 1 }
+            metrics.firstTierHits.increment()
+            return entry
+        }
+        let described = FleetKeys.describe(key)
+        switch await readStore(described.key, fullKey: key) {
+        case .hit(let entry):
+            return entry
+        case .unavailable:
+            count { $0.misses += 1 }
+            return nil
+        case .absent:
+            break
+        }
+        guard let flight = configuration.singleFlight, FleetKeys.isGet(key) else {
+            count { $0.misses += 1 }
+            return nil
+        }
+        return await singleFlight(key, fleetKey: described.key, flight)
+    }
+
+    /// Stores in the first tier at once and queues the write for the store.
+    public func store(_ entry: CacheEntry) async throws {
+        defer { filled(entry) }
+        try await local.store(entry)
+        guard let stored = try? FleetEntryCoding.encode(entry) else { return }
+        enqueue(.write(stored))
+    }
+
+    /// Removes the entry from the first tier, and from the store and every instance.
+    public func removeEntry(for key: String) async {
+        await local.removeEntry(for: key)
+        enqueue(.invalidate(.key(FleetKeys.describe(key).key)))
+    }
+
+    /// Removes matching entries from the first tier (the store hears the invalidation itself
+    /// through the cache).
+    @discardableResult
+    public func removeEntries(where predicate: @Sendable (String) -> Bool) async -> Int {
+        await local.removeEntries(where: predicate)
+    }
+
+    /// Removes expired entries from the first tier (the store expires its own).
+    @discardableResult
+    public func removeExpired(before date: Date) async -> Int {
+        await local.removeExpired(before: date)
+    }
+
+    /// Returns when every write and invalidation queued so far has reached the store, or when the
+    /// store has been unavailable for `timeout` (then they stay queued). Returns whether the queue
+    /// is empty.
+    @discardableResult
+    public func flush(timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            if state.withLock({ $0.queue.isEmpty && !$0.sending }) { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return state.withLock { $0.queue.isEmpty && !$0.sending }
+    }
+
+    // MARK: Second-tier reads
+
+    private enum Read {
+        case hit(CacheEntry)
+        case absent
+        case unavailable
+    }
+
+    private func readStore(_ fleetKey: String, fullKey: String) async -> Read {
+        guard permit() else {
+            failOpen("breaker open")
+            return .unavailable
+        }
+        let started = ContinuousClock.now
+        let store = store
+        let outcome = await withSoftTimeout(configuration.softTimeout) { try await store.read(fleetKey) }
+        switch outcome {
+        case .answered(let stored):
+            succeeded()
+            metrics.readLatency.recordNanoseconds(Int64(nanoseconds(ContinuousClock.now - started)))
+            guard let stored, let entry = FleetEntryCoding.decode(stored, expectedKey: fullKey) else { return .absent }
+            try? await local.store(entry)
+            count { $0.secondTierHits += 1 }
+            metrics.secondTierHits.increment()
+            return .hit(entry)
+        case .failed(let error):
+            failed()
+            failOpen("read failed: \(error)")
+            return .unavailable
+        case .timedOut:
+            failed()
+            failOpen("read not answered within \(configuration.softTimeout)")
+            return .unavailable
+        }
+    }
+
+    // MARK: Single-flight
+
+    /// The callers of one instance waiting for one key: the first asks the fleet for the lock;
+    /// the rest wait with it.
+    struct Flight {
+        var id: UInt64
+        var waiters: [CheckedContinuation<CacheEntry?, Never>] = []
+        /// This instance holds the fleet lock: the answer arrives through ``store(_:)``.
+        var leading = false
+    }
+
+    private func singleFlight(_ key: String, fleetKey: String, _ flight: SingleFlight) async -> CacheEntry? {
+        // The first caller of this instance decides; later ones join its flight.
+        let (id, isFirst) = state.withLock { state -> (UInt64, Bool) in
+            if let existing = state.flights[key] { return (existing.id, false) }
+            state.nextFlight += 1
+            state.flights[key] = Flight(id: state.nextFlight)
+            return (state.nextFlight, true)
+        }
+        if !isFirst { return await follow(key, id: id) }
+        scheduleTimeout(key, id: id, after: flight.wait)
+        guard permit() else {
+            failOpen("breaker open (lock)")
+            resolve(key, id: id, with: nil)
+            return nil
+        }
+        let store = store
+        let owner = configuration.instance
+        let locked = await withSoftTimeout(configuration.softTimeout) {
+            try await store.tryLock(fleetKey, owner: owner, ttl: flight.lockTimeToLive)
+        }
+        switch locked {
+        case .answered(true):
+            succeeded()
+            state.withLock { state in
+                state.flights[key]?.leading = true
+                state.leading.insert(key)
+            }
+            count {
+                $0.misses += 1
+                $0.singleFlightLeads += 1
+            }
+            return nil
+        case .answered(false):
+            succeeded()
+            Task { await self.poll(key, fleetKey: fleetKey, id: id, flight) }
+            return await follow(key, id: id)
+        case .failed, .timedOut:
+            failed()
+            failOpen("lock not taken")
+            resolve(key, id: id, with: nil)
+            count { $0.misses += 1 }
+            return nil
+        }
+    }
+
+    /// Waits for the flight's answer (`nil`: fetch yourself).
+    private func follow(_ key: String, id: UInt64) async -> CacheEntry? {
+        let entry = await withCheckedContinuation { (continuation: CheckedContinuation<CacheEntry?, Never>) in
+            let joined = state.withLock { state -> Bool in
+                guard state.flights[key]?.id == id else { return false }
+                state.flights[key]?.waiters.append(continuation)
+                return true
+            }
+            if !joined { continuation.resume(returning: nil) }
+        }
+        count {
+            if entry != nil { $0.singleFlightFollows += 1 } else { $0.misses += 1 }
+        }
+        return entry
+    }
+
+    /// Another instance fetches: looks for its answer in the store until it arrives or the wait
+    /// runs out.
+    private func poll(_ key: String, fleetKey: String, id: UInt64, _ flight: SingleFlight) async {
+        let store = store
+        while state.withLock({ $0.flights[key]?.id == id }) {
+            try? await Task.sleep(for: flight.pollInterval)
+            guard permit() else { continue }
+            switch await withSoftTimeout(configuration.softTimeout, { try await store.read(fleetKey) }) {
+            case .answered(let stored):
+                succeeded()
+                if let stored, let entry = FleetEntryCoding.decode(stored, expectedKey: key) {
+                    try? await local.store(entry)
+                    resolve(key, id: id, with: entry)
+                    return
+                }
+            case .failed, .timedOut:
+                failed()
+            }
+        }
+    }
+
+    private func scheduleTimeout(_ key: String, id: UInt64, after wait: Duration) {
+        Task {
+            try? await Task.sleep(for: wait)
+            if self.resolve(key, id: id, with: nil) {
+                self.count { $0.singleFlightTimeouts += 1 }
+                self.failOpen("single-flight wait ran out")
+            }
+        }
+    }
+
+    /// Ends a flight: every waiter gets `entry`. Returns whether the flight was still open.
+    @discardableResult
+    private func resolve(_ key: String, id: UInt64, with entry: CacheEntry?) -> Bool {
+        let waiters = state.withLock { state -> [CheckedContinuation<CacheEntry?, Never>]? in
+            guard let flight = state.flights[key], flight.id == id else { return nil }
+            state.flights[key] = nil
+            return flight.waiters
+        }
+        guard let waiters else { return false }
+        waiters.forEach { $0.resume(returning: entry) }
+        return true
+    }
+
+    /// An answer was stored: this instance's waiters for the key get it, and a lock held for it
+    /// is given back once the write has reached the store (even when the waiters stopped waiting).
+    private func filled(_ entry: CacheEntry) {
+        let finished = state.withLock { state -> (waiters: [CheckedContinuation<CacheEntry?, Never>], leading: Bool) in
+            let leading = state.leading.remove(entry.key) != nil
+            guard let flight = state.flights.removeValue(forKey: entry.key) else { return ([], leading) }
+            return (flight.waiters, leading)
+        }
+        finished.waiters.forEach { $0.resume(returning: entry) }
+        if finished.leading { enqueue(.unlock(FleetKeys.describe(entry.key).key)) }
+    }
+
+    // MARK: Invalidation
+
+    /// Evicts an invalidation heard from the backplane from the first tier. Queued writes stay:
+    /// this instance's own invalidations dropped the ones they cover when they were queued, and a
+    /// backplane reconnection (``FleetInvalidation/all`` from the store) must not lose writes
+    /// waiting to be replayed.
+    func evict(_ invalidation: FleetInvalidation) async {
+        count { $0.invalidationsReceived += 1 }
+        metrics.invalidations.increment()
+        await local.removeEntries { full in
+            let described = FleetKeys.describe(full)
+            return invalidation.matches(key: described.key, tags: described.tags)
+        }
+    }
+
+    private func dropQueued(_ invalidation: FleetInvalidation) {
+        state.withLock { state in
+            state.queue.removeAll { queued in
+                guard case .write(let entry) = queued.operation else { return false }
+                return invalidation.matches(key: entry.key, tags: entry.tags)
+            }
+        }
+    }
+
+    // MARK: Write-behind
+
+    enum Operation: Sendable {
+        case write(FleetEntry)
+        case invalidate(FleetInvalidation)
+        case unlock(String)
+    }
+
+    private func enqueue(_ operation: Operation) {
+        if case .invalidate(let invalidation) = operation { dropQueued(invalidation) }
+        let start = state.withLock { state -> Bool in
+            state.nextOperation += 1
+            state.queue.append((state.nextOperation, operation))
+            while state.queue.count > configuration.maximumPendingWrites,
+                let index = state.queue.firstIndex(where: { if case .write = $0.operation { true } else { false } })
+            {
+                state.queue.remove(at: index)
+                state.statistics.droppedWrites += 1
+            }
+            guard !state.draining else { return false }
+            state.draining = true
+            return true
+        }
+        if start { Task { await self.drain() } }
+    }
+
+    /// Sends queued operations in order; a failure keeps the operation at the head, opens the
+    /// breaker after enough of them and waits for the breaker's probe time before retrying.
+    private func drain() async {
+        let store = store
+        while true {
+            let next = state.withLock { state -> (id: UInt64, operation: Operation)? in
+                guard let head = state.queue.first else {
+                    state.draining = false
+                    return nil
+                }
+                state.sending = true
+                return head
+            }
+            guard let (id, operation) = next else { return }
+            guard permit() else {
+                state.withLock { $0.sending = false }
+                try? await Task.sleep(for: configuration.breakDuration / 4)
+                continue
+            }
+            let outcome = await withSoftTimeout(configuration.writeTimeout) {
+                switch operation {
+                case .write(let entry): try await store.write(entry)
+                case .invalidate(let invalidation): try await store.invalidate(invalidation)
+                case .unlock(let key): try await store.unlock(key, owner: self.configuration.instance)
+                }
+            }
+            if case .answered = outcome {
+                succeeded()
+                state.withLock { state in
+                    // Removed by id: an invalidation may have dropped it (and others) meanwhile.
+                    state.queue.removeAll { $0.id == id }
+                    state.sending = false
+                    state.statistics.storeWrites += 1
+                }
+            } else {
+                failed()
+                state.withLock { state in
+                    state.sending = false
+                    state.statistics.storeWriteFailures += 1
+                }
+                metrics.writeFailures.increment()
+                try? await Task.sleep(for: configuration.breakDuration / 4)
+            }
+        }
+    }
+
+    // MARK: Circuit breaker
+
+    private func permit() -> Bool {
+        state.withLock { $0.breaker.permit(now: .now) }
+    }
+
+    private func succeeded() {
+        state.withLock { $0.breaker.succeeded() }
+    }
+
+    private func failed() {
+        let opened = state.withLock { state -> Bool in
+            let opened = state.breaker.failed(now: .now, threshold: configuration.failureThreshold, pause: configuration.breakDuration)
+            if opened { state.statistics.breakerOpenings += 1 }
+            return opened
+        }
+        if opened {
+            metrics.breakerOpenings.increment()
+            configuration.logger.warning("fleet store: circuit breaker open for \(configuration.breakDuration)")
+        }
+    }
+
+    // MARK: Counting
+
+    private func count(_ change: (inout Statistics) -> Void) {
+        state.withLock { change(&$0.statistics) }
+    }
+
+    private func failOpen(_ reason: String) {
+        count { $0.failOpenReads += 1 }
+        metrics.failOpen.increment()
+        configuration.logger.debug("fleet store: going on without it (\(reason))")
+    }
+
+    struct State {
+        var statistics = Statistics()
+        var breaker = CircuitBreaker()
+        var flights: [String: Flight] = [:]
+        var nextFlight: UInt64 = 0
+        var queue: [(id: UInt64, operation: Operation)] = []
+        var nextOperation: UInt64 = 0
+        /// Keys whose fleet lock this instance holds until it stores their answer.
+        var leading: Set<String> = []
+        var draining = false
+        var sending = false
+    }
+}
+
+/// Closed, open until a time, then one probe at a time until a success closes it.
+struct CircuitBreaker: Sendable {
+    private(set) var failures = 0
+    private(set) var openUntil: ContinuousClock.Instant?
+    private var probing = false
+
+    /// Whether a call may go to the store now (a call let through an open breaker is its probe).
+    mutating func permit(now: ContinuousClock.Instant) -> Bool {
+        guard let openUntil else { return true }
+        guard now >= openUntil, !probing else { return false }
+        probing = true
+        return true
+    }
+
+    mutating func succeeded() {
+        failures = 0
+        openUntil = nil
+        probing = false
+    }
+
+    /// Counts a failure; returns whether the breaker opened now.
+    mutating func failed(now: ContinuousClock.Instant, threshold: Int, pause: Duration) -> Bool {
+        failures += 1
+        if openUntil != nil {
+            openUntil = now.advanced(by: pause)
+            probing = false
+            return false
+        }
+        guard failures >= threshold else { return false }
+        openUntil = now.advanced(by: pause)
+        return true
+    }
+}
+
+func nanoseconds(_ duration: Duration) -> Int64 {
+    let parts = duration.components
+    return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
+}
+
+/// The swift-metrics instruments of the fleet (no-ops until the application bootstraps a
+/// backend).
+struct FleetMetrics: Sendable {
+    let firstTierHits = Counter(label: "curlew_fleet_cache_hits", dimensions: [("tier", "first")])
+    let secondTierHits = Counter(label: "curlew_fleet_cache_hits", dimensions: [("tier", "second")])
+    let failOpen = Counter(label: "curlew_fleet_fail_open", dimensions: [("what", "cache")])
+    let breakerOpenings = Counter(label: "curlew_fleet_breaker_openings")
+    let writeFailures = Counter(label: "curlew_fleet_store_write_failures")
+    let invalidations = Counter(label: "curlew_fleet_invalidations_received")
+    let readLatency = Metrics.Timer(label: "curlew_fleet_store_latency", dimensions: [("operation", "read")])
+}
+
+extension FleetCacheStorage: CacheInvalidationObserving {
+    /// Sends the cache's invalidation to the store (queued like a write, so it follows the writes
+    /// before it), which removes the shared entries and tells every instance.
+    package func didInvalidate(_ target: CacheInvalidation) async {
+        enqueue(.invalidate(FleetKeys.invalidation(for: target)))
+    }
+}
+
+extension FleetCacheStorage: Service {
+    /// Waits for graceful shutdown, then flushes the queued writes (for at most 5 s). Put the
+    /// storage after its store in the `ServiceGroup`: services shut down in reverse order, so the
+    /// store still runs while the storage drains.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await flush(timeout: .seconds(5))
+    }
+}

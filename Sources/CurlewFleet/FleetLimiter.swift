@@ -1,0 +1,188 @@
+public import Curlew
+internal import Foundation
+public import Logging
+internal import Metrics
+public import ServiceLifecycle
+internal import Synchronization
+
+/// Named queue limits shared by a fleet: "at most 8 concurrent calls to the partner API across
+/// all instances".
+///
+/// Each instance leases a batch of slots from the ``FleetStore`` and spends them locally: the
+/// limiter sets the ``QueueActor``'s own limit for the queue to the slots in hand (and holds the
+/// queue while it has none), so a call that finds a slot pays nothing more than an ordinary
+/// queued call — no round trip on the request path. The limiter renews the lease while calls run
+/// or wait, asks for more when callers wait, gives slots back when they are idle, and leases run
+/// out after ``Configuration/leaseTimeToLive``: an instance that dies holding slots gives them back
+/// by then.
+///
+/// When the store does not answer within ``Configuration/leaseTimeout``, the instance falls back
+/// to a local share of the limit (limit ÷ the last known instance count) and says so
+/// (``Status/isFallback``, the `curlew_fleet_fail_open` metric with `what=limit`); calls go on.
+///
+/// ```swift
+/// let queues = QueueActor()
+/// let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8])
+/// let client = APIClient(configuration: configuration, queues: queues)
+/// // Run `limiter` in the ServiceGroup; calls with `options.queue = "partner"` share the 8.
+/// ```
+///
+/// The limiter owns the queue's limit and its hold: do not call ``QueueActor/setLimit(_:for:)``,
+/// ``QueueActor/hold(_:)`` or ``QueueActor/resume(_:)`` for a fleet-limited queue yourself.
+///
+/// `Sendable` through one `Mutex` guarding the per-queue ``Status``; everything else is immutable.
+public final class FleetLimiter: Service, Sendable {
+    /// Timing of the leases.
+    public struct Configuration: Sendable {
+        /// How long a lease lasts without renewal. Default: 5 s.
+        public var leaseTimeToLive: Duration = .seconds(5)
+        /// How often the limiter looks at the queues' demand. Default: 5 ms.
+        public var checkInterval: Duration = .milliseconds(5)
+        /// The shortest pause between two lease requests for one queue while its demand is not
+        /// met. Default: 25 ms.
+        public var retryInterval: Duration = .milliseconds(25)
+        /// How long a lease request may take before the instance falls back to its local share.
+        /// Default: 250 ms.
+        public var leaseTimeout: Duration = .milliseconds(250)
+        /// Instances assumed before the store has told how many there are. Default: 1.
+        public var assumedInstances = 1
+        /// This instance's name in the leases (unique per instance). Default: a random UUID.
+        public var instance = UUID().uuidString
+        /// Where fallbacks are logged.
+        public var logger = Logger(label: "curlew.fleet.limits")
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// One queue's view of its fleet limit.
+    public struct Status: Sendable, Hashable {
+        /// The fleet-wide limit.
+        public var capacity: Int
+        /// Slots this instance may use now (its local limit; 0 while it holds the queue).
+        public var slots: Int
+        /// Instances sharing the limit, as the store last said.
+        public var instances: Int
+        /// Whether the store is unreachable and the local share is in force.
+        public var isFallback: Bool
+        /// Times the instance fell back to its local share.
+        public var fallbacks: Int
+        /// Lease requests answered.
+        public var leases: Int
+    }
+
+    /// The queues the limits apply to.
+    public let queues: QueueActor
+    /// The fleet's store.
+    public let store: any FleetStore
+    /// Fleet-wide limits by queue name.
+    public let limits: [String: Int]
+    /// Timing of the leases.
+    public let configuration: Configuration
+    private let state: Mutex<[String: Status]>
+    private let failOpen = Counter(label: "curlew_fleet_fail_open", dimensions: [("what", "limit")])
+
+    /// A limiter for `limits` (queue name → fleet-wide concurrency) on `queues`.
+    public init(queues: QueueActor, store: any FleetStore, limits: [String: Int], configuration: Configuration = Configuration()) {
+        self.queues = queues
+        self.store = store
+        self.limits = limits.mapValues { max(1, $0) }
+        self.configuration = configuration
+        self.state = Mutex(
+            self.limits.mapValues {
+                Status(capacity: $0, slots: 0, instances: max(1, configuration.assumedInstances), isFallback: false, fallbacks: 0, leases: 0)
+            })
+    }
+
+    /// The view of one queue's fleet limit, `nil` for a queue without one.
+    public func status(of queue: String) -> Status? {
+        state.withLock { $0[queue] }
+    }
+
+    /// Holds the fleet-limited queues until their first lease, then keeps the leases until
+    /// graceful shutdown or cancellation, and finally gives every slot back.
+    public func run() async throws {
+        for name in limits.keys { await queues.hold(name) }
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                for (name, capacity) in self.limits {
+                    group.addTask { await self.keep(name, capacity: capacity) }
+                }
+            }
+        }
+        // Give the slots back: the other instances need not wait for the leases to run out.
+        for (name, capacity) in limits {
+            _ = await withSoftTimeout(configuration.leaseTimeout) { [store, configuration] in
+                try await store.lease(name, capacity: capacity, holder: configuration.instance, wanted: 0, inUse: 0, ttl: .milliseconds(1))
+            }
+            await queues.setLimit(max(1, capacity / max(1, self.status(of: name)?.instances ?? 1)), for: name)
+            await queues.resume(name)
+        }
+    }
+
+    private func keep(_ name: String, capacity: Int) async {
+        var localLimit = 0
+        var lastLease = ContinuousClock.now - configuration.leaseTimeToLive
+        var lastShortfall: ContinuousClock.Instant?
+        let renewEvery = configuration.leaseTimeToLive / 3
+        var first = true
+        while !Task.isCancelled {
+            let (running, waiting, _) = await queues.status(of: name)
+            let wanted = min(capacity, running + waiting)
+            let now = ContinuousClock.now
+            let due = now - lastLease >= renewEvery || first
+            let changed = wanted != localLimit
+            let retryAllowed = lastShortfall.map { now - $0 >= configuration.retryInterval } ?? true
+            if due || (changed && retryAllowed) {
+                first = false
+                let inUse = max(running, localLimit)
+                let store = store
+                let holder = configuration.instance
+                let ttl = configuration.leaseTimeToLive
+                let outcome = await withSoftTimeout(configuration.leaseTimeout) {
+                    try await store.lease(name, capacity: capacity, holder: holder, wanted: wanted, inUse: inUse, ttl: ttl)
+                }
+                lastLease = ContinuousClock.now
+                switch outcome {
+                case .answered(let lease):
+                    localLimit = lease.granted
+                    lastShortfall = lease.granted < wanted ? ContinuousClock.now : nil
+                    await apply(name, slots: lease.granted)
+                    state.withLock { states in
+                        states[name]?.slots = lease.granted
+                        states[name]?.instances = max(1, lease.holders)
+                        states[name]?.isFallback = false
+                        states[name]?.leases += 1
+                    }
+                case .failed, .timedOut:
+                    let share = state.withLock { states -> Int in
+                        let instances = states[name]?.instances ?? 1
+                        let share = max(1, capacity / max(1, instances))
+                        if states[name]?.isFallback == false { states[name]?.fallbacks += 1 }
+                        states[name]?.isFallback = true
+                        states[name]?.slots = share
+                        return share
+                    }
+                    if localLimit != share {
+                        configuration.logger.warning("fleet limit \(name): store unreachable, using a local share of \(share)")
+                    }
+                    failOpen.increment()
+                    localLimit = share
+                    lastShortfall = ContinuousClock.now
+                    await apply(name, slots: share)
+                }
+            }
+            try? await Task.sleep(for: configuration.checkInterval)
+        }
+    }
+
+    /// Makes the local queue run at most `slots` calls (held at 0).
+    private func apply(_ name: String, slots: Int) async {
+        if slots <= 0 {
+            await queues.hold(name)
+        } else {
+            await queues.setLimit(slots, for: name)
+            if await queues.status(of: name).isHeld { await queues.resume(name) }
+        }
+    }
+}

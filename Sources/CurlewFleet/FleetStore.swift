@@ -1,0 +1,136 @@
+public import Foundation
+
+/// What a fleet of instances shares: a second cache tier, an invalidation backplane, locks with a
+/// time to live and leases on named limits. ``PostgresFleetStore`` keeps them in PostgreSQL,
+/// ``InMemoryFleetStore`` in one process (tests); a Redis or Valkey store implements the same
+/// requirements and plugs into ``FleetCacheStorage`` and ``FleetLimiter`` unchanged.
+///
+/// Every requirement may throw when the store is unreachable; callers in CurlewFleet treat that
+/// as "no answer" and go on without the store (they fail open), so an implementation reports
+/// errors rather than retrying at length.
+public protocol FleetStore: Sendable {
+    /// The entry stored under `key` and not yet expired, or `nil`.
+    func read(_ key: String) async throws -> FleetEntry?
+    /// Stores `entry` under ``FleetEntry/key``, replacing any previous one.
+    func write(_ entry: FleetEntry) async throws
+    /// Removes the matching entries from the store and tells every subscriber (this instance's
+    /// too) through ``invalidations()``.
+    func invalidate(_ target: FleetInvalidation) async throws
+    /// Invalidations published by any instance, as they arrive. Each call returns a new
+    /// subscription; it ends when the store shuts down.
+    func invalidations() -> AsyncStream<FleetInvalidation>
+    /// Takes the lock on `key` for `owner` unless another owner holds it and its time to live has
+    /// not run out; returns whether `owner` holds it now.
+    func tryLock(_ key: String, owner: String, ttl: Duration) async throws -> Bool
+    /// Gives back the lock on `key` when `owner` holds it.
+    func unlock(_ key: String, owner: String) async throws
+    /// Renews `holder`'s lease on the named limit for `ttl`: grants as many of `wanted` slots as
+    /// the limit allows next to the other holders' unexpired leases (see ``FleetLease``), and
+    /// records `max(granted, inUse)` as held — `inUse` is the most the holder may be running now
+    /// (its local limit or its running calls), so slots are given to others only once the holder
+    /// has stopped using them. `wanted` 0 with `inUse` 0 gives every slot back.
+    func lease(_ limit: String, capacity: Int, holder: String, wanted: Int, inUse: Int, ttl: Duration) async throws -> FleetLease
+}
+
+/// One entry of the shared cache tier: the stored answer's bytes with the facts needed to find,
+/// validate and expire it without decoding them.
+public struct FleetEntry: Sendable, Hashable {
+    /// The key it is stored under.
+    public var key: String
+    /// Labels an invalidation can name (``FleetInvalidation/tag(_:)``), e.g. the credential scope.
+    public var tags: [String]
+    /// The `ETag` validator, when the answer had one.
+    public var etag: String?
+    /// The `Last-Modified` validator, when the answer had one.
+    public var lastModified: String?
+    /// After this date the store no longer returns the entry; `nil` for never.
+    public var expiresAt: Date?
+    /// The encoded entry.
+    public var payload: Data
+
+    /// Creates an entry.
+    public init(key: String, tags: [String] = [], etag: String? = nil, lastModified: String? = nil, expiresAt: Date? = nil, payload: Data) {
+        self.key = key
+        self.tags = tags
+        self.etag = etag
+        self.lastModified = lastModified
+        self.expiresAt = expiresAt
+        self.payload = payload
+    }
+}
+
+/// Which shared entries an invalidation removes, and which first-tier entries every instance
+/// evicts when it hears it.
+public enum FleetInvalidation: Sendable, Hashable {
+    /// The entry under one key.
+    case key(String)
+    /// Every entry whose key starts with this text.
+    case prefix(String)
+    /// Every entry carrying this tag.
+    case tag(String)
+    /// Every entry.
+    case all
+
+    /// Whether an entry with `key` and `tags` is affected.
+    public func matches(key: String, tags: [String]) -> Bool {
+        switch self {
+        case .key(let exact): key == exact
+        case .prefix(let prefix): key.hasPrefix(prefix)
+        case .tag(let tag): tags.contains(tag)
+        case .all: true
+        }
+    }
+
+    /// The text sent over a backplane: a one-letter kind, `:`, the argument.
+    public var message: String {
+        switch self {
+        case .key(let key): "k:" + key
+        case .prefix(let prefix): "p:" + prefix
+        case .tag(let tag): "t:" + tag
+        case .all: "*"
+        }
+    }
+
+    /// Reads ``message``; `nil` for text that is not one.
+    public init?(message: String) {
+        if message == "*" {
+            self = .all
+            return
+        }
+        guard message.utf8.count >= 2, message.utf8.dropFirst().first == UInt8(ascii: ":") else { return nil }
+        let argument = String(message.dropFirst(2))
+        switch message.first {
+        case "k": self = .key(argument)
+        case "p": self = .prefix(argument)
+        case "t": self = .tag(argument)
+        default: return nil
+        }
+    }
+}
+
+/// A holder's share of a named limit.
+public struct FleetLease: Sendable, Hashable {
+    /// Slots this holder may use until the lease runs out.
+    public var granted: Int
+    /// Holders with an unexpired lease row on the limit, this one included (the instance count
+    /// a local fallback divides the limit by).
+    public var holders: Int
+
+    /// Creates a lease.
+    public init(granted: Int, holders: Int) {
+        self.granted = granted
+        self.holders = holders
+    }
+}
+
+/// The store did not answer in time or refused: what ``FleetCacheStorage`` and ``FleetLimiter``
+/// count and go on without.
+public struct FleetStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What failed, without secrets.
+    public var description: String
+
+    /// Creates an error.
+    public init(_ description: String) {
+        self.description = description
+    }
+}

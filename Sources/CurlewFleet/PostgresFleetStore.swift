@@ -1,0 +1,361 @@
+internal import Foundation
+public import Logging
+public import PostgresNIO
+public import ServiceLifecycle
+internal import Synchronization
+
+/// A ``FleetStore`` in PostgreSQL through postgres-nio: the fleet's second cache tier in an
+/// UNLOGGED table (fast, emptied by a crash — it is a cache), locks in another, limit leases in
+/// logged tables, invalidations over `LISTEN`/`NOTIFY`.
+///
+/// The store creates and migrates its tables itself (under an advisory lock, so instances
+/// starting together do not race) in ``Configuration/schema``. It is a `Service`: run it in the
+/// application's `ServiceGroup` before the ``FleetCacheStorage`` that uses it, so that on
+/// shutdown the storage flushes its queued writes while the store still runs.
+///
+/// ```swift
+/// let store = PostgresFleetStore(configuration: .init(
+///     client: .init(host: "127.0.0.1", port: 5432, username: "app", password: secret, database: "app", tls: .disable)))
+/// let storage = FleetCacheStorage(local: MemoryCacheStorage(), store: store)
+/// let group = ServiceGroup(services: [store, storage], logger: logger)
+/// ```
+public final class PostgresFleetStore: FleetStore, Service, Sendable {
+    /// How to reach PostgreSQL and where the tables live.
+    public struct Configuration: Sendable {
+        /// postgres-nio's client configuration (host, credentials, TLS, pool size).
+        public var client: PostgresClient.Configuration
+        /// The PostgreSQL schema holding the tables, created when missing; one per fleet.
+        /// ASCII letters, digits and `_` only (others are dropped), at most 40. Default: `curlew_fleet`.
+        public var schema: String
+        /// Logs connection trouble (never the password or the payloads).
+        public var logger: Logger
+
+        /// A configuration.
+        public init(client: PostgresClient.Configuration, schema: String = "curlew_fleet", logger: Logger = Logger(label: "curlew.fleet.postgres")) {
+            self.client = client
+            // An identifier used unquoted, and in the backplane's channel name (at most 63 bytes).
+            self.schema = String(
+                schema.lowercased().unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
+                    .prefix(40).map(Character.init))
+            self.logger = logger
+            self.client.options.additionalStartupParameters.append(("search_path", self.schema))
+        }
+
+        /// A configuration from a `postgres://user:password@host:port/database` URL (TLS off:
+        /// for loopback and private networks), or `nil` when it is not one.
+        public init?(url: String, schema: String = "curlew_fleet") {
+            guard let parts = URLComponents(string: url), parts.scheme == "postgres" || parts.scheme == "postgresql",
+                let host = parts.host, let user = parts.user
+            else { return nil }
+            let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : nil
+            self.init(
+                client: PostgresClient.Configuration(
+                    host: host, port: parts.port ?? 5432, username: user, password: parts.password,
+                    database: database?.isEmpty == false ? database : nil, tls: .disable),
+                schema: schema)
+        }
+    }
+
+    /// How the store was set up.
+    public let configuration: Configuration
+    /// postgres-nio's pooled client (run by ``run()``).
+    public let client: PostgresClient
+    private let channel: String
+    private let state = Mutex(State())
+    private let subscribers = InvalidationBroadcast()
+
+    private struct State {
+        var migrated = false
+        var migration: Task<Void, any Error>?
+        var listening = false
+        var listenWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// A store; nothing connects until ``run()``.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.client = PostgresClient(configuration: configuration.client, backgroundLogger: configuration.logger)
+        self.channel = "curlew_fleet_" + configuration.schema
+    }
+
+    // MARK: Service
+
+    /// Runs postgres-nio's client and the invalidation listener until graceful shutdown or
+    /// cancellation; then ends every ``invalidations()`` subscription.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.client.run() }
+                group.addTask { await self.listen() }
+            }
+        }
+        subscribers.finish()
+    }
+
+    /// Returns once the listener has subscribed to the backplane channel (after ``run()`` has
+    /// started and the database answered): invalidations sent from then on reach this instance.
+    public func waitUntilListening() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.listening { return true }
+                state.listenWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Listens on the backplane channel, reconnecting after a lost connection. After a
+    /// reconnection, notifications sent meanwhile are lost: subscribers hear ``FleetInvalidation/all``
+    /// so no first tier keeps an entry another instance purged.
+    private func listen() async {
+        var connectedBefore = false
+        var pause = Duration.milliseconds(50)
+        while !Task.isCancelled {
+            do {
+                try await migrateIfNeeded()
+                try await client.withConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        let waiters = state.withLock { state in
+                            state.listening = true
+                            defer { state.listenWaiters = [] }
+                            return state.listenWaiters
+                        }
+                        waiters.forEach { $0.resume() }
+                        if connectedBefore { publish(.all) }
+                        connectedBefore = true
+                        pause = .milliseconds(50)
+                        for try await notification in notifications {
+                            if let invalidation = FleetInvalidation(message: notification.payload) { publish(invalidation) }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { break }
+                configuration.logger.debug("fleet store: backplane listener lost its connection (\(String(reflecting: type(of: error)))); retrying in \(pause)")
+            }
+            state.withLock { $0.listening = false }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(2))
+        }
+    }
+
+    private func publish(_ invalidation: FleetInvalidation) {
+        subscribers.publish(invalidation)
+    }
+
+    // MARK: Schema
+
+    /// The migrations, in order; the schema's `curlew_fleet_version` table records how many ran.
+    static let migrations: [[String]] = [
+        [
+            // The second tier: a cache, so UNLOGGED (no WAL; emptied after a crash).
+            """
+            CREATE UNLOGGED TABLE IF NOT EXISTS curlew_fleet_entries (
+                key text PRIMARY KEY, tags text[] NOT NULL DEFAULT '{}', etag text, last_modified text,
+                expires_at timestamptz, payload bytea NOT NULL, written_at timestamptz NOT NULL DEFAULT now())
+            """,
+            "CREATE INDEX IF NOT EXISTS curlew_fleet_entries_tags ON curlew_fleet_entries USING gin (tags)",
+            "CREATE UNLOGGED TABLE IF NOT EXISTS curlew_fleet_locks (key text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL)",
+            // Limits and their leases survive a crash: logged.
+            "CREATE TABLE IF NOT EXISTS curlew_fleet_limits (name text PRIMARY KEY, capacity integer NOT NULL)",
+            """
+            CREATE TABLE IF NOT EXISTS curlew_fleet_leases (
+                name text NOT NULL, holder text NOT NULL, slots integer NOT NULL, wanted integer NOT NULL,
+                expires_at timestamptz NOT NULL, PRIMARY KEY (name, holder))
+            """,
+        ]
+    ]
+
+    /// Creates the schema and runs the migrations not yet applied, once per store: concurrent
+    /// callers share one migration, which runs in a task of its own (a caller's cancellation
+    /// never leaves a migration's transaction half done).
+    public func migrateIfNeeded() async throws {
+        let migration = state.withLock { state -> Task<Void, any Error>? in
+            guard !state.migrated else { return nil }
+            if let running = state.migration { return running }
+            let task = Task { try await self.migrate() }
+            state.migration = task
+            return task
+        }
+        guard let migration else { return }
+        do {
+            try await migration.value
+        } catch {
+            state.withLock { $0.migration = nil }
+            throw error
+        }
+    }
+
+    private func migrate() async throws {
+        let schema = configuration.schema
+        let logger = configuration.logger
+        try await client.withTransaction(logger: logger) { connection in
+            // One instance migrates at a time; the others wait, then find nothing to do.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(schema)))", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(schema).curlew_fleet_version (version integer NOT NULL)"), logger: logger)
+            var applied = 0
+            for try await (version) in try await connection.query(PostgresQuery(unsafeSQL: "SELECT version FROM \(schema).curlew_fleet_version"), logger: logger).decode(Int.self) {
+                applied = version
+            }
+            guard applied < Self.migrations.count else { return }
+            for migration in Self.migrations.dropFirst(applied) {
+                for statement in migration {
+                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(schema)"), logger: logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+            }
+            try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(schema).curlew_fleet_version"), logger: logger)
+            let count = Self.migrations.count
+            try await connection.query("INSERT INTO \(unescaped: schema).curlew_fleet_version (version) VALUES (\(count))", logger: logger)
+        }
+        state.withLock { state in
+            state.migrated = true
+            state.migration = nil
+        }
+    }
+
+    /// Runs `body` once the schema is there. A missing table or schema (dropped, or lost with a
+    /// crashed server's last transactions) makes the next call create it again.
+    private func withSchema<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
+        try await migrateIfNeeded()
+        do {
+            return try await body()
+        } catch let error as PSQLError {
+            if let code = error.serverInfo?[.sqlState], code == "42P01" || code == "3F000" {
+                state.withLock { $0.migrated = false }
+            }
+            throw error
+        }
+    }
+
+    // MARK: FleetStore
+
+    /// The unexpired entry under `key`, or `nil`.
+    public func read(_ key: String) async throws -> FleetEntry? {
+        try await withSchema {
+            for try await row in try await client.execute(ReadEntry(key: key)) {
+                return FleetEntry(key: key, tags: row.1, etag: row.2, lastModified: row.3, expiresAt: row.4, payload: row.0)
+            }
+            return nil
+        }
+    }
+
+    /// Stores the entry, replacing any previous one under its key.
+    public func write(_ entry: FleetEntry) async throws {
+        try await withSchema {
+            let query: PostgresQuery = try """
+            INSERT INTO curlew_fleet_entries (key, tags, etag, last_modified, expires_at, payload, written_at)
+            VALUES (\(entry.key), \(entry.tags), \(entry.etag), \(entry.lastModified), \(entry.expiresAt), \(entry.payload), now())
+            ON CONFLICT (key) DO UPDATE SET tags = EXCLUDED.tags, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
+                expires_at = EXCLUDED.expires_at, payload = EXCLUDED.payload, written_at = EXCLUDED.written_at
+            """
+            try await client.query(query)
+        }
+    }
+
+    /// Removes the matching entries and tells every subscriber.
+    public func invalidate(_ target: FleetInvalidation) async throws {
+        try await withSchema {
+            let message = target.message
+            let channel = channel
+            // One statement: the rows go and the notification leaves when it commits.
+            let query: PostgresQuery =
+                switch target {
+                case .key(let key):
+                    "WITH gone AS (DELETE FROM curlew_fleet_entries WHERE key = \(key)) SELECT pg_notify(\(channel), \(message))"
+                case .prefix(let prefix):
+                    "WITH gone AS (DELETE FROM curlew_fleet_entries WHERE starts_with(key, \(prefix))) SELECT pg_notify(\(channel), \(message))"
+                case .tag(let tag):
+                    "WITH gone AS (DELETE FROM curlew_fleet_entries WHERE tags @> ARRAY[\(tag)]::text[]) SELECT pg_notify(\(channel), \(message))"
+                case .all:
+                    "WITH gone AS (DELETE FROM curlew_fleet_entries) SELECT pg_notify(\(channel), \(message))"
+                }
+            try await client.query(query)
+        }
+    }
+
+    /// A new subscription to every instance's invalidations.
+    public func invalidations() -> AsyncStream<FleetInvalidation> {
+        subscribers.subscribe()
+    }
+
+    /// Takes the lock unless another owner holds an unexpired one; returns whether `owner` holds it.
+    public func tryLock(_ key: String, owner: String, ttl: Duration) async throws -> Bool {
+        try await withSchema {
+            let milliseconds = Int(nanoseconds(ttl) / 1_000_000)
+            let query: PostgresQuery = """
+                INSERT INTO curlew_fleet_locks (key, owner, expires_at) VALUES (\(key), \(owner), now() + \(milliseconds) * interval '1 millisecond')
+                ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+                WHERE curlew_fleet_locks.expires_at <= now() OR curlew_fleet_locks.owner = EXCLUDED.owner
+                RETURNING owner
+                """
+            for try await _ in try await client.query(query) { return true }
+            return false
+        }
+    }
+
+    /// Gives the lock back when `owner` holds it.
+    public func unlock(_ key: String, owner: String) async throws {
+        try await withSchema {
+            _ = try await client.query("DELETE FROM curlew_fleet_locks WHERE key = \(key) AND owner = \(owner)")
+        }
+    }
+
+    /// Renews `holder`'s lease (see ``FleetStore/lease(_:capacity:holder:wanted:inUse:ttl:)``).
+    public func lease(_ limit: String, capacity: Int, holder: String, wanted: Int, inUse: Int, ttl: Duration) async throws -> FleetLease {
+        try await withSchema {
+            let milliseconds = Int(nanoseconds(ttl) / 1_000_000)
+            let logger = configuration.logger
+            return try await client.withTransaction(logger: logger) { connection in
+                // The limit's row is the lock that orders concurrent lease changes.
+                try await connection.query(
+                    """
+                    INSERT INTO curlew_fleet_limits (name, capacity) VALUES (\(limit), \(capacity))
+                    ON CONFLICT (name) DO UPDATE SET capacity = EXCLUDED.capacity
+                    """, logger: logger)
+                try await connection.query("DELETE FROM curlew_fleet_leases WHERE name = \(limit) AND expires_at <= now()", logger: logger)
+                var othersHeld = 0
+                var othersWanting = 0
+                var holders = 1
+                let rows = try await connection.query("SELECT slots, wanted FROM curlew_fleet_leases WHERE name = \(limit) AND holder <> \(holder)", logger: logger)
+                for try await (slots, otherWanted) in rows.decode((Int, Int).self) {
+                    othersHeld += slots
+                    if otherWanted > 0 { othersWanting += 1 }
+                    holders += 1
+                }
+                let granted = FleetLeaseRules.grant(capacity: capacity, wanted: wanted, othersHeld: othersHeld, othersWanting: othersWanting)
+                try await connection.query(
+                    """
+                    INSERT INTO curlew_fleet_leases (name, holder, slots, wanted, expires_at)
+                    VALUES (\(limit), \(holder), \(max(granted, inUse)), \(wanted), now() + \(milliseconds) * interval '1 millisecond')
+                    ON CONFLICT (name, holder) DO UPDATE SET slots = EXCLUDED.slots, wanted = EXCLUDED.wanted, expires_at = EXCLUDED.expires_at
+                    """, logger: logger)
+                return FleetLease(granted: granted, holders: holders)
+            }
+        }
+    }
+}
+
+/// The second-tier read, prepared once per connection (the hot path: one round trip, no parse).
+struct ReadEntry: PostgresPreparedStatement {
+    static let name = "curlew_fleet_read_v1"
+    static let sql = """
+        SELECT payload, tags, etag, last_modified, expires_at FROM curlew_fleet_entries
+        WHERE key = $1 AND (expires_at IS NULL OR expires_at > now())
+        """
+    typealias Row = (Data, [String], String?, String?, Date?)
+
+    var key: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(key)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
+}

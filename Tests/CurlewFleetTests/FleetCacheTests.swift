@@ -1,0 +1,195 @@
+import Curlew
+@testable import CurlewFleet
+import Foundation
+import LoopbackServer
+import Testing
+
+@Suite("Fleet cache tiers (in-memory store)")
+struct FleetCacheTests {
+    @Test func anotherInstanceIsServedFromTheSecondTier() async throws {
+        let server = try await startOrigin()
+        let store = InMemoryFleetStore()
+        let a = FleetInstance(baseURL: server.baseURL, store: store)
+        let b = FleetInstance(baseURL: server.baseURL, store: store)
+        #expect(try await a.client.send(FleetText(path: "item/1")) == "item 1")
+        await a.cache.waitForPendingWrites()
+        #expect(await a.storage.flush())
+        #expect(try await b.client.send(FleetText(path: "item/1")) == "item 1")
+        #expect(try await b.client.send(FleetText(path: "item/1")) == "item 1")
+        #expect(server.requestCount == 1)
+        #expect(b.storage.statistics.secondTierHits == 1)
+        #expect(b.storage.statistics.firstTierHits == 1)
+        #expect(await b.local.count == 1)
+        await server.shutdown()
+    }
+
+    @Test func credentialsAndVaryStayIsolatedInTheSecondTier() async throws {
+        var router = LoopbackRouter()
+        router.on("GET", "/me") { request, _ in
+            ServerResponse(
+                headers: [("Cache-Control", "private, max-age=300"), ("Vary", "Accept-Language")],
+                body: Array("\(request.header("Authorization") ?? "-") \(request.header("Accept-Language") ?? "-")".utf8))
+        }
+        let server = try await LoopbackServer.start(router: router)
+        let store = InMemoryFleetStore()
+        let a = FleetInstance(baseURL: server.baseURL, store: store)
+        let b = FleetInstance(baseURL: server.baseURL, store: store)
+        let alice = FleetText(path: "me", headers: ["Authorization": "Bearer alice", "Accept-Language": "en"])
+        #expect(try await a.client.send(alice) == "Bearer alice en")
+        await a.cache.waitForPendingWrites()
+        #expect(await a.storage.flush())
+        // Another credential, then another language: neither is alice's English answer.
+        #expect(try await b.client.send(FleetText(path: "me", headers: ["Authorization": "Bearer bob", "Accept-Language": "en"])) == "Bearer bob en")
+        #expect(try await b.client.send(FleetText(path: "me", headers: ["Authorization": "Bearer alice", "Accept-Language": "fr"])) == "Bearer alice fr")
+        #expect(server.requestCount == 3)
+        // The same credential and language: served from the second tier.
+        #expect(try await b.client.send(alice) == "Bearer alice en")
+        #expect(server.requestCount == 3)
+        await server.shutdown()
+    }
+
+    @Test(arguments: ["request", "prefix", "all"])
+    func aPurgeOnOneInstanceEvictsEveryFirstTier(kind: String) async throws {
+        let server = try await startOrigin()
+        let store = InMemoryFleetStore()
+        let instances = (0..<3).map { _ in FleetInstance(baseURL: server.baseURL, store: store) }
+        for instance in instances { _ = try await instance.client.send(FleetText(path: "item/7")) }
+        for instance in instances {
+            await instance.cache.waitForPendingWrites()
+            #expect(await instance.storage.flush())
+            #expect(await instance.local.count == 1)
+        }
+        let requestsBefore = server.requestCount
+        let target: CacheInvalidation =
+            switch kind {
+            case "request": .request("GET \(server.baseURL)/item/7")
+            case "prefix": .keyPrefix("GET \(server.baseURL)/item/")
+            default: .all
+            }
+        await instances[0].cache.invalidate(target)
+        #expect(await instances[0].storage.flush())
+        for instance in instances {
+            #expect(await eventually { await instance.local.count == 0 })
+        }
+        #expect(await store.keys.isEmpty)
+        _ = try await instances[2].client.send(FleetText(path: "item/7"))
+        #expect(server.requestCount == requestsBefore + 1)
+        await server.shutdown()
+    }
+
+    @Test func anAccountPurgeReachesTheOtherInstances() async throws {
+        var router = LoopbackRouter()
+        router.on("GET", "/mine") { _, _ in ServerResponse(headers: [("Cache-Control", "max-age=300")], body: Array("mine".utf8)) }
+        let server = try await LoopbackServer.start(router: router)
+        let store = InMemoryFleetStore()
+        func instance() -> (FleetCacheStorage, MemoryCacheStorage, ResponseCache, APIClient) {
+            let local = MemoryCacheStorage()
+            let storage = FleetCacheStorage(local: local, store: store, configuration: .generousForTests)
+            let cache = ResponseCache(storage: storage, credentials: .provider { "alice" })
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [cache]))
+            return (storage, local, cache, client)
+        }
+        let a = instance()
+        let b = instance()
+        _ = try await a.3.send(FleetText(path: "mine"))
+        _ = try await b.3.send(FleetText(path: "mine"))
+        await a.2.waitForPendingWrites()
+        await b.2.waitForPendingWrites()
+        #expect(await b.1.count == 1)
+        await a.2.invalidate(.account("alice"))
+        #expect(await a.0.flush())
+        #expect(await eventually { await b.1.count == 0 })
+        #expect(await store.keys.isEmpty)
+        await server.shutdown()
+    }
+
+    @Test func threeInstancesOfAHundredCallersFetchOnce() async throws {
+        let gate = Gate()
+        let server = try await startOrigin(gate: gate)
+        let store = InMemoryFleetStore()
+        let instances = (0..<3).map { _ in FleetInstance(baseURL: server.baseURL, store: store) }
+        let results = Task {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for instance in instances {
+                    for _ in 0..<100 { group.addTask { try await instance.client.send(FleetText(path: "item/42")) } }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+        }
+        #expect(await eventually { server.requestCount >= 1 })
+        // Everyone else is waiting: one leader, the rest in flights.
+        #expect(
+            await eventually {
+                let stats = instances.map(\.storage.statistics)
+                return stats.reduce(0) { $0 + $1.singleFlightLeads } == 1 && server.requestCount == 1
+            })
+        try await Task.sleep(for: .milliseconds(100))
+        gate.release()
+        let answers = try await results.value
+        #expect(answers.count == 300)
+        #expect(Set(answers) == ["item 42"])
+        #expect(server.requestCount == 1)
+        let stats = instances.map(\.storage.statistics)
+        #expect(stats.reduce(0) { $0 + $1.singleFlightLeads } == 1)
+        #expect(stats.reduce(0) { $0 + $1.singleFlightTimeouts } == 0)
+        await server.shutdown()
+    }
+
+    @Test func aHangingStoreCostsASoftTimeoutAndWritesAreReplayed() async throws {
+        let server = try await startOrigin()
+        let store = InMemoryFleetStore()
+        var configuration = FleetCacheStorage.Configuration()
+        configuration.softTimeout = .milliseconds(20)
+        configuration.writeTimeout = .milliseconds(50)
+        configuration.breakDuration = .milliseconds(100)
+        configuration.singleFlight = nil
+        let a = FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        await store.setOutage(.hanging(.seconds(30)))
+        for n in 0..<10 {
+            #expect(try await a.client.send(FleetText(path: "item/\(n)")) == "item \(n)")
+        }
+        #expect(server.requestCount == 10)
+        let during = a.storage.statistics
+        #expect(during.failOpenReads == 10)
+        #expect(during.breakerOpenings >= 1)
+        #expect(await store.keys.isEmpty)
+        await a.cache.waitForPendingWrites()
+        // The store comes back: the probe succeeds and the ten writes land.
+        await store.setOutage(.none)
+        #expect(await a.storage.flush(timeout: .seconds(30)))
+        #expect(await store.keys.count == 10)
+        let b = FleetInstance(baseURL: server.baseURL, store: store)
+        #expect(try await b.client.send(FleetText(path: "item/3")) == "item 3")
+        #expect(server.requestCount == 10)
+        await server.shutdown()
+    }
+
+    @Test func aFailingStoreOpensTheBreakerAndIsNotAskedUntilTheProbe() async throws {
+        let server = try await startOrigin()
+        let store = InMemoryFleetStore()
+        var configuration = FleetCacheStorage.Configuration()
+        configuration.failureThreshold = 3
+        configuration.breakDuration = .seconds(3600)
+        configuration.singleFlight = nil
+        let a = FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        await store.setOutage(.failing)
+        for n in 0..<3 { _ = try await a.client.send(FleetText(path: "item/\(n)")) }
+        await a.cache.waitForPendingWrites()
+        let callsWhenOpen = await store.calls
+        for n in 3..<20 { _ = try await a.client.send(FleetText(path: "item/\(n)")) }
+        // The breaker is open for an hour: no further call reached the store.
+        #expect(await store.calls == callsWhenOpen)
+        #expect(a.storage.statistics.breakerOpenings == 1)
+        #expect(a.storage.statistics.failOpenReads == 20)
+        #expect(server.requestCount == 20)
+        await server.shutdown()
+    }
+
+    @Test func invalidationMessagesRoundTrip() {
+        for invalidation in [FleetInvalidation.key("a|b"), .prefix("GET x"), .tag("a:1"), .all] {
+            #expect(FleetInvalidation(message: invalidation.message) == invalidation)
+        }
+        #expect(FleetInvalidation(message: "x") == nil)
+        #expect(FleetInvalidation(message: "q:1") == nil)
+    }
+}

@@ -1,0 +1,98 @@
+import Curlew
+@testable import CurlewFleet
+import Foundation
+import LoopbackServer
+import Testing
+
+@Suite("Fleet-wide queue limits (in-memory store)")
+struct FleetLimiterTests {
+    static func configuration() -> FleetLimiter.Configuration {
+        var configuration = FleetLimiter.Configuration()
+        configuration.leaseTimeout = .seconds(5)
+        return configuration
+    }
+
+    /// Sends `count` calls through each client in the "partner" queue at once; returns the answers.
+    static func burst(_ clients: [APIClient], count: Int) async throws -> [String] {
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for client in clients {
+                for n in 0..<count {
+                    group.addTask { try await client.send(FleetText(path: "slow/\(n % 1)", policy: .networkOnly, queue: "partner")) }
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+    }
+
+    @Test func threeInstancesNeverPassTheFleetLimit() async throws {
+        let server = try await startOrigin(delay: .milliseconds(30))
+        let store = InMemoryFleetStore()
+        let queues = (0..<3).map { _ in QueueActor() }
+        let limiters = queues.map { FleetLimiter(queues: $0, store: store, limits: ["partner": 8], configuration: Self.configuration()) }
+        let running = limiters.map { limiter in Task { try await limiter.run() } }
+        let clients = queues.map { APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: $0) }
+        let answers = try await Self.burst(clients, count: 40)
+        #expect(answers.count == 120)
+        #expect(server.peakInFlight(path: "/slow/0") <= 8)
+        #expect(await store.leased("partner") <= 8)
+        #expect(limiters.allSatisfy { ($0.status(of: "partner")?.leases ?? 0) > 0 })
+        #expect(limiters.allSatisfy { $0.status(of: "partner")?.isFallback == false })
+        running.forEach { $0.cancel() }
+        for task in running { _ = await task.result }
+        await server.shutdown()
+    }
+
+    @Test func slotsOfAHolderThatDiedComeBackWhenItsLeaseRunsOut() async throws {
+        let server = try await startOrigin(delay: .milliseconds(5))
+        let store = InMemoryFleetStore()
+        // A holder that took every slot and then died: it never renews.
+        let dead = try await store.lease("partner", capacity: 8, holder: "dead", wanted: 8, inUse: 8, ttl: .milliseconds(300))
+        #expect(dead.granted == 8)
+        let queues = QueueActor()
+        let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: Self.configuration())
+        let running = Task { try await limiter.run() }
+        let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: queues)
+        let answers = try await Self.burst([client], count: 20)
+        #expect(answers.count == 20)
+        #expect(server.peakInFlight(path: "/slow/0") <= 8)
+        // The live instance holds every slot it was given; the dead one holds none.
+        #expect((limiter.status(of: "partner")?.leases ?? 0) > 1)
+        running.cancel()
+        _ = await running.result
+        await server.shutdown()
+    }
+
+    @Test func anUnreachableStoreFallsBackToALocalShare() async throws {
+        let server = try await startOrigin(delay: .milliseconds(5))
+        let store = InMemoryFleetStore()
+        var configuration = Self.configuration()
+        configuration.leaseTimeout = .milliseconds(50)
+        configuration.assumedInstances = 4
+        await store.setOutage(.failing)
+        let queues = QueueActor()
+        let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
+        let running = Task { try await limiter.run() }
+        let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: queues)
+        let answers = try await Self.burst([client], count: 20)
+        #expect(answers.count == 20)
+        let status = try #require(limiter.status(of: "partner"))
+        #expect(status.isFallback)
+        #expect(status.slots == 2)
+        #expect(status.fallbacks == 1)
+        #expect(server.peakInFlight(path: "/slow/0") <= 2)
+        // The store comes back: leases resume.
+        await store.setOutage(.none)
+        #expect(await eventually { limiter.status(of: "partner")?.isFallback == false })
+        running.cancel()
+        _ = await running.result
+        await server.shutdown()
+    }
+
+    @Test func theGrantIsCappedToAFairShareWhileOthersWant() {
+        #expect(FleetLeaseRules.grant(capacity: 8, wanted: 8, othersHeld: 0, othersWanting: 0) == 8)
+        #expect(FleetLeaseRules.grant(capacity: 8, wanted: 8, othersHeld: 0, othersWanting: 1) == 4)
+        #expect(FleetLeaseRules.grant(capacity: 8, wanted: 8, othersHeld: 6, othersWanting: 2) == 2)
+        #expect(FleetLeaseRules.grant(capacity: 8, wanted: 3, othersHeld: 0, othersWanting: 2) == 3)
+        #expect(FleetLeaseRules.grant(capacity: 8, wanted: 0, othersHeld: 0, othersWanting: 0) == 0)
+    }
+}
