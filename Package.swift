@@ -114,10 +114,13 @@ let package = Package(
             path: "Samples/SearchDemo",
             swiftSettings: swiftSettings
         ),
+        // What every test target shares: the real servers of a plain `swift test` (TestServers,
+        // started once per test process) and a child-process runner. Not a product.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "CurlewTests",
             dependencies: [
-                "Curlew", "CurlewCore", "CurlewTesting", "LoopbackServer", "CCurlShim", "SanitizerSupport",
+                "Curlew", "CurlewCore", "CurlewTesting", "LoopbackServer", "CCurlShim", "SanitizerSupport", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -129,11 +132,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // CurlewFleet against the in-memory store and a real PostgreSQL (scripts/postgres.sh,
-        // CURLEW_POSTGRES_URL).
+        // CURLEW_POSTGRES_URL; started by TestServers under a plain `swift test`).
         .testTarget(
             name: "CurlewFleetTests",
             dependencies: [
-                "CurlewFleet", "Curlew", "LoopbackServer",
+                "CurlewFleet", "Curlew", "LoopbackServer", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Started by the test suite itself when it runs without scripts/test.sh — a plain `swift test` —
-# (Tests/CurlewTests/Support/TestServers.swift): installs what the servers need
+# (Tests/TestSupport/TestServers.swift): installs what the servers need
 # (scripts/ensure-deps.sh), starts them (scripts/test-servers.sh), prints their `CURLEW_*`
 # variables one per line, then `ready`, and keeps them running until its standard input closes,
 # which happens when the test process ends, however it ends. Then it stops them.

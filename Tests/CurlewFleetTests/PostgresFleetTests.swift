@@ -6,6 +6,7 @@ import Foundation
 #endif
 import LoopbackServer
 import PostgresNIO
+import TestSupport
 import Testing
 
 /// A running ``PostgresFleetStore`` in a schema of its own (so tests do not see each other's
@@ -15,7 +16,7 @@ struct RunningStore {
     let task: Task<Void, any Error>
 
     static func url() throws -> String {
-        try #require(ProcessInfo.processInfo.environment["CURLEW_POSTGRES_URL"], "start PostgreSQL with scripts/postgres.sh (scripts/test-servers.sh does)")
+        try #require(TestServers.environment["CURLEW_POSTGRES_URL"], "PostgreSQL is started by scripts/test-servers.sh, or by the first test that asks (TestServers)")
     }
 
     static func start(schema: String, url: String? = nil) async throws -> RunningStore {

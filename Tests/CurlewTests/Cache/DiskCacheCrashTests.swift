@@ -1,6 +1,7 @@
 @testable import Curlew
 @testable import CurlewCore
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
     import Glibc

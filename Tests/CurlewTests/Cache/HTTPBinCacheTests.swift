@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// HTTP caching against httpbin — a widely used test service nobody here wrote — started on

@@ -1,6 +1,7 @@
 import Curlew
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// The servers `scripts/connection-servers.sh` starts (nginx with TLS and HTTP/2, tinyproxy,

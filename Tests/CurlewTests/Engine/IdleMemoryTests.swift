@@ -1,6 +1,7 @@
 @testable import Curlew
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// Where the smoke tests expect the `curl` command-line tool.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The test suite's own child-process helper.

@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// Two resumable downloads into one partial file: the second is refused with

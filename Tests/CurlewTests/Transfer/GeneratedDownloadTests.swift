@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import LoopbackServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// A body the server makes up as it sends it: 256 KiB chunks of a fixed template whose every

@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// Transfers against httpbin — a server nobody here wrote — started on 127.0.0.1 by

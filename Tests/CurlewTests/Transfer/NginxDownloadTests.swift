@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// Downloads from a real static-file server: nginx started by `scripts/nginx.sh`

@@ -3,6 +3,7 @@
 import Foundation
 import HTTPTypes
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// A multipart upload with declared fields and dictionary parameters.

@@ -11,18 +11,18 @@ import Foundation
 /// it ends. If they cannot be started, the script's output is on standard error and the tests
 /// that need them fail with their own "is not set" message: a run without its servers never
 /// passes.
-enum TestServers {
+package enum TestServers {
     /// The process's environment, with the variables of the servers started for this run added.
-    static var environment: [String: String] { started.environment }
+    package static var environment: [String: String] { started.environment }
 
     private static let started: (environment: [String: String], process: SpawnedProcess?) = start()
 
     private static func start() -> (environment: [String: String], process: SpawnedProcess?) {
         var environment = ProcessInfo.processInfo.environment
         guard environment["CURLEW_NGINX_URL"] == nil else { return (environment, nil) }
-        // Tests/CurlewTests/Support/TestServers.swift → the repository.
+        // Tests/TestSupport/TestServers.swift → the repository.
         let repository = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         var input: [Int32] = [0, 0]
         var output: [Int32] = [0, 0]
         guard pipe(&input) == 0, pipe(&output) == 0 else { return (environment, nil) }

@@ -26,11 +26,11 @@ import Synchronization
 /// another process); ``kill(_:)`` sends nothing to a reaped child for the same reason. A child
 /// nobody reaped is waited for on a thread of its own when the last reference goes, so it does
 /// not stay a zombie.
-final class SpawnedProcess: Sendable {
+package final class SpawnedProcess: Sendable {
     /// How a child ended, as Foundation's `terminationReason` and `terminationStatus` put it.
-    struct Termination: Sendable, Equatable {
+    package struct Termination: Sendable, Equatable {
         /// Why a child ended.
-        enum Reason: Sendable, Equatable {
+        package enum Reason: Sendable, Equatable {
             /// It exited: returned from `main` or called `exit`.
             case exit
             /// A signal ended it.
@@ -38,14 +38,20 @@ final class SpawnedProcess: Sendable {
         }
 
         /// Why it ended.
-        let reason: Reason
+        package let reason: Reason
         /// The exit code, or the number of the signal that ended it.
-        let status: Int32
+        package let status: Int32
 
         /// What is recorded when the child's status is lost: something other than this type reaped
         /// it (`waitpid` answered `ECHILD`). An exit with -1, which no real exit code is, so a
         /// test that expects 0 or a signal fails.
-        static let lost = Termination(reason: .exit, status: -1)
+        package static let lost = Termination(reason: .exit, status: -1)
+
+        /// A record of how a child ended.
+        package init(reason: Reason, status: Int32) {
+            self.reason = reason
+            self.status = status
+        }
     }
 
     /// What is known about the child.
@@ -60,7 +66,7 @@ final class SpawnedProcess: Sendable {
     }
 
     /// The child's process ID.
-    let pid: pid_t
+    package let pid: Int32
     /// Guards everything known about the child (`State`); the child is reaped, and sent signals,
     /// only while it is held.
     private let state = Mutex(State())
@@ -81,7 +87,7 @@ final class SpawnedProcess: Sendable {
     /// standard error is standard output when `mergesStandardError`, else `/dev/null`. The
     /// environment is `environment`, or the test process's when `nil`.
     /// - Throws: `POSIXError` when the child cannot be started.
-    init(
+    package init(
         path: String, arguments: [String], standardInput: Int32? = nil, standardOutput: Int32? = nil,
         mergesStandardError: Bool = false, environment: [String: String]? = nil
     ) throws {
@@ -145,7 +151,7 @@ final class SpawnedProcess: Sendable {
     /// input `/dev/null`), reading on a thread of its own; returns what ``terminationStatus()``
     /// does and the output.
     /// - Throws: `POSIXError` when the child cannot be started, or an error closing the pipe.
-    static func run(path: String, arguments: [String], environment: [String: String]? = nil) async throws -> (status: Int32, output: String) {
+    package static func run(path: String, arguments: [String], environment: [String: String]? = nil) async throws -> (status: Int32, output: String) {
         let pipe = Pipe()
         let process = try SpawnedProcess(
             path: path, arguments: arguments, standardOutput: pipe.fileHandleForWriting.fileDescriptor,
@@ -159,7 +165,7 @@ final class SpawnedProcess: Sendable {
 
     /// Waits for the child to end (on a thread of its own, never a cooperative one) and returns
     /// how it ended; at once when that is already known.
-    func termination() async -> Termination {
+    package func termination() async -> Termination {
         await withCheckedContinuation { (continuation: CheckedContinuation<Termination, Never>) in
             let (ended, startsWaiter) = state.withLock { state -> (Termination?, Bool) in
                 if let termination = state.termination { return (termination, false) }
@@ -175,14 +181,14 @@ final class SpawnedProcess: Sendable {
     /// Waits like ``termination()`` and returns what Foundation's `terminationStatus` would: the
     /// exit code, or the number of the signal that ended the child (-1 when its status was lost,
     /// see ``Termination/lost``).
-    func terminationStatus() async -> Int32 {
+    package func terminationStatus() async -> Int32 {
         await termination().status
     }
 
     /// How the child ended, or `nil` while it runs; never blocks. Reaps an ended child with
     /// `waitpid(WNOHANG)` and records how it ended, so ``termination()`` answers from that record
     /// (unless ``termination()`` already waits, which then reaps it itself).
-    var terminationIfEnded: Termination? {
+    package var terminationIfEnded: Termination? {
         let pid = self.pid
         return state.withLock { state -> Termination? in
             if let termination = state.termination { return termination }
@@ -200,7 +206,7 @@ final class SpawnedProcess: Sendable {
 
     /// Whether the child still runs, as Foundation's `isRunning`; never blocks (see
     /// ``terminationIfEnded``, which reaps a child that has ended).
-    var isRunning: Bool {
+    package var isRunning: Bool {
         terminationIfEnded == nil
     }
 
@@ -208,7 +214,7 @@ final class SpawnedProcess: Sendable {
     /// then); a child that has ended but is not reaped yet takes it without effect.
     /// - Returns: Whether `kill(2)` was called and succeeded.
     @discardableResult
-    func kill(_ signal: Int32) -> Bool {
+    package func kill(_ signal: Int32) -> Bool {
         let pid = self.pid
         return state.withLock { state in
             state.termination == nil && sendSignal(signal, to: pid)
@@ -218,7 +224,7 @@ final class SpawnedProcess: Sendable {
     /// Sends `SIGTERM`, as Foundation's `terminate()` does. The child starts with `SIGTERM`
     /// unblocked and at its default action (see the type's description), so this ends it unless
     /// the child itself handles or ignores the signal; `kill(SIGKILL)` always ends it.
-    func terminate() {
+    package func terminate() {
         kill(SIGTERM)
     }
 
