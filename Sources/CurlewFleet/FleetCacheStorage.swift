@@ -61,7 +61,8 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     /// How a fleet fetches a missing key once.
     public struct SingleFlight: Sendable {
         /// How long the fetching instance's lock lasts at most (it is given back when the answer
-        /// is stored; an answer that is not stored lets it run out). Default: 10 s.
+        /// is stored, or at once when the call ends with nothing to store; then every waiting
+        /// caller fetches for itself). Default: 10 s.
         public var lockTimeToLive: Duration = .seconds(10)
         /// How long the other callers wait for the stored answer before fetching themselves.
         /// Default: 2 s.
@@ -134,6 +135,9 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
 
     /// Writes and invalidations waiting for the store.
     public var pendingCount: Int { state.withLock { $0.queue.count } }
+
+    /// Callers of this instance waiting in single-flights for another caller's answer.
+    var waitingCallers: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.waiters.count } } }
 
     // MARK: CacheStorage
 
@@ -325,10 +329,32 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
                     resolve(key, id: id, with: entry)
                     return
                 }
+                if await endIfAbandoned(key, fleetKey: fleetKey, id: id, flight) { return }
             case .failed, .timedOut:
                 failed()
             }
         }
+    }
+
+    /// No answer in the store yet, and maybe none coming: when the fetching instance has given
+    /// its lock back without storing an answer (its fetch failed or was not cacheable) or the lock
+    /// ran out, the flight is over and this instance's waiters fetch for themselves — as a
+    /// cache releases the requests that waited for a fetch that stored nothing, rather than making
+    /// them queue behind one another. Looks for the answer once more first: it lands before the
+    /// lock is given back. Returns whether the flight ended.
+    private func endIfAbandoned(_ key: String, fleetKey: String, id: UInt64, _ flight: SingleFlight) async -> Bool {
+        let store = store
+        let owner = configuration.instance
+        guard case .answered(true) = await withSoftTimeout(configuration.softTimeout, { try await store.tryLock(fleetKey, owner: owner, ttl: flight.lockTimeToLive) })
+        else { return false }
+        enqueue(.unlock(fleetKey))
+        var entry: CacheEntry?
+        if case .answered(let stored?) = await withSoftTimeout(configuration.softTimeout, { try await store.read(fleetKey) }) {
+            entry = FleetEntryCoding.decode(stored, expectedKey: key)
+        }
+        if let entry { try? await local.store(entry) }
+        resolve(key, id: id, with: entry)
+        return true
     }
 
     private func scheduleTimeout(_ key: String, id: UInt64, after wait: Duration) {
@@ -561,11 +587,28 @@ struct FleetMetrics: Sendable {
     let readLatency = Metrics.Timer(label: "curlew_fleet_store_latency", dimensions: [("operation", "read")])
 }
 
-extension FleetCacheStorage: CacheInvalidationObserving {
+extension FleetCacheStorage: SharedCacheTier {
     /// Sends the cache's invalidation to the store (queued like a write, so it follows the writes
     /// before it), which removes the shared entries and tells every instance.
     package func didInvalidate(_ target: CacheInvalidation) async {
         enqueue(.invalidate(FleetKeys.invalidation(for: target)))
+    }
+
+    /// A lookup ended with no answer to store (an error, a `no-store` or uncacheable response, a
+    /// cancelled call): this instance's waiters for the key are released at once to fetch for
+    /// themselves, and the fleet lock this instance took for it is given back — instead of both
+    /// lasting until the single-flight wait and the lock's time to live run out. When an answer
+    /// is being stored, ``store(_:)`` ends the flight.
+    package func lookupEnded(for key: String, storing: Bool) async {
+        guard !storing else { return }
+        let ended = state.withLock { state -> (waiters: [CheckedContinuation<CacheEntry?, Never>], leading: Bool) in
+            guard state.leading.remove(key) != nil else { return ([], false) }
+            let waiters = state.flights.removeValue(forKey: key)?.waiters ?? []
+            return (waiters, true)
+        }
+        guard ended.leading else { return }
+        ended.waiters.forEach { $0.resume(returning: nil) }
+        enqueue(.unlock(FleetKeys.describe(key).key))
     }
 }
 

@@ -35,6 +35,12 @@ public actor InMemoryFleetStore: FleetStore {
     /// The keys held now.
     public var keys: [String] { entries.keys.sorted() }
 
+    /// The keys locked now (``tryLock(_:owner:ttl:)``, not given back, not run out).
+    public var lockedKeys: [String] {
+        let now = ContinuousClock.now
+        return locks.filter { $0.value.until > now }.keys.sorted()
+    }
+
     private func check() async throws {
         calls += 1
         switch outage {

@@ -2,6 +2,7 @@ import Curlew
 @testable import CurlewFleet
 import Foundation
 import LoopbackServer
+import Synchronization
 import Testing
 
 @Suite("Fleet cache tiers (in-memory store)")
@@ -132,6 +133,57 @@ struct FleetCacheTests {
         let stats = instances.map(\.storage.statistics)
         #expect(stats.reduce(0) { $0 + $1.singleFlightLeads } == 1)
         #expect(stats.reduce(0) { $0 + $1.singleFlightTimeouts } == 0)
+        await server.shutdown()
+    }
+
+    /// The fetching instance's answer is a 503 with `no-store`: nothing reaches the store, so every
+    /// caller waiting on it — on its own instance and on the others — is released at once (no
+    /// single-flight wait runs out: the wait here is 60 s), and no lock stays held.
+    @Test func aFetchThatStoresNothingReleasesEveryWaiterAndTheLock() async throws {
+        let gate = Gate()
+        let served = Mutex(0)
+        var router = LoopbackRouter()
+        router.on("GET", "/flaky/{n}") { request, _ in
+            let first = served.withLock { count in
+                count += 1
+                return count == 1
+            }
+            guard first else { return ServerResponse(headers: [("Cache-Control", "max-age=300")], body: Array("fresh".utf8)) }
+            while !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
+            return ServerResponse(status: 503, headers: [("Cache-Control", "no-store")], body: Array("busy".utf8))
+        }
+        let server = try await LoopbackServer.start(router: router)
+        let store = InMemoryFleetStore()
+        let instances = (0..<3).map { _ in FleetInstance(baseURL: server.baseURL, store: store) }
+        let results = Task {
+            await withTaskGroup(of: String?.self) { group in
+                for instance in instances {
+                    for _ in 0..<10 { group.addTask { try? await instance.client.send(FleetText(path: "flaky/7")) } }
+                }
+                return await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+        }
+        #expect(
+            await eventually {
+                let stats = instances.map(\.storage.statistics)
+                return stats.reduce(0) { $0 + $1.singleFlightLeads } == 1 && server.requestCount == 1
+            })
+        // Everyone but the fetching caller waits for its answer.
+        #expect(await eventually { instances.reduce(0) { $0 + $1.storage.waitingCallers } == 29 })
+        gate.release()
+        let answers = await results.value
+        #expect(answers.count == 30)
+        #expect(answers.filter { $0 == nil }.count == 1)
+        #expect(answers.filter { $0 == "fresh" }.count == 29)
+        // The fetching instance's own waiters all fetch; another instance's waiters fetch too, or
+        // take an answer one of those stored meanwhile: every miss is one request to the origin.
+        let stats = instances.map(\.storage.statistics)
+        let misses = stats.reduce(0) { $0 + $1.misses }
+        #expect(misses + stats.reduce(0) { $0 + $1.singleFlightFollows } == 30)
+        #expect(server.requestCount == misses)
+        #expect(misses >= 10)
+        #expect(stats.reduce(0) { $0 + $1.singleFlightTimeouts } == 0)
+        #expect(await eventually(within: 5) { await store.lockedKeys.isEmpty })
         await server.shutdown()
     }
 

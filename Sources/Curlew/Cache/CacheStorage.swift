@@ -23,11 +23,18 @@ public protocol CacheStorage: Sendable {
     func removeExpired(before date: Date) async -> Int
 }
 
-/// A ``CacheStorage`` that hears each ``ResponseCache/invalidate(_:)`` as it was asked (a key, a
-/// prefix, an account), not only as the key predicate its ``CacheStorage/removeEntries(where:)``
-/// receives: a second tier shared by a fleet (CurlewFleet) forwards it to the shared store and
-/// the other instances. Called after the local removal.
-package protocol CacheInvalidationObserving: CacheStorage {
+/// A ``CacheStorage`` that is a tier shared with other instances (CurlewFleet's two-tier
+/// storage) and so hears two things a storage of one process need not:
+/// - each ``ResponseCache/invalidate(_:)`` as it was asked (a key, a prefix, an account), not only
+///   as the key predicate its ``CacheStorage/removeEntries(where:)`` receives, to forward it to
+///   the shared store and the other instances; called after the local removal;
+/// - the end of every call that looked a key up, with whether an answer is on its way to
+///   ``CacheStorage/store(_:)``: a tier that made other callers wait for this one's answer
+///   (single-flight) releases them at once when none is coming.
+package protocol SharedCacheTier: CacheStorage {
     /// `target` was invalidated through the cache.
     func didInvalidate(_ target: CacheInvalidation) async
+    /// A call that looked up `key` has its answer; `storing` says whether the cache accepted an
+    /// answer for storing (``CacheStorage/store(_:)`` follows, or already ran).
+    func lookupEnded(for key: String, storing: Bool) async
 }

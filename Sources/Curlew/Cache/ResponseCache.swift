@@ -63,6 +63,8 @@ public actor ResponseCache: APIMiddleware {
     private nonisolated let counters = CacheCounters()
     /// Writes accepted but not yet finished by the storage.
     nonisolated let pending: PendingWrites
+    /// The storage, when it is a tier shared with other instances (asked once, here).
+    private nonisolated let sharedTier: (any SharedCacheTier)?
 
     /// Counters since the cache was created.
     package var statistics: CacheStatistics { counters.current }
@@ -72,6 +74,7 @@ public actor ResponseCache: APIMiddleware {
         self.configuration = configuration
         let counters = counters
         self.pending = PendingWrites(storage: configuration.storage) { counters.record { $0.writeFailures += 1 } }
+        self.sharedTier = configuration.storage as? any SharedCacheTier
     }
 
     /// Creates a cache over `storage`. `credentials` is required: say `.anonymous` when the
@@ -106,9 +109,25 @@ public actor ResponseCache: APIMiddleware {
             version: configuration.version, scope: account.scope,
             request: CacheKey.requestPart(identity: context.identity, options: context.options, volatileParameters: configuration.volatileParameters))
         let call = CacheCall(cache: self, policy: policy, key: key, account: account, request: request, context: context)
-        let raw = try await call.run(next)
+        let raw: RawResponse
+        do {
+            raw = try await call.run(next)
+        } catch {
+            await endLookup(key.full)
+            throw error
+        }
+        await endLookup(key.full)
         guard let target = CacheDownload.target(context.responseBody) else { return raw }
         return try CacheDownload.materialize(raw, into: target, request: request)
+    }
+
+    /// Tells a shared tier that a call's lookup of `full` has ended, and whether an answer for it
+    /// is being stored.
+    private nonisolated func endLookup(_ full: String) async {
+        guard let sharedTier else { return }
+        var storing = false
+        if case .store = pending.operation(for: full) { storing = true }
+        await sharedTier.lookupEnded(for: full, storing: storing)
     }
 
     /// Requests the cache leaves alone: ones that carry their own validators or ranges.
@@ -154,9 +173,7 @@ public actor ResponseCache: APIMiddleware {
             guard let key = CacheKey.parse(full) else { return false }
             return target.matches(key, version: version)
         }
-        if let observer = configuration.storage as? any CacheInvalidationObserving {
-            await observer.didInvalidate(target)
-        }
+        await sharedTier?.didInvalidate(target)
         return removed
     }
 
