@@ -24,6 +24,28 @@ struct FleetCacheTests {
         await server.shutdown()
     }
 
+    /// The fleet's fail-safe: instance A fetched while the origin was up; the origin goes away; B,
+    /// which never saw the answer, serves it from the second tier under `networkFirst` — the
+    /// app's consent to stale answers offline holds across the fleet, not only per instance.
+    @Test func anOriginOutageIsBridgedFromWhatAnotherInstanceFetched() async throws {
+        let server = try await startOrigin()
+        let store = InMemoryFleetStore()
+        let a = FleetInstance(baseURL: server.baseURL, store: store)
+        let b = FleetInstance(baseURL: server.baseURL, store: store)
+        let call = FleetText(path: "item/5", policy: .networkFirst(staleFor: .hours(1)))
+        #expect(try await a.client.send(call) == "item 5")
+        await a.cache.waitForPendingWrites()
+        #expect(await a.storage.flush())
+        await server.shutdown()
+        let answer = try await b.client.response(for: call)
+        #expect(answer.value == "item 5")
+        #expect(answer.source == .cache)
+        #expect(server.requestCount == 1)
+        #expect(b.storage.statistics.secondTierHits == 1)
+        // Without a stored answer anywhere, the outage is the caller's error.
+        await #expect(throws: CurlewError.self) { try await b.client.send(FleetText(path: "item/6", policy: .networkFirst(staleFor: .hours(1)))) }
+    }
+
     @Test func credentialsAndVaryStayIsolatedInTheSecondTier() async throws {
         var router = LoopbackRouter()
         router.on("GET", "/me") { request, _ in
