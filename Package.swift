@@ -109,8 +109,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "SearchDemo",
-            // CurlewTesting for the tour's mock steps (fixtures, generated data).
-            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
+            // CurlewTesting for the tour's mock steps (fixtures, generated data); CurlewFleet for the
+            // fleet step (its in-memory store: the tour needs no database).
+            dependencies: ["Curlew", "CurlewTesting", "CurlewFleet", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Samples/SearchDemo",
             swiftSettings: swiftSettings
         ),

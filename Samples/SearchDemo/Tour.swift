@@ -32,6 +32,7 @@ struct Tour {
         FixtureMockStep(),
         GeneratedMockStep(),
         CacheStep(),
+        FleetStep(),
         FilesStep(),
         ObservabilityStep(),
     ]
