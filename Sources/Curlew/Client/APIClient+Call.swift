@@ -25,12 +25,14 @@ extension APIClient {
         _ request: R, prepared given: PreparedRequest? = nil, options: RequestOptions, responseBody: ResponseBodyDisposition,
         finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
-        let name = RequestTypeName.of(R.self)
+        let facts = EndpointTypeFacts.of(request)
+        let name = facts.name
         let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
         defer { options.ticket?.finish() }
         var summary: RequestSummary?
         do {
             try Task.checkCancellation()
+            try facts.check()
             var prepared = try given ?? prepare(request)
             summary = prepared.summary
             try checkConfiguration(options, request: prepared, name: name)

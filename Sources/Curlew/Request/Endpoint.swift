@@ -155,9 +155,44 @@ public protocol Endpoint: Sendable {
     ///   message names the JSON path, e.g. `data[3].id: expected String, found number`; a
     ///   ``CurlewError`` is passed on with the request, status and body snippet filled in.
     func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Response
+
+    // MARK: Removed properties
+
+    // Properties of the endpoint protocol before ``RequestOptions`` took them over. They stay as
+    // deprecated requirements so that a type still declaring one is caught instead of silently
+    // ignored: a call of an endpoint whose value differs from the old default fails with
+    // ``CurlewError/Code/removedEndpointProperty`` in a debug build and is logged once in a
+    // release build. Never implement them.
+
+    /// Removed: set ``RequestOptions/queue`` in ``options``.
+    @available(*, deprecated, message: "removed: set `queue` in `options` (RequestOptions)")
+    var queueName: String? { get }
+    /// Removed: set ``RequestOptions/requiresAuthentication`` in ``options``.
+    @available(*, deprecated, message: "removed: set `requiresAuthentication` in `options` (RequestOptions)")
+    var requiresAuthentication: Bool { get }
+    /// Removed: set ``RequestOptions/usesAccessories`` in ``options``.
+    @available(*, deprecated, message: "removed: set `usesAccessories` in `options` (RequestOptions)")
+    var usesAccessories: Bool { get }
+    /// Removed: set ``RequestOptions/middleware`` in ``options``.
+    @available(*, deprecated, message: "removed: set `middleware` in `options` (RequestOptions)")
+    var middleware: [any APIMiddleware] { get }
+    /// Removed: set ``RequestOptions/skippedMiddleware`` in ``options``.
+    @available(*, deprecated, message: "removed: set `skippedMiddleware` in `options` (RequestOptions)")
+    var skippedMiddleware: Set<MiddlewareKind> { get }
 }
 
 extension Endpoint {
+    /// Removed; the old default (`nil`), which is never reported.
+    public var queueName: String? { nil }
+    /// Removed; the old default (`false`), which is never reported.
+    public var requiresAuthentication: Bool { false }
+    /// Removed; the old default (`true`), which is never reported.
+    public var usesAccessories: Bool { true }
+    /// Removed; the old default (none), which is never reported.
+    public var middleware: [any APIMiddleware] { [] }
+    /// Removed; the old default (none), which is never reported.
+    public var skippedMiddleware: Set<MiddlewareKind> { [] }
+
     /// `GET`.
     public var method: HTTPRequest.Method { .get }
     /// No query items.

@@ -23,6 +23,7 @@ extension CurlewError {
             case protocolError, connectionClosedBeforeResponse, insecureRedirect
             case cacheNotConfigured
             case cachePolicyConflict
+            case removedEndpointProperty
         }
 
         private let base: Base
@@ -163,6 +164,12 @@ extension CurlewError {
         /// is streamed to the caller (``APIClient/stream(_:highWaterMark:options:)``): the cache
         /// stores and serves whole bodies; nothing was sent.
         public static let cachePolicyConflict = Code(.cachePolicyConflict)
+        /// The endpoint type declares a property the endpoint protocol no longer reads
+        /// (`queueName`, `requiresAuthentication`, `usesAccessories`, `middleware`,
+        /// `skippedMiddleware`, now in `RequestOptions`), or a stored `options` that is not
+        /// `RequestOptions` and so is never used. Raised in debug builds only (a release build
+        /// logs it once per type); nothing was sent.
+        public static let removedEndpointProperty = Code(.removedEndpointProperty)
 
         /// The response broke HTTP framing: a head that ends without its blank line, conflicting
         /// `Content-Length` values, a `Transfer-Encoding` whose last coding is not `chunked` (or
@@ -200,7 +207,7 @@ extension CurlewError {
             case .tlsCertificateUntrusted, .tlsCertificateExpired, .tlsHostnameMismatch, .tlsPinMismatch,
                 .tlsClientCertificateInvalid, .proxyFailure:
                 .transport
-            case .invalidConnectionSettings, .cacheNotConfigured, .cachePolicyConflict:
+            case .invalidConnectionSettings, .cacheNotConfigured, .cachePolicyConflict, .removedEndpointProperty:
                 .invalidRequest
             }
         }

@@ -35,13 +35,13 @@ struct NewPictureForm: Endpoint {
     @Field("note") var note: String? = nil
     @Query("dry_run") var dryRun: Bool = false
     var encoding: ParameterEncoding = .form
-    var options: ParameterEncodingOptions = .default
+    var encodingOptions: ParameterEncodingOptions = .default
     var extra: [String: ParameterValue] = [:]
 
     var method: HTTPRequest.Method { .post }
     var path: String { "pictures" }
     var parameterEncoding: ParameterEncoding { encoding }
-    var parameterEncodingOptions: ParameterEncodingOptions { options }
+    var parameterEncodingOptions: ParameterEncodingOptions { encodingOptions }
     var parameters: [String: ParameterValue] { extra }
 }
 
@@ -123,7 +123,7 @@ struct ParameterTests {
                 == #"{"public":true,"ratio":1.5,"size":{"h":600,"w":800},"tags":["sand"],"title":"Dunes"}"#)
         #expect(prepared.headers[.contentType] == "application/json")
         var withNull = request
-        withNull.options.nilStyle = .bareName
+        withNull.encodingOptions.nilStyle = .bareName
         withNull.note = nil
         #expect(
             String(decoding: try client.prepare(withNull).body ?? Data(), as: UTF8.self)
