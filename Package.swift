@@ -8,6 +8,15 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// `CURLEW_WITHOUT_FLEET=1` leaves out CurlewFleet, its tests and postgres-nio. The
+/// AddressSanitizer run sets it (scripts/sanitize.sh): the fleet has no unsafe code of its own,
+/// and building postgres-nio and its TLS stack again under the sanitizer would cost minutes of
+/// every CI run. Everything else builds either way.
+let withFleet = Context.environment["CURLEW_WITHOUT_FLEET"] != "1"
+
+/// What exists only with the fleet.
+func fleet<T>(_ items: [T]) -> [T] { withFleet ? items : [] }
+
 let package = Package(
     name: "Curlew",
     platforms: [.macOS(.v15)],
@@ -20,12 +29,14 @@ let package = Package(
         // A scriptable HTTP/1.1 server on 127.0.0.1 for users' own tests. A product of its own:
         // only a test target that asks for it links SwiftNIO, never an app that uses Curlew.
         .library(name: "CurlewTestServer", targets: ["LoopbackServer"]),
-        // A fleet of instances sharing a second cache tier, invalidations, single-flight and
-        // limits through PostgreSQL. A product of its own: only a service that asks for it links
-        // postgres-nio.
-        .library(name: "CurlewFleet", targets: ["CurlewFleet"]),
         .executable(name: "SearchDemo", targets: ["SearchDemo"]),
-    ],
+    ]
+        + fleet([
+            // A fleet of instances sharing a second cache tier, invalidations, single-flight and
+            // limits through PostgreSQL. A product of its own: only a service that asks for it
+            // links postgres-nio.
+            .library(name: "CurlewFleet", targets: ["CurlewFleet"])
+        ]),
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -37,9 +48,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation --target Curlew` builds the DocC catalog offline.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // CurlewFleet's PostgreSQL store only.
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-    ],
+    ]
+        + fleet([
+            // CurlewFleet's PostgreSQL store only.
+            .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")
+        ]),
     targets: [
         .systemLibrary(
             name: "CCurl",
@@ -80,17 +93,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "CurlewFleet",
-            dependencies: [
-                "Curlew",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .target(
             name: "CurlewTesting",
             dependencies: ["Curlew", "SanitizerSupport", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
@@ -111,7 +113,7 @@ let package = Package(
             name: "SearchDemo",
             // CurlewTesting for the tour's mock steps (fixtures, generated data); CurlewFleet for the
             // fleet step (its in-memory store: the tour needs no database).
-            dependencies: ["Curlew", "CurlewTesting", "CurlewFleet", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")] + fleet(["CurlewFleet"]),
             path: "Samples/SearchDemo",
             swiftSettings: swiftSettings
         ),
@@ -132,27 +134,40 @@ let package = Package(
             resources: [.copy("Mock/Fixtures")],
             swiftSettings: swiftSettings
         ),
-        // CurlewFleet against the in-memory store and a real PostgreSQL (scripts/postgres.sh,
-        // CURLEW_POSTGRES_URL; started by TestServers under a plain `swift test`).
-        .testTarget(
-            name: "CurlewFleetTests",
-            dependencies: [
-                "CurlewFleet", "Curlew", "LoopbackServer", "TestSupport",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
-        ),
         // The README's swift blocks, extracted by scripts/readme-examples.py, compiled and run.
         .testTarget(
             name: "ReadmeExamples",
             dependencies: [
-                "Curlew", "CurlewTesting", "CurlewFleet", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            ] + fleet(["CurlewFleet"]),
             path: "Tests/ReadmeExamples",
             swiftSettings: swiftSettings
         ),
     ]
+        + fleet([
+            .target(
+                name: "CurlewFleet",
+                dependencies: [
+                    "Curlew",
+                    .product(name: "PostgresNIO", package: "postgres-nio"),
+                    .product(name: "Logging", package: "swift-log"),
+                    .product(name: "Metrics", package: "swift-metrics"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                ],
+                swiftSettings: swiftSettings
+            ),
+            // CurlewFleet against the in-memory store and a real PostgreSQL (scripts/postgres.sh,
+            // CURLEW_POSTGRES_URL; started by TestServers under a plain `swift test`).
+            .testTarget(
+                name: "CurlewFleetTests",
+                dependencies: [
+                    "CurlewFleet", "Curlew", "LoopbackServer", "TestSupport",
+                    .product(name: "PostgresNIO", package: "postgres-nio"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                ],
+                swiftSettings: swiftSettings
+            ),
+        ])
 )

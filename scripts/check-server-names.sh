@@ -11,7 +11,9 @@ bash scripts/ensure-deps.sh
 pkg=Integration/ServerNames
 tests=$pkg/Tests/ServerNamesTests
 
-# The README's ```swift blocks (a failing one names its README.md line).
+# The README's ```swift blocks (a failing one names its README.md line). The fleet's compiles
+# only where CurlewFleet can be imported: this package does not link it, which would build
+# postgres-nio and its TLS stack once more (Tests/ReadmeExamples in the main package compiles it).
 python3 scripts/readme-examples.py README.md "$tests/ReadmeExamples.generated.swift" --extra-import Hummingbird
 
 # Every public type of Curlew and CurlewTesting, unqualified (Curlew once had a RequestID, which is also Hummingbird's;

@@ -48,10 +48,6 @@ let package = Package(
             dependencies: curlewAndHummingbird + [
                 .product(name: "CurlewTesting", package: "Curlew"),
                 .product(name: "CurlewTestServer", package: "Curlew"),
-                // The README's fleet example (CurlewFleet beside Hummingbird too).
-                .product(name: "CurlewFleet", package: "Curlew"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

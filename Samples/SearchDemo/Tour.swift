@@ -11,7 +11,15 @@ protocol TourStep: Sendable {
 
 /// The guided tour: each step runs in order; a failing step is reported and the tour goes on.
 struct Tour {
-    static let steps: [any TourStep] = [
+    static let steps: [any TourStep] = main + fleet
+
+    #if canImport(CurlewFleet)
+        static let fleet: [any TourStep] = [FleetStep()]
+    #else
+        static let fleet: [any TourStep] = []
+    #endif
+
+    static let main: [any TourStep] = [
         SearchStep(),
         MediaSearchStep(),
         DetailsStep(),
@@ -32,7 +40,6 @@ struct Tour {
         FixtureMockStep(),
         GeneratedMockStep(),
         CacheStep(),
-        FleetStep(),
         FilesStep(),
         ObservabilityStep(),
     ]

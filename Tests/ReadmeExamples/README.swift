@@ -29,12 +29,12 @@
 //   block 27 (README.md:1088): declarations, file scope
 //   block 28 (README.md:1105): skipped (no-compile)
 //   block 29 (README.md:1149): skipped (no-compile)
-//   block 30 (README.md:1227): declarations, file scope
+//   block 30 (README.md:1227): declarations, file scope, where CurlewFleet can be imported
 //   block 31 (README.md:1272): skipped (no-compile)
-//   block 32 (README.md:1367): declarations, file scope
-//   block 33 (README.md:1469): declarations, file scope
-//   block 34 (README.md:1506): declarations, file scope
-//   block 35 (README.md:1540): declarations, file scope
+//   block 32 (README.md:1374): declarations, file scope
+//   block 33 (README.md:1476): declarations, file scope
+//   block 34 (README.md:1513): declarations, file scope
+//   block 35 (README.md:1547): declarations, file scope
 
 import Curlew
 import Foundation
@@ -42,9 +42,6 @@ import HTTPTypes
 import CurlewTesting
 import LoopbackServer
 import Testing
-import CurlewFleet
-import Logging
-import ServiceLifecycle
 
 // MARK: block 1, README.md:6
 @Sendable func readmeExample1() async throws {
@@ -678,6 +675,10 @@ func printCurlCommand(_ client: APIClient) throws {
 #sourceLocation()
 
 // MARK: block 30, README.md:1227
+#if canImport(CurlewFleet)
+import CurlewFleet
+import Logging
+import ServiceLifecycle
 #sourceLocation(file: "README.md", line: 1228)
 
 
@@ -705,9 +706,10 @@ func purgeEverywhere(_ cache: ResponseCache) async {
     await cache.invalidate(.keyPrefix("GET https://partner.example.com/api/catalog/"))
 }
 #sourceLocation()
+#endif
 
-// MARK: block 32, README.md:1367
-#sourceLocation(file: "README.md", line: 1368)
+// MARK: block 32, README.md:1374
+#sourceLocation(file: "README.md", line: 1375)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -807,8 +809,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 33, README.md:1469
-#sourceLocation(file: "README.md", line: 1470)
+// MARK: block 33, README.md:1476
+#sourceLocation(file: "README.md", line: 1477)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -843,8 +845,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1506
-#sourceLocation(file: "README.md", line: 1507)
+// MARK: block 34, README.md:1513
+#sourceLocation(file: "README.md", line: 1514)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -876,8 +878,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1540
-#sourceLocation(file: "README.md", line: 1541)
+// MARK: block 35, README.md:1547
+#sourceLocation(file: "README.md", line: 1548)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
