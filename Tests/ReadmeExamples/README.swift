@@ -31,10 +31,10 @@
 //   block 29 (README.md:1149): skipped (no-compile)
 //   block 30 (README.md:1227): declarations, file scope, where CurlewFleet can be imported
 //   block 31 (README.md:1272): skipped (no-compile)
-//   block 32 (README.md:1374): declarations, file scope
-//   block 33 (README.md:1476): declarations, file scope
-//   block 34 (README.md:1513): declarations, file scope
-//   block 35 (README.md:1547): declarations, file scope
+//   block 32 (README.md:1375): declarations, file scope
+//   block 33 (README.md:1477): declarations, file scope
+//   block 34 (README.md:1517): declarations, file scope
+//   block 35 (README.md:1551): declarations, file scope
 
 import Curlew
 import Foundation
@@ -708,8 +708,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 32, README.md:1374
-#sourceLocation(file: "README.md", line: 1375)
+// MARK: block 32, README.md:1375
+#sourceLocation(file: "README.md", line: 1376)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -809,8 +809,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 33, README.md:1476
-#sourceLocation(file: "README.md", line: 1477)
+// MARK: block 33, README.md:1477
+#sourceLocation(file: "README.md", line: 1478)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -827,9 +827,12 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
             holds,                                                          // Monkey wait(for:tag:)
             ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
             TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
-                                   maximumAttempts: 3, endsSessionWhenRefreshFails: true) { old in
+                                   maximumAttempts: 4, endsSessionWhenRefreshFails: true) { old in   // send + 3 resends
                 let raw = try await transport.send(PreparedRequest(method: .post, url: refreshURL, body: Data((old.refreshToken ?? "").utf8)))
-                return TokenStore.Credential(accessToken: try raw.json(at: "data.accessToken").stringValue ?? "")
+                guard let token = try raw.json(at: "data.accessToken").stringValue else {        // no token → log off
+                    throw CurlewError(code: .refreshFailed, message: "the token server gave no token")
+                }
+                return TokenStore.Credential(accessToken: token)
             },
             BaseURLChoiceMiddleware(main: "https://api.example.com/v1",     // viceBaseUrl, useCDN
                                     secondary: "https://api2.example.com/v1", cdn: "https://cdn.example.com/v1"),
@@ -845,8 +848,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1513
-#sourceLocation(file: "README.md", line: 1514)
+// MARK: block 34, README.md:1517
+#sourceLocation(file: "README.md", line: 1518)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -878,8 +881,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1547
-#sourceLocation(file: "README.md", line: 1548)
+// MARK: block 35, README.md:1551
+#sourceLocation(file: "README.md", line: 1552)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

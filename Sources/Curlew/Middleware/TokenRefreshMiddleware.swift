@@ -11,9 +11,11 @@
 /// is registered: the client places it by phase (``MiddlewarePhase/tokenRefresh``).
 ///
 /// A refresh that fails fails the request with `.refreshFailed`, the credential kept; with
-/// ``endsSessionWhenRefreshFails`` it ends the session instead (LSBaseRequest: no new token
-/// → log off): the credential is cleared, ``ClientEvent/Kind/sessionEnded`` is published once and
-/// the request fails with `.sessionEnded`.
+/// ``endsSessionWhenRefreshFails`` a refresh that was answered without a new credential ends the
+/// session instead (LSBaseRequest: no new token → log off): the credential is cleared,
+/// ``ClientEvent/Kind/sessionEnded`` is published once and the request fails with
+/// `.sessionEnded`. A refresh that never reached its server (a transport failure: cannot connect,
+/// timeout, reset) keeps the session either way, as LSBaseRequest does.
 public struct TokenRefreshMiddleware: APIMiddleware {
     /// The credential store, shared with ``AuthorizationMiddleware``.
     public let store: TokenStore
@@ -30,9 +32,11 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     /// Attempts per request, the first included. Default: 3.
     public var maximumAttempts: Int
     /// What a failed refresh does to the session. `false` (the default): fail the request with
-    /// `.refreshFailed` and keep the credential (a later request may try again). `true`: clear
-    /// the credential, publish ``ClientEvent/Kind/sessionEnded`` and fail with `.sessionEnded`
-    /// (cancellation still surfaces as `CancellationError`).
+    /// `.refreshFailed` and keep the credential (a later request may try again). `true`: when the
+    /// refresh was answered but gave no credential, clear the credential, publish
+    /// ``ClientEvent/Kind/sessionEnded`` and fail with `.sessionEnded`; a refresh that failed in
+    /// transport (a ``CurlewError`` of level ``CurlewError/Level/transport``) still fails with
+    /// `.refreshFailed` and keeps the session (cancellation surfaces as `CancellationError`).
     public var endsSessionWhenRefreshFails: Bool
 
     /// Creates the middleware.
@@ -100,7 +104,9 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                 } catch let failure {
                     if failure is CancellationError || (failure as? CurlewError)?.code == .cancelled { throw CancellationError() }
                     let failed = CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
-                    guard endsSessionWhenRefreshFails else { throw failed }
+                    // Only a refresh that was answered ends the session: an unreachable token
+                    // server (a transport failure) says nothing about the credential.
+                    guard endsSessionWhenRefreshFails, CurlewError.wrapping(failure).code.level != .transport else { throw failed }
                     if await store.endSession(ifStill: version) {
                         context.events.report(.sessionEnded) { $0.reason = "refresh failed" }
                     }

@@ -161,6 +161,26 @@ struct SeedAuthTests {
         }
     }
 
+    /// LSBaseRequest logs off only when the token server answers without a token: a refresh that
+    /// cannot reach its server keeps the session even with `endsSessionWhenRefreshFails`.
+    @Test func anUnreachableTokenServerKeepsTheSession() async throws {
+        let auth = AuthServerState()
+        try await withLoopback(handler: { await auth.handle($0) }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "T0", refreshToken: "R1"))
+            let refresh = TokenRefreshMiddleware(store: store, endsSessionWhenRefreshFails: true) { _ in
+                // Where nothing listens: the refresh fails in transport.
+                _ = try await transport.send(PreparedRequest(method: .post, url: "http://127.0.0.1:9/auth/refresh"))
+                return .init(accessToken: "never")
+            }
+            let client = client(server, transport, [refresh, AuthorizationMiddleware(store: store)])
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Secure()) }
+            #expect(error?.code == .refreshFailed)
+            #expect(CurlewError.wrapping(error?.underlying ?? CancellationError()).code == .cannotConnect)
+            #expect(await store.current()?.0.accessToken == "T0")
+            #expect(auth.tokensSeen == ["T0"])
+        }
+    }
+
     @Test func theDefaultPolicyKeepsTheSession() async throws {
         let auth = AuthServerState()
         auth.state.withLock { $0.refreshFailure = 500 }
