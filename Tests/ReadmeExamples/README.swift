@@ -31,10 +31,10 @@
 //   block 29 (README.md:1149): skipped (no-compile)
 //   block 30 (README.md:1227): declarations, file scope, where CurlewFleet can be imported
 //   block 31 (README.md:1272): skipped (no-compile)
-//   block 32 (README.md:1375): declarations, file scope
-//   block 33 (README.md:1477): declarations, file scope
-//   block 34 (README.md:1517): declarations, file scope
-//   block 35 (README.md:1551): declarations, file scope
+//   block 32 (README.md:1376): declarations, file scope
+//   block 33 (README.md:1478): declarations, file scope
+//   block 34 (README.md:1518): declarations, file scope
+//   block 35 (README.md:1552): declarations, file scope
 
 import Curlew
 import Foundation
@@ -708,8 +708,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 32, README.md:1375
-#sourceLocation(file: "README.md", line: 1376)
+// MARK: block 32, README.md:1376
+#sourceLocation(file: "README.md", line: 1377)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -809,8 +809,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 33, README.md:1477
-#sourceLocation(file: "README.md", line: 1478)
+// MARK: block 33, README.md:1478
+#sourceLocation(file: "README.md", line: 1479)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -848,8 +848,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1517
-#sourceLocation(file: "README.md", line: 1518)
+// MARK: block 34, README.md:1518
+#sourceLocation(file: "README.md", line: 1519)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -881,8 +881,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1551
-#sourceLocation(file: "README.md", line: 1552)
+// MARK: block 35, README.md:1552
+#sourceLocation(file: "README.md", line: 1553)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

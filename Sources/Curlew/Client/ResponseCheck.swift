@@ -6,7 +6,13 @@ internal import HTTPTypes
 enum ResponseCheck {
     /// Generic functions, not a generic type: no type metadata is instantiated per call.
     static func inspect<R: Endpoint>(_ raw: RawResponse, of request: R, summary: RequestSummary) throws(CurlewError) -> RawResponse {
-        guard request.accepts(raw.status) else { throw ResponseStatus.error(raw, summary: summary) }
+        guard request.accepts(raw.status) else {
+            var error = ResponseStatus.error(raw, summary: summary)
+            // An error body may carry the envelope too (Monkey's refresh code arrives in a 401):
+            // its business code lets token refresh and session end see it.
+            if let envelope = request.envelope, case .data = raw.content { error.businessCode = EnvelopeReader(envelope: envelope).code(in: raw) }
+            throw error
+        }
         guard let envelope = request.envelope, case .data = raw.content else { return raw }
         return try EnvelopeReader(envelope: envelope).verify(raw, summary: summary)
     }

@@ -40,6 +40,11 @@ struct EnvelopeReader {
         return checked
     }
 
+    /// The business code in a body, or `nil` when it is not the envelope.
+    func code(in raw: RawResponse) -> String? {
+        (try? raw.json(at: envelope.codePath)).flatMap(Self.text)
+    }
+
     /// The response narrowed to the envelope's payload (itself when the payload is the body).
     func payload(of raw: RawResponse, summary: RequestSummary) throws(CurlewError) -> RawResponse {
         guard let payloadPath = envelope.payloadPath else { return raw }

@@ -181,6 +181,33 @@ struct SeedAuthTests {
         }
     }
 
+    /// Monkey's refresh code arrives in an error body (a 401 whose envelope says 101102): the code
+    /// is read from non-2xx bodies too, so refreshCodes triggers the refresh.
+    @Test func aRefreshCodeInAnErrorBodyRefreshes() async throws {
+        struct Profile: Endpoint {
+            typealias Response = [String: String]
+            var path: String { "me" }
+            var envelope: ResponseEnvelope? { ResponseEnvelope(codePath: "code", messagePath: "msg", payloadPath: "data", successCodes: ["0"]) }
+        }
+        try await withLoopback(handler: { request in
+            request.header("Authorization") == "Bearer T2"
+                ? ServerResponse(headers: [("Content-Type", "application/json")], body: Array(#"{"code":0,"msg":"","data":{"name":"hello"}}"#.utf8))
+                : ServerResponse(status: 401, headers: [("Content-Type", "application/json")], body: Array(#"{"code":101102,"msg":"token expired"}"#.utf8))
+        }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
+            let refreshes = Mutex(0)
+            let refresh = TokenRefreshMiddleware(store: store, refreshStatuses: [], refreshCodes: ["101102"]) { _ in
+                refreshes.withLock { $0 += 1 }
+                return .init(accessToken: "T2")
+            }
+            let client = client(server, transport, [refresh, AuthorizationMiddleware(store: store)])
+            let answer = try await client.send(Profile())
+            #expect(answer == ["name": "hello"])
+            #expect(refreshes.withLock { $0 } == 1)
+            #expect(server.requestCount == 2)
+        }
+    }
+
     @Test func theDefaultPolicyKeepsTheSession() async throws {
         let auth = AuthServerState()
         auth.state.withLock { $0.refreshFailure = 500 }
