@@ -3,10 +3,12 @@ internal import HTTPTypes
 
 /// The parts of a full cache key, `"<version>|<scope>|<request>"`:
 ///
-/// - version: ``ResponseCache/Configuration/version`` (a new version misses every old entry);
+/// - version: ``ResponseCache/Configuration/version`` (a new version misses every old entry), plus
+///   `/` and ``RequestOptions/cacheVersion`` when the call has one;
 /// - scope: `public`, or `a:<digest of the account>` and/or `h:<digest of Authorization/Cookie>`;
 /// - request: ``RequestOptions/cacheKey`` or `METHOD URL` without volatile parameters, query
-///   sorted, plus ` sha256:<body digest>`; a variant adds `|vary:<digest>`.
+///   sorted, plus ` sha256:<body digest>`; then ` +<digest>` of ``RequestOptions/cacheKeySuffix``;
+///   a variant adds `|vary:<digest>`.
 ///
 /// `package`: a second tier (CurlewFleet) files and invalidates entries by these parts.
 package struct CacheKey: Sendable, Hashable {
@@ -24,9 +26,21 @@ package struct CacheKey: Sendable, Hashable {
 
     /// The request part from the identity computed before any middleware.
     static func requestPart(identity: RequestIdentity, options: RequestOptions, volatileParameters: Set<String>) -> String {
-        if let custom = options.cacheKey { return custom }
-        let url = RequestIdentity.removing(volatileParameters.union(options.volatileParameters), from: identity.url)
-        return identity.bodyDigest.map { "\(identity.method) \(url) sha256:\($0)" } ?? "\(identity.method) \(url)"
+        let part: String
+        if let custom = options.cacheKey {
+            part = custom
+        } else {
+            let url = RequestIdentity.removing(volatileParameters.union(options.volatileParameters), from: identity.url)
+            part = identity.bodyDigest.map { "\(identity.method) \(url) sha256:\($0)" } ?? "\(identity.method) \(url)"
+        }
+        guard let suffix = options.cacheKeySuffix else { return part }
+        return part + " +" + CacheDigest.sha256("curlew.cache.suffix\u{0}" + suffix).prefix(32)
+    }
+
+    /// The version part: the cache's, and the call's own (``RequestOptions/cacheVersion``) after it.
+    static func versionPart(cache version: String, options: RequestOptions) -> String {
+        guard let own = options.cacheVersion else { return version }
+        return version + "/" + own.replacingOccurrences(of: "|", with: "%7C")
     }
 
     /// The scope part for an account.

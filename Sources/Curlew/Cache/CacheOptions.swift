@@ -8,6 +8,16 @@ enum CacheKeyOptionKey: RequestOptionKey {
     static let defaultValue: String? = nil
 }
 
+/// The cache key addition option (``RequestOptions/cacheKeySuffix``).
+enum CacheKeySuffixOptionKey: RequestOptionKey {
+    static let defaultValue: String? = nil
+}
+
+/// The per-endpoint cache version option (``RequestOptions/cacheVersion``).
+enum CacheVersionOptionKey: RequestOptionKey {
+    static let defaultValue: String? = nil
+}
+
 extension RequestOptions {
     /// How this call uses the client's ``ResponseCache``. Default: ``CachePolicy/networkOnly``.
     public var cache: CachePolicy {
@@ -21,5 +31,23 @@ extension RequestOptions {
     public var cacheKey: String? {
         get { self[CacheKeyOptionKey.self] }
         set { self[CacheKeyOptionKey.self] = newValue }
+    }
+
+    /// Added to the request part of the cache key instead of replacing it — HAccess's
+    /// `[super cacheKey] + part`, Monkey's `cacheSensitiveData`: answers of the same request with
+    /// different suffixes are stored apart. Kept only as a SHA-256 digest, so a sensitive value
+    /// (a user id, a secret) never reaches the cache's storage in clear. Invalidate such entries
+    /// with ``APIClient/invalidateCache(for:options:)`` and the same suffix, or by key prefix.
+    public var cacheKeySuffix: String? {
+        get { self[CacheKeySuffixOptionKey.self] }
+        set { self[CacheKeySuffixOptionKey.self] = newValue }
+    }
+
+    /// This endpoint's own cache version, added to ``ResponseCache/Configuration/version`` —
+    /// Monkey's per-request `cacheVersion`: change it when the endpoint's answers change shape,
+    /// and only its stored answers miss (the old ones age out with the cache's retention).
+    public var cacheVersion: String? {
+        get { self[CacheVersionOptionKey.self] }
+        set { self[CacheVersionOptionKey.self] = newValue }
     }
 }

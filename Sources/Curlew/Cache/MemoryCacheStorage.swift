@@ -17,6 +17,9 @@ public actor MemoryCacheStorage: CacheStorage {
     /// How many entries are held.
     public var count: Int { entries.count }
 
+    /// The keys held, sorted (for tests).
+    var keys: [String] { entries.keys.sorted() }
+
     /// The entry, marking it recently used.
     public func entry(for key: String) -> CacheEntry? {
         guard let found = entries[key] else { return nil }

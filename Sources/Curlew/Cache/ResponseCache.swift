@@ -106,7 +106,7 @@ public actor ResponseCache: APIMiddleware {
             return try await next(request, context)
         }
         let key = CacheKey(
-            version: configuration.version, scope: account.scope,
+            version: CacheKey.versionPart(cache: configuration.version, options: context.options), scope: account.scope,
             request: CacheKey.requestPart(identity: context.identity, options: context.options, volatileParameters: configuration.volatileParameters))
         let call = CacheCall(cache: self, policy: policy, key: key, account: account, request: request, context: context)
         let raw: RawResponse

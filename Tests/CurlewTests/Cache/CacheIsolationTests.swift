@@ -142,4 +142,50 @@ struct CacheIsolationTests {
             #expect(server.requestCount == 1)
         }
     }
+
+    /// HAccess's `[super cacheKey] + part` and Monkey's `cacheSensitiveData`: a suffix adds to the
+    /// default key instead of replacing it, and reaches the storage only as a digest.
+    @Test func aKeySuffixKeepsTheDefaultKeyAndStoresOnlyADigest() async throws {
+        let storage = MemoryCacheStorage()
+        let counter = HitCounter()
+        let cache = ResponseCache(storage: storage, credentials: .anonymous)
+        try await withCachedLoopback(cache: cache, handler: { _ in .text("answer \(counter.next())") }) { server, client in
+            let feed = CachedText(path: "feed", policy: .maxAge(.hours(1)))
+            #expect(try await client.send(feed) { $0.cacheKeySuffix = "user-4711" } == "answer 1")
+            #expect(try await client.send(feed) { $0.cacheKeySuffix = "user-4711" } == "answer 1")
+            #expect(try await client.send(feed) { $0.cacheKeySuffix = "user-42" } == "answer 2")
+            // The same URL under another path is another key: the default request part stays.
+            #expect(try await client.send(CachedText(path: "other", policy: .maxAge(.hours(1)))) { $0.cacheKeySuffix = "user-4711" } == "answer 3")
+            #expect(server.requestCount == 3)
+            await cache.waitForPendingWrites()
+            let keys = await storage.keys
+            #expect(keys.count == 3)
+            #expect(keys.allSatisfy { !$0.contains("4711") && !$0.contains("user-42") })
+            #expect(keys.filter { $0.contains("GET \(server.baseURL)/feed +") }.count == 2)
+            // Invalidating with the same suffix removes that entry only.
+            let removed = try await client.invalidateCache(for: feed) { $0.cacheKeySuffix = "user-42" }
+            #expect(removed == 1)
+            #expect(await storage.count == 2)
+        }
+    }
+
+    /// Monkey's per-request `cacheVersion`: bumping one endpoint's version misses only its answers.
+    @Test func anEndpointsOwnVersionMissesOnlyItsAnswers() async throws {
+        let storage = MemoryCacheStorage()
+        let counter = HitCounter()
+        let cache = ResponseCache(storage: storage, credentials: .anonymous)
+        try await withCachedLoopback(cache: cache, handler: { request in .text("\(request.path) \(counter.next())") }) { server, client in
+            let feed = CachedText(path: "feed", policy: .maxAge(.hours(1)))
+            let profile = CachedText(path: "profile", policy: .maxAge(.hours(1)))
+            let first = try await client.send(feed) { $0.cacheVersion = "1" }
+            #expect(first == "/feed 1")
+            #expect(try await client.send(profile) == "/profile 2")
+            #expect(try await client.send(feed) { $0.cacheVersion = "1" } == "/feed 1")
+            #expect(try await client.send(feed) { $0.cacheVersion = "2" } == "/feed 3")
+            #expect(try await client.send(profile) == "/profile 2")
+            #expect(server.requestCount == 3)
+            await cache.waitForPendingWrites()
+            #expect(await storage.keys.filter { $0.hasPrefix("1/2|") }.count == 1)
+        }
+    }
 }
