@@ -29,11 +29,12 @@
 //   block 27 (README.md:1088): declarations, file scope
 //   block 28 (README.md:1105): skipped (no-compile)
 //   block 29 (README.md:1149): skipped (no-compile)
-//   block 30 (README.md:1226): skipped (no-compile)
-//   block 31 (README.md:1321): declarations, file scope
-//   block 32 (README.md:1423): declarations, file scope
-//   block 33 (README.md:1460): declarations, file scope
-//   block 34 (README.md:1494): declarations, file scope
+//   block 30 (README.md:1177): declarations, file scope
+//   block 31 (README.md:1251): skipped (no-compile)
+//   block 32 (README.md:1346): declarations, file scope
+//   block 33 (README.md:1448): declarations, file scope
+//   block 34 (README.md:1485): declarations, file scope
+//   block 35 (README.md:1519): declarations, file scope
 
 import Curlew
 import Foundation
@@ -673,8 +674,23 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1321
-#sourceLocation(file: "README.md", line: 1322)
+// MARK: block 30, README.md:1177
+#sourceLocation(file: "README.md", line: 1178)
+func searchWithinBudget(_ client: APIClient) async throws -> Int {
+    try await withDeadline(in: .milliseconds(300)) {
+        try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
+    }
+}
+
+func forwardingClient() -> APIClient {
+    var configuration = ClientConfiguration(baseURL: "https://gallery.example.com/api")
+    configuration.deadlineHeader = HTTPField.Name("grpc-timeout")   // "287m": the time left
+    return APIClient(configuration: configuration)
+}
+#sourceLocation()
+
+// MARK: block 32, README.md:1346
+#sourceLocation(file: "README.md", line: 1347)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -774,8 +790,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1423
-#sourceLocation(file: "README.md", line: 1424)
+// MARK: block 33, README.md:1448
+#sourceLocation(file: "README.md", line: 1449)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -810,8 +826,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1460
-#sourceLocation(file: "README.md", line: 1461)
+// MARK: block 34, README.md:1485
+#sourceLocation(file: "README.md", line: 1486)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -843,8 +859,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1494
-#sourceLocation(file: "README.md", line: 1495)
+// MARK: block 35, README.md:1519
+#sourceLocation(file: "README.md", line: 1520)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

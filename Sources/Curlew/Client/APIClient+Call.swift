@@ -33,6 +33,7 @@ extension APIClient {
             try Task.checkCancellation()
             var prepared = try given ?? prepare(request)
             summary = prepared.summary
+            if let deadline = CallDeadline.current { try CallDeadline.check(deadline, now: .now, request: prepared.summary) }
             try checkConfiguration(options, request: prepared, name: name)
             if let timeout = options.totalTimeout { prepared.options.totalTimeout = timeout }
             if let limit = options.maximumBodySize { prepared.options.maximumBodySize = limit }

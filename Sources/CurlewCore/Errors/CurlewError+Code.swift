@@ -23,6 +23,7 @@ extension CurlewError {
             case protocolError, connectionClosedBeforeResponse, insecureRedirect
             case cacheNotConfigured
             case cachePolicyConflict
+            case deadlineExceeded
         }
 
         private let base: Base
@@ -178,13 +179,18 @@ extension CurlewError {
         /// ``TransferOptions/allowsInsecureRedirects`` is set.
         public static let insecureRedirect = Code(.insecureRedirect)
 
+        /// The call's deadline (`withDeadline`) passed: before the call or an attempt started —
+        /// then nothing was sent — or during the exchange, which was cut off at the deadline.
+        public static let deadlineExceeded = Code(.deadlineExceeded)
+
         /// The level this code belongs to.
         public var level: Level {
             switch base {
             case .cannotConnect, .dnsFailure, .tlsFailure, .connectTimeout, .totalTimeout, .idleTimeout,
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
                 .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss, .rangeMismatch, .resourceChanged,
-                .downloadIncomplete, .protocolError, .connectionClosedBeforeResponse, .insecureRedirect:
+                .downloadIncomplete, .protocolError, .connectionClosedBeforeResponse, .insecureRedirect,
+                .deadlineExceeded:
                 .transport
             case .unacceptableStatus, .unexpectedContentType: .httpStatus
             case .serverError: .server
