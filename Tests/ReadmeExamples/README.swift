@@ -30,11 +30,12 @@
 //   block 28 (README.md:1105): skipped (no-compile)
 //   block 29 (README.md:1149): skipped (no-compile)
 //   block 30 (README.md:1177): declarations, file scope
-//   block 31 (README.md:1251): skipped (no-compile)
-//   block 32 (README.md:1346): declarations, file scope
-//   block 33 (README.md:1448): declarations, file scope
-//   block 34 (README.md:1485): declarations, file scope
-//   block 35 (README.md:1519): declarations, file scope
+//   block 31 (README.md:1199): declarations, file scope
+//   block 32 (README.md:1266): skipped (no-compile)
+//   block 33 (README.md:1361): declarations, file scope
+//   block 34 (README.md:1463): declarations, file scope
+//   block 35 (README.md:1500): declarations, file scope
+//   block 36 (README.md:1534): declarations, file scope
 
 import Curlew
 import Foundation
@@ -689,8 +690,16 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1346
-#sourceLocation(file: "README.md", line: 1347)
+// MARK: block 31, README.md:1199
+#sourceLocation(file: "README.md", line: 1200)
+func guardedClient() -> APIClient {
+    let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
+    return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
+}
+#sourceLocation()
+
+// MARK: block 33, README.md:1361
+#sourceLocation(file: "README.md", line: 1362)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -790,8 +799,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 33, README.md:1448
-#sourceLocation(file: "README.md", line: 1449)
+// MARK: block 34, README.md:1463
+#sourceLocation(file: "README.md", line: 1464)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -826,8 +835,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1485
-#sourceLocation(file: "README.md", line: 1486)
+// MARK: block 35, README.md:1500
+#sourceLocation(file: "README.md", line: 1501)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -859,8 +868,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1519
-#sourceLocation(file: "README.md", line: 1520)
+// MARK: block 36, README.md:1534
+#sourceLocation(file: "README.md", line: 1535)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

@@ -23,7 +23,7 @@ extension CurlewError {
             case protocolError, connectionClosedBeforeResponse, insecureRedirect
             case cacheNotConfigured
             case cachePolicyConflict
-            case deadlineExceeded
+            case deadlineExceeded, circuitOpen
         }
 
         private let base: Base
@@ -182,6 +182,9 @@ extension CurlewError {
         /// The call's deadline (`withDeadline`) passed: before the call or an attempt started —
         /// then nothing was sent — or during the exchange, which was cut off at the deadline.
         public static let deadlineExceeded = Code(.deadlineExceeded)
+        /// The origin's circuit breaker is open after too many failures there: the call failed at
+        /// once and nothing was sent (`CircuitBreakerMiddleware`).
+        public static let circuitOpen = Code(.circuitOpen)
 
         /// The level this code belongs to.
         public var level: Level {
@@ -190,7 +193,7 @@ extension CurlewError {
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
                 .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss, .rangeMismatch, .resourceChanged,
                 .downloadIncomplete, .protocolError, .connectionClosedBeforeResponse, .insecureRedirect,
-                .deadlineExceeded:
+                .deadlineExceeded, .circuitOpen:
                 .transport
             case .unacceptableStatus, .unexpectedContentType: .httpStatus
             case .serverError: .server

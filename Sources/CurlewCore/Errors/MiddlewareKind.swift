@@ -22,6 +22,8 @@ public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
     public static let urlRewrite = MiddlewareKind("urlRewrite")
     /// ``RetryMiddleware``.
     public static let retry = MiddlewareKind("retry")
+    /// `CircuitBreakerMiddleware`.
+    public static let circuitBreaker = MiddlewareKind("circuitBreaker")
 
     /// The name.
     public var description: String { name }
