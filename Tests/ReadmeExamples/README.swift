@@ -3,39 +3,40 @@
 //   block 1 (README.md:6): statements, readmeExample1()
 //   block 2 (README.md:32): declarations, file scope
 //   block 3 (README.md:140): declarations, file scope
-//   block 4 (README.md:173): declarations, file scope
-//   block 5 (README.md:214): declarations, file scope
-//   block 6 (README.md:281): declarations, file scope
-//   block 7 (README.md:307): declarations, file scope
-//   block 8 (README.md:363): declarations, file scope
-//   block 9 (README.md:400): declarations, file scope
-//   block 10 (README.md:424): declarations, file scope
-//   block 11 (README.md:440): declarations, file scope
-//   block 12 (README.md:458): declarations, file scope
-//   block 13 (README.md:492): statements, readmeExample13()
-//   block 14 (README.md:534): declarations, file scope
-//   block 15 (README.md:563): declarations, file scope
-//   block 16 (README.md:606): declarations, file scope
-//   block 17 (README.md:624): declarations, file scope
-//   block 18 (README.md:661): declarations, file scope
-//   block 19 (README.md:702): declarations, file scope
-//   block 20 (README.md:743): declarations, file scope
-//   block 21 (README.md:770): declarations, file scope
-//   block 22 (README.md:848): declarations, file scope
-//   block 23 (README.md:886): declarations, file scope
-//   block 24 (README.md:972): declarations, file scope
-//   block 25 (README.md:1045): declarations, file scope
-//   block 26 (README.md:1078): skipped (no-compile)
-//   block 27 (README.md:1088): declarations, file scope
-//   block 28 (README.md:1105): skipped (no-compile)
-//   block 29 (README.md:1149): skipped (no-compile)
-//   block 30 (README.md:1177): declarations, file scope
+//   block 4 (README.md:174): declarations, file scope
+//   block 5 (README.md:215): declarations, file scope
+//   block 6 (README.md:282): declarations, file scope
+//   block 7 (README.md:308): declarations, file scope
+//   block 8 (README.md:364): declarations, file scope
+//   block 9 (README.md:401): declarations, file scope
+//   block 10 (README.md:425): declarations, file scope
+//   block 11 (README.md:441): declarations, file scope
+//   block 12 (README.md:459): declarations, file scope
+//   block 13 (README.md:493): statements, readmeExample13()
+//   block 14 (README.md:535): declarations, file scope
+//   block 15 (README.md:564): declarations, file scope
+//   block 16 (README.md:607): declarations, file scope
+//   block 17 (README.md:625): declarations, file scope
+//   block 18 (README.md:662): declarations, file scope
+//   block 19 (README.md:703): declarations, file scope
+//   block 20 (README.md:744): declarations, file scope
+//   block 21 (README.md:771): declarations, file scope
+//   block 22 (README.md:849): declarations, file scope
+//   block 23 (README.md:887): declarations, file scope
+//   block 24 (README.md:973): declarations, file scope
+//   block 25 (README.md:1046): declarations, file scope
+//   block 26 (README.md:1079): skipped (no-compile)
+//   block 27 (README.md:1089): declarations, file scope
+//   block 28 (README.md:1106): skipped (no-compile)
+//   block 29 (README.md:1150): skipped (no-compile)
+//   block 30 (README.md:1180): declarations, file scope
 //   block 31 (README.md:1199): declarations, file scope
-//   block 32 (README.md:1266): skipped (no-compile)
-//   block 33 (README.md:1361): declarations, file scope
-//   block 34 (README.md:1463): declarations, file scope
-//   block 35 (README.md:1500): declarations, file scope
-//   block 36 (README.md:1534): declarations, file scope
+//   block 32 (README.md:1221): declarations, file scope
+//   block 33 (README.md:1288): skipped (no-compile)
+//   block 34 (README.md:1383): declarations, file scope
+//   block 35 (README.md:1485): declarations, file scope
+//   block 36 (README.md:1522): declarations, file scope
+//   block 37 (README.md:1556): declarations, file scope
 
 import Curlew
 import Foundation
@@ -127,8 +128,8 @@ func refreshProfile(_ client: APIClient) async throws -> JSONValue {
 }
 #sourceLocation()
 
-// MARK: block 4, README.md:173
-#sourceLocation(file: "README.md", line: 174)
+// MARK: block 4, README.md:174
+#sourceLocation(file: "README.md", line: 175)
 struct PictureDetails: Decodable, Sendable {
     var id: Int
     var title: String
@@ -161,8 +162,8 @@ func showPicture(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 5, README.md:214
-#sourceLocation(file: "README.md", line: 215)
+// MARK: block 5, README.md:215
+#sourceLocation(file: "README.md", line: 216)
 enum Sort: String, ParameterConvertible { case newest, popular }
 protocol MediaItem: Decodable, Sendable {}
 struct PicItem: MediaItem { var picUrl: String }
@@ -193,8 +194,8 @@ func searchMedia(_ client: APIClient) async throws -> Int {
 }
 #sourceLocation()
 
-// MARK: block 6, README.md:281
-#sourceLocation(file: "README.md", line: 282)
+// MARK: block 6, README.md:282
+#sourceLocation(file: "README.md", line: 283)
 struct LegacySearchRequest: Endpoint {
     typealias Response = [Picture]
     var path: String { "legacy/search" }
@@ -209,8 +210,8 @@ struct LegacySearchRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 7, README.md:307
-#sourceLocation(file: "README.md", line: 308)
+// MARK: block 7, README.md:308
+#sourceLocation(file: "README.md", line: 309)
 struct SavedTokens: Sendable {
     var access: String
     var refresh: String
@@ -243,8 +244,8 @@ func makeGalleryClient(saved: SavedTokens, secret: String, transport: any Transp
 }
 #sourceLocation()
 
-// MARK: block 8, README.md:363
-#sourceLocation(file: "README.md", line: 364)
+// MARK: block 8, README.md:364
+#sourceLocation(file: "README.md", line: 365)
 struct RequestIDHeader: APIMiddleware {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
@@ -265,8 +266,8 @@ struct CannedAnswer: APIMiddleware {
 }
 #sourceLocation()
 
-// MARK: block 9, README.md:400
-#sourceLocation(file: "README.md", line: 401)
+// MARK: block 9, README.md:401
+#sourceLocation(file: "README.md", line: 402)
 func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
     do {
         return try await client.send(SearchRequest(key: "fog")).pictures
@@ -282,8 +283,8 @@ func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
 }
 #sourceLocation()
 
-// MARK: block 10, README.md:424
-#sourceLocation(file: "README.md", line: 425)
+// MARK: block 10, README.md:425
+#sourceLocation(file: "README.md", line: 426)
 func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
@@ -296,8 +297,8 @@ func watch(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 11, README.md:440
-#sourceLocation(file: "README.md", line: 441)
+// MARK: block 11, README.md:441
+#sourceLocation(file: "README.md", line: 442)
 func fetchAllPages(_ client: APIClient) async {
     let tracker = RequestTracker()
     for page in 1...5 {
@@ -310,8 +311,8 @@ func fetchAllPages(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 12, README.md:458
-#sourceLocation(file: "README.md", line: 459)
+// MARK: block 12, README.md:459
+#sourceLocation(file: "README.md", line: 460)
 struct ExportRequest: Endpoint {
     typealias Response = Data
     var path: String { "export" }
@@ -333,9 +334,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:492
+// MARK: block 13, README.md:493
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 493)
+#sourceLocation(file: "README.md", line: 494)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -349,8 +350,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:534
-#sourceLocation(file: "README.md", line: 535)
+// MARK: block 14, README.md:535
+#sourceLocation(file: "README.md", line: 536)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -375,8 +376,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:563
-#sourceLocation(file: "README.md", line: 564)
+// MARK: block 15, README.md:564
+#sourceLocation(file: "README.md", line: 565)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -409,8 +410,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:606
-#sourceLocation(file: "README.md", line: 607)
+// MARK: block 16, README.md:607
+#sourceLocation(file: "README.md", line: 608)
 
 
 func testSearch() async throws {
@@ -423,8 +424,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:624
-#sourceLocation(file: "README.md", line: 625)
+// MARK: block 17, README.md:625
+#sourceLocation(file: "README.md", line: 626)
 
 
 func testAgainstALocalServer() async throws {
@@ -438,8 +439,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:661
-#sourceLocation(file: "README.md", line: 662)
+// MARK: block 18, README.md:662
+#sourceLocation(file: "README.md", line: 663)
 
 
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
@@ -467,8 +468,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:702
-#sourceLocation(file: "README.md", line: 703)
+// MARK: block 19, README.md:703
+#sourceLocation(file: "README.md", line: 704)
 
 
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
@@ -502,8 +503,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:743
-#sourceLocation(file: "README.md", line: 744)
+// MARK: block 20, README.md:744
+#sourceLocation(file: "README.md", line: 745)
 
 
 
@@ -523,8 +524,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:770
-#sourceLocation(file: "README.md", line: 771)
+// MARK: block 21, README.md:771
+#sourceLocation(file: "README.md", line: 772)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -560,8 +561,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:848
-#sourceLocation(file: "README.md", line: 849)
+// MARK: block 22, README.md:849
+#sourceLocation(file: "README.md", line: 850)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -595,8 +596,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:886
-#sourceLocation(file: "README.md", line: 887)
+// MARK: block 23, README.md:887
+#sourceLocation(file: "README.md", line: 888)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -610,8 +611,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:972
-#sourceLocation(file: "README.md", line: 973)
+// MARK: block 24, README.md:973
+#sourceLocation(file: "README.md", line: 974)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -640,8 +641,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1045
-#sourceLocation(file: "README.md", line: 1046)
+// MARK: block 25, README.md:1046
+#sourceLocation(file: "README.md", line: 1047)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -663,8 +664,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1088
-#sourceLocation(file: "README.md", line: 1089)
+// MARK: block 27, README.md:1089
+#sourceLocation(file: "README.md", line: 1090)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -675,8 +676,23 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1177
-#sourceLocation(file: "README.md", line: 1178)
+// MARK: block 30, README.md:1180
+#sourceLocation(file: "README.md", line: 1181)
+struct ReportRequest: Endpoint {
+    typealias Response = JSONValue
+    var path: String { "reports/daily" }
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.headTimeout = .seconds(2)       // the server thinks for at most 2 s
+        options.idleTimeout = .seconds(1)       // then the body never pauses for a second
+        options.totalTimeout = .seconds(30)     // and is all there within 30 s
+        return options
+    }
+}
+#sourceLocation()
+
+// MARK: block 31, README.md:1199
+#sourceLocation(file: "README.md", line: 1200)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -690,16 +706,16 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1199
-#sourceLocation(file: "README.md", line: 1200)
+// MARK: block 32, README.md:1221
+#sourceLocation(file: "README.md", line: 1222)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1361
-#sourceLocation(file: "README.md", line: 1362)
+// MARK: block 34, README.md:1383
+#sourceLocation(file: "README.md", line: 1384)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -799,8 +815,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 34, README.md:1463
-#sourceLocation(file: "README.md", line: 1464)
+// MARK: block 35, README.md:1485
+#sourceLocation(file: "README.md", line: 1486)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -835,8 +851,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1500
-#sourceLocation(file: "README.md", line: 1501)
+// MARK: block 36, README.md:1522
+#sourceLocation(file: "README.md", line: 1523)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -868,8 +884,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 36, README.md:1534
-#sourceLocation(file: "README.md", line: 1535)
+// MARK: block 37, README.md:1556
+#sourceLocation(file: "README.md", line: 1557)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

@@ -139,7 +139,7 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
         guard let error = error as? CurlewError else { return .ignored }
         if FailoverMiddleware.isConnectLevel(error.code) { return .failure }
         switch error.code {
-        case .totalTimeout, .idleTimeout, .connectionReset, .emptyReply, .connectionClosedBeforeResponse:
+        case .totalTimeout, .headTimeout, .idleTimeout, .connectionReset, .emptyReply, .connectionClosedBeforeResponse:
             return .failure
         case .unacceptableStatus:
             guard let status = error.status else { return .ignored }

@@ -23,7 +23,7 @@ extension CurlewError {
             case protocolError, connectionClosedBeforeResponse, insecureRedirect
             case cacheNotConfigured
             case cachePolicyConflict
-            case deadlineExceeded, circuitOpen
+            case deadlineExceeded, circuitOpen, headTimeout
         }
 
         private let base: Base
@@ -39,6 +39,9 @@ extension CurlewError {
         public static let connectTimeout = Code(.connectTimeout)
         /// The whole exchange took longer than the total timeout.
         public static let totalTimeout = Code(.totalTimeout)
+        /// The response head did not begin within the head timeout after the request was sent
+        /// (``TransferOptions/headTimeout``: the server's time to first byte).
+        public static let headTimeout = Code(.headTimeout)
         /// No bytes moved for longer than the idle timeout.
         public static let idleTimeout = Code(.idleTimeout)
         /// The peer reset or closed the connection mid-exchange.
@@ -193,7 +196,7 @@ extension CurlewError {
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
                 .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss, .rangeMismatch, .resourceChanged,
                 .downloadIncomplete, .protocolError, .connectionClosedBeforeResponse, .insecureRedirect,
-                .deadlineExceeded, .circuitOpen:
+                .deadlineExceeded, .circuitOpen, .headTimeout:
                 .transport
             case .unacceptableStatus, .unexpectedContentType: .httpStatus
             case .serverError: .server
