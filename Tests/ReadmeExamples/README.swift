@@ -31,12 +31,13 @@
 //   block 29 (README.md:1150): skipped (no-compile)
 //   block 30 (README.md:1180): declarations, file scope
 //   block 31 (README.md:1199): declarations, file scope
-//   block 32 (README.md:1221): declarations, file scope
-//   block 33 (README.md:1288): skipped (no-compile)
-//   block 34 (README.md:1383): declarations, file scope
-//   block 35 (README.md:1485): declarations, file scope
-//   block 36 (README.md:1522): declarations, file scope
-//   block 37 (README.md:1556): declarations, file scope
+//   block 32 (README.md:1219): declarations, file scope
+//   block 33 (README.md:1234): declarations, file scope
+//   block 34 (README.md:1301): skipped (no-compile)
+//   block 35 (README.md:1396): declarations, file scope
+//   block 36 (README.md:1498): declarations, file scope
+//   block 37 (README.md:1535): declarations, file scope
+//   block 38 (README.md:1569): declarations, file scope
 
 import Curlew
 import Foundation
@@ -706,16 +707,24 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1221
-#sourceLocation(file: "README.md", line: 1222)
+// MARK: block 32, README.md:1219
+#sourceLocation(file: "README.md", line: 1220)
+func hedgedClient() -> APIClient {
+    let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
+    return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
+}
+#sourceLocation()
+
+// MARK: block 33, README.md:1234
+#sourceLocation(file: "README.md", line: 1235)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1383
-#sourceLocation(file: "README.md", line: 1384)
+// MARK: block 35, README.md:1396
+#sourceLocation(file: "README.md", line: 1397)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -815,8 +824,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 35, README.md:1485
-#sourceLocation(file: "README.md", line: 1486)
+// MARK: block 36, README.md:1498
+#sourceLocation(file: "README.md", line: 1499)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -851,8 +860,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 36, README.md:1522
-#sourceLocation(file: "README.md", line: 1523)
+// MARK: block 37, README.md:1535
+#sourceLocation(file: "README.md", line: 1536)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -884,8 +893,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 37, README.md:1556
-#sourceLocation(file: "README.md", line: 1557)
+// MARK: block 38, README.md:1569
+#sourceLocation(file: "README.md", line: 1570)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

@@ -69,6 +69,12 @@ public struct ClientEvent: Sendable {
         public static let circuitHalfOpen = Kind("circuitHalfOpen")
         /// The circuit breaker of ``ClientEvent/origin`` closed again after a successful probe.
         public static let circuitClosed = Kind("circuitClosed")
+        /// A hedge of a slow call went out as attempt ``ClientEvent/attempt``
+        /// (``HedgingMiddleware``).
+        public static let hedgeSent = Kind("hedgeSent")
+        /// The hedge that was attempt ``ClientEvent/attempt`` answered first; the others were
+        /// cancelled.
+        public static let hedgeWon = Kind("hedgeWon")
 
         /// The name.
         public var description: String { name }

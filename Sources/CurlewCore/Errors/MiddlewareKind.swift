@@ -22,6 +22,8 @@ public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
     public static let urlRewrite = MiddlewareKind("urlRewrite")
     /// ``RetryMiddleware``.
     public static let retry = MiddlewareKind("retry")
+    /// `HedgingMiddleware`.
+    public static let hedging = MiddlewareKind("hedging")
     /// `CircuitBreakerMiddleware`.
     public static let circuitBreaker = MiddlewareKind("circuitBreaker")
 
