@@ -29,15 +29,16 @@
 //   block 27 (README.md:1089): declarations, file scope
 //   block 28 (README.md:1106): skipped (no-compile)
 //   block 29 (README.md:1150): skipped (no-compile)
-//   block 30 (README.md:1180): declarations, file scope
-//   block 31 (README.md:1199): declarations, file scope
-//   block 32 (README.md:1219): declarations, file scope
-//   block 33 (README.md:1234): declarations, file scope
-//   block 34 (README.md:1301): skipped (no-compile)
-//   block 35 (README.md:1396): declarations, file scope
-//   block 36 (README.md:1498): declarations, file scope
-//   block 37 (README.md:1535): declarations, file scope
-//   block 38 (README.md:1569): declarations, file scope
+//   block 30 (README.md:1181): declarations, file scope
+//   block 31 (README.md:1200): declarations, file scope
+//   block 32 (README.md:1220): declarations, file scope
+//   block 33 (README.md:1232): declarations, file scope
+//   block 34 (README.md:1247): declarations, file scope
+//   block 35 (README.md:1314): skipped (no-compile)
+//   block 36 (README.md:1409): declarations, file scope
+//   block 37 (README.md:1511): declarations, file scope
+//   block 38 (README.md:1548): declarations, file scope
+//   block 39 (README.md:1582): declarations, file scope
 
 import Curlew
 import Foundation
@@ -677,8 +678,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1180
-#sourceLocation(file: "README.md", line: 1181)
+// MARK: block 30, README.md:1181
+#sourceLocation(file: "README.md", line: 1182)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -692,8 +693,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1199
-#sourceLocation(file: "README.md", line: 1200)
+// MARK: block 31, README.md:1200
+#sourceLocation(file: "README.md", line: 1201)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -707,24 +708,32 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1219
-#sourceLocation(file: "README.md", line: 1220)
+// MARK: block 32, README.md:1220
+#sourceLocation(file: "README.md", line: 1221)
 func hedgedClient() -> APIClient {
     let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1234
-#sourceLocation(file: "README.md", line: 1235)
+// MARK: block 33, README.md:1232
+#sourceLocation(file: "README.md", line: 1233)
+func limitedClient() -> APIClient {
+    let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 16, latencyThreshold: .milliseconds(250), maximumWaiting: 100))
+    return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [limiter]))
+}
+#sourceLocation()
+
+// MARK: block 34, README.md:1247
+#sourceLocation(file: "README.md", line: 1248)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1396
-#sourceLocation(file: "README.md", line: 1397)
+// MARK: block 36, README.md:1409
+#sourceLocation(file: "README.md", line: 1410)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -824,8 +833,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 36, README.md:1498
-#sourceLocation(file: "README.md", line: 1499)
+// MARK: block 37, README.md:1511
+#sourceLocation(file: "README.md", line: 1512)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -860,8 +869,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 37, README.md:1535
-#sourceLocation(file: "README.md", line: 1536)
+// MARK: block 38, README.md:1548
+#sourceLocation(file: "README.md", line: 1549)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -893,8 +902,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 38, README.md:1569
-#sourceLocation(file: "README.md", line: 1570)
+// MARK: block 39, README.md:1582
+#sourceLocation(file: "README.md", line: 1583)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

@@ -23,7 +23,7 @@ extension CurlewError {
             case protocolError, connectionClosedBeforeResponse, insecureRedirect
             case cacheNotConfigured
             case cachePolicyConflict
-            case deadlineExceeded, circuitOpen, headTimeout
+            case deadlineExceeded, circuitOpen, headTimeout, concurrencyLimitExceeded
         }
 
         private let base: Base
@@ -188,6 +188,9 @@ extension CurlewError {
         /// The origin's circuit breaker is open after too many failures there: the call failed at
         /// once and nothing was sent (`CircuitBreakerMiddleware`).
         public static let circuitOpen = Code(.circuitOpen)
+        /// The origin's adaptive concurrency limit was reached and no place to wait was left: the
+        /// call failed at once and nothing was sent (`AdaptiveConcurrencyMiddleware`).
+        public static let concurrencyLimitExceeded = Code(.concurrencyLimitExceeded)
 
         /// The level this code belongs to.
         public var level: Level {
@@ -196,7 +199,7 @@ extension CurlewError {
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
                 .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss, .rangeMismatch, .resourceChanged,
                 .downloadIncomplete, .protocolError, .connectionClosedBeforeResponse, .insecureRedirect,
-                .deadlineExceeded, .circuitOpen, .headTimeout:
+                .deadlineExceeded, .circuitOpen, .headTimeout, .concurrencyLimitExceeded:
                 .transport
             case .unacceptableStatus, .unexpectedContentType: .httpStatus
             case .serverError: .server

@@ -24,6 +24,8 @@ public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
     public static let retry = MiddlewareKind("retry")
     /// `HedgingMiddleware`.
     public static let hedging = MiddlewareKind("hedging")
+    /// `AdaptiveConcurrencyMiddleware`.
+    public static let limiter = MiddlewareKind("limiter")
     /// `CircuitBreakerMiddleware`.
     public static let circuitBreaker = MiddlewareKind("circuitBreaker")
 

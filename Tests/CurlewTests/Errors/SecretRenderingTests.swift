@@ -19,6 +19,7 @@ struct SecretRenderingTests {
         .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed, .cacheMiss, .destinationExists,
         .unexpectedContentType, .rangeMismatch, .resourceChanged, .downloadIncomplete, .protocolError,
         .connectionClosedBeforeResponse, .insecureRedirect, .deadlineExceeded, .circuitOpen, .headTimeout,
+        .concurrencyLimitExceeded,
     ]
 
     /// Every way a value can be turned into text.
