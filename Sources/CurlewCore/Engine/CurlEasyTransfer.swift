@@ -58,7 +58,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// Present when the request has a head timeout, until the first byte of a response head
     /// arrives: it sees only bytes sent, so it fires once nothing was sent and nothing received
     /// for that long (the server's time to first byte after the last byte of the request).
-    @exclusivity(unchecked) package var headTracker: IdleTracker?
+    @exclusivity(unchecked) package var headWatch: HeadWatch?
     /// The cookie jar and host overrides the handle points at (``CurlConnectionOptions``).
     @exclusivity(unchecked) package var connection: CurlConnectionAttachment?
     /// The request's origin for the engine's per-host queues (``HostQueues/origin(of:)``), set
@@ -103,7 +103,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
             self.idleTracker = IdleTracker(timeoutNanoseconds: Self.nanoseconds(idle), now: EngineClock.now())
         }
         if let wait = request.options.headTimeout {
-            self.headTracker = IdleTracker(timeoutNanoseconds: Self.nanoseconds(wait), now: EngineClock.now())
+            self.headWatch = HeadWatch(timeoutNanoseconds: Self.nanoseconds(wait), now: EngineClock.now())
         }
         do {
             // A HEAD response has no body, whatever its Content-Length says.
@@ -271,7 +271,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// than the request's idle timeout. A transfer paused by Curlew (a slow reader, a slow body
     /// producer) is not idle: its clock restarts.
     package func idleFailure(now: UInt64) -> CurlewError? {
-        if headTracker != nil, let failure = headFailure(now: now) { return failure }
+        if headWatch != nil, let failure = headFailure(now: now) { return failure }
         guard var tracker = idleTracker else { return nil }
         if machine.isPaused {
             idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now)
@@ -295,20 +295,12 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// watch ends with the first byte of a response head; a transfer paused by Curlew (a slow
     /// body producer) restarts its clock.
     private func headFailure(now: UInt64) -> CurlewError? {
-        guard var tracker = headTracker else { return nil }
-        if head.bytesSeen > 0 {
-            headTracker = nil
-            return nil
-        }
-        if machine.isPaused {
-            headTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now)
-            return nil
-        }
+        guard var watch = headWatch else { return nil }
         var sent: curl_off_t = 0
         _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &sent)
-        let expired = tracker.observe(bytesMoved: Int64(sent), now: now)
-        headTracker = tracker
-        guard expired else { return nil }
+        let late = watch.observe(headBytes: head.bytesSeen, bytesSent: Int64(sent), paused: machine.isPaused, now: now)
+        headWatch = watch.ended ? nil : watch
+        guard late else { return nil }
         let limit = EasyHandleOptions.milliseconds(request.options.headTimeout ?? .zero)
         var error = CurlewError(code: .headTimeout, message: "no response head began within \(limit) ms", request: request.summary)
         attachMetrics(to: &error, curlCode: nil)
@@ -333,7 +325,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         elapsedBefore &+= now &- queuedAt
         queuedAt = 0
         if let tracker = idleTracker { idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
-        if let tracker = headTracker { headTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
+        headWatch?.restart(now: now)
         return shortenTimeouts()
     }
 
@@ -401,7 +393,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// nothing is left.
     package func prepareNextAttempt(now: UInt64) -> CurlewError? {
         if let tracker = idleTracker { idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
-        if let tracker = headTracker { headTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
+        headWatch?.restart(now: now)
         return shortenTimeouts()
     }
 

@@ -1,4 +1,5 @@
 import Curlew
+@testable import CurlewCore
 import Foundation
 import HTTPTypes
 import LoopbackServer
@@ -46,6 +47,37 @@ struct TimeoutKindTests {
         }
     }
 
+    /// The head watch as a value, on nanoseconds of a test's own: bytes sent restart its clock,
+    /// a pause restarts it, the first head byte ends it for good (a stall after the head is the
+    /// idle timeout's).
+    @Test func theHeadWatchCountsFromTheLastByteSentAndEndsWithTheHead() {
+        let ms: UInt64 = 1_000_000
+        var watch = HeadWatch(timeoutNanoseconds: 300 * ms, now: 0)
+        let sending = [
+            watch.observe(headBytes: 0, bytesSent: 0, paused: false, now: 200 * ms),
+            watch.observe(headBytes: 0, bytesSent: 4096, paused: false, now: 250 * ms),  // still sending
+            watch.observe(headBytes: 0, bytesSent: 4096, paused: false, now: 500 * ms),
+            watch.observe(headBytes: 0, bytesSent: 4096, paused: false, now: 551 * ms),  // 301 ms after the last byte sent
+        ]
+        #expect(sending == [false, false, false, true])
+        var paused = HeadWatch(timeoutNanoseconds: 300 * ms, now: 0)
+        let pausing = [
+            paused.observe(headBytes: 0, bytesSent: 0, paused: true, now: 400 * ms),
+            paused.observe(headBytes: 0, bytesSent: 0, paused: false, now: 600 * ms),
+            paused.observe(headBytes: 0, bytesSent: 0, paused: false, now: 701 * ms),
+        ]
+        #expect(pausing == [false, false, true])
+        var answered = HeadWatch(timeoutNanoseconds: 300 * ms, now: 0)
+        var afterHead = [
+            answered.observe(headBytes: 17, bytesSent: 0, paused: false, now: 100 * ms),
+            answered.observe(headBytes: 17, bytesSent: 0, paused: false, now: 10_000 * ms),
+        ]
+        answered.restart(now: 20_000 * ms)
+        afterHead.append(answered.observe(headBytes: 17, bytesSent: 0, paused: false, now: 90_000 * ms))
+        #expect(afterHead == [false, false, false])
+        #expect(answered.ended)
+    }
+
     @Test func aConnectThatNeverCompletesIsAConnectTimeoutPerCall() async throws {
         let blackhole = try BlackholeListener()
         defer { blackhole.close() }
@@ -80,7 +112,7 @@ struct TimeoutKindTests {
         try await withLoopback(transferOptions: Self.generous, handler: Self.stallAfterHead) { _, client, _ in
             let error = await #expect(throws: CurlewError.self) {
                 try await client.send(Numbered(index: 1)) {
-                    $0.headTimeout = .milliseconds(200)
+                    $0.headTimeout = .seconds(30)
                     $0.idleTimeout = .milliseconds(400)
                 }
             }
@@ -92,7 +124,7 @@ struct TimeoutKindTests {
         try await withLoopback(transferOptions: Self.generous, handler: Self.trickle) { _, client, _ in
             let error = await #expect(throws: CurlewError.self) {
                 try await client.send(Numbered(index: 1)) {
-                    $0.headTimeout = .milliseconds(200)
+                    $0.headTimeout = .seconds(30)
                     $0.idleTimeout = .seconds(5)
                     $0.totalTimeout = .milliseconds(600)
                 }
