@@ -35,10 +35,10 @@
 //   block 33 (README.md:1232): declarations, file scope
 //   block 34 (README.md:1247): declarations, file scope
 //   block 35 (README.md:1314): skipped (no-compile)
-//   block 36 (README.md:1409): declarations, file scope
-//   block 37 (README.md:1511): declarations, file scope
-//   block 38 (README.md:1548): declarations, file scope
-//   block 39 (README.md:1582): declarations, file scope
+//   block 36 (README.md:1412): declarations, file scope
+//   block 37 (README.md:1514): declarations, file scope
+//   block 38 (README.md:1551): declarations, file scope
+//   block 39 (README.md:1585): declarations, file scope
 
 import Curlew
 import Foundation
@@ -732,8 +732,8 @@ func guardedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 36, README.md:1409
-#sourceLocation(file: "README.md", line: 1410)
+// MARK: block 36, README.md:1412
+#sourceLocation(file: "README.md", line: 1413)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -833,8 +833,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 37, README.md:1511
-#sourceLocation(file: "README.md", line: 1512)
+// MARK: block 37, README.md:1514
+#sourceLocation(file: "README.md", line: 1515)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -869,8 +869,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 38, README.md:1548
-#sourceLocation(file: "README.md", line: 1549)
+// MARK: block 38, README.md:1551
+#sourceLocation(file: "README.md", line: 1552)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -902,8 +902,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1582
-#sourceLocation(file: "README.md", line: 1583)
+// MARK: block 39, README.md:1585
+#sourceLocation(file: "README.md", line: 1586)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
