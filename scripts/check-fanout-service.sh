@@ -3,6 +3,8 @@
 # shutdown: a request in flight when the service gets SIGTERM still finishes with 200 (its three
 # upstream calls drain through the TransportService), the service exits 0, a request after
 # SIGTERM is not served, and Curlew's log lines carry the incoming request's hb.request.id.
+# Also: a request's budget (`?budget=<ms>`, withDeadline in the handler) cuts its upstream calls
+# off with .deadlineExceeded and the service answers 504.
 #   bash scripts/check-fanout-service.sh [extra `swift build` arguments]
 # Built as the FanOutService target of Integration/ServerNames (whose Sources/FanOutService links
 # to the sample's sources), so the test run compiles Hummingbird and SwiftNIO once for this check
@@ -51,6 +53,12 @@ wait_for_port "$service_port"
 curl -sS --max-time 10 "http://127.0.0.1:$service_port/portfolio" > "$work/quick.json"
 grep -q '"total":' "$work/quick.json" || fail "quick request: $(cat "$work/quick.json")"
 
+# The handler's budget reaches its upstream calls: upstream calls of 5 s under a budget of 300 ms
+# are cut off at the deadline, and the service answers 504 (long before the upstream would have).
+budget_status=$(curl -sS --max-time 10 -o "$work/budget.json" -w '%{http_code}' "http://127.0.0.1:$service_port/portfolio?delay=5000&budget=300")
+[ "$budget_status" = "504" ] || fail "a spent budget answered $budget_status: $(cat "$work/budget.json")"
+grep -q 'deadlineExceeded' "$work/service.log" || fail "the upstream calls did not fail with deadlineExceeded"
+
 # A slow request (each upstream call takes 1.5 s), SIGTERM while it is in flight.
 curl -sS --max-time 20 -o "$work/slow.json" -w '%{http_code}' "http://127.0.0.1:$service_port/portfolio?delay=1500" > "$work/slow.status" &
 curl_pid=$!
@@ -77,4 +85,4 @@ request_id=$(grep 'delay_ms=1500' "$work/service.log" | sed -n 's/.*hb.request.i
 grep "quote/ACME?delay=1500 → 200" "$work/service.log" | grep -q "hb.request.id=$request_id" \
     || fail "Curlew's log line does not carry hb.request.id=$request_id"
 grep "upstream.in_flight=0" "$work/service.log" | grep -q "stopped" || fail "the service did not stop with an idle transport"
-echo "check-fanout-service: OK (in-flight request drained on SIGTERM: 200; exit 0; log lines carry hb.request.id=$request_id)"
+echo "check-fanout-service: OK (spent budget: 504; in-flight request drained on SIGTERM: 200; exit 0; log lines carry hb.request.id=$request_id)"

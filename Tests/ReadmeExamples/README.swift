@@ -3,38 +3,43 @@
 //   block 1 (README.md:6): statements, readmeExample1()
 //   block 2 (README.md:32): declarations, file scope
 //   block 3 (README.md:140): declarations, file scope
-//   block 4 (README.md:173): declarations, file scope
-//   block 5 (README.md:214): declarations, file scope
-//   block 6 (README.md:281): declarations, file scope
-//   block 7 (README.md:307): declarations, file scope
-//   block 8 (README.md:363): declarations, file scope
-//   block 9 (README.md:400): declarations, file scope
-//   block 10 (README.md:424): declarations, file scope
-//   block 11 (README.md:440): declarations, file scope
-//   block 12 (README.md:458): declarations, file scope
-//   block 13 (README.md:492): statements, readmeExample13()
-//   block 14 (README.md:534): declarations, file scope
-//   block 15 (README.md:563): declarations, file scope
-//   block 16 (README.md:606): declarations, file scope
-//   block 17 (README.md:624): declarations, file scope
-//   block 18 (README.md:661): declarations, file scope
-//   block 19 (README.md:702): declarations, file scope
-//   block 20 (README.md:743): declarations, file scope
-//   block 21 (README.md:770): declarations, file scope
-//   block 22 (README.md:848): declarations, file scope
-//   block 23 (README.md:886): declarations, file scope
-//   block 24 (README.md:972): declarations, file scope
-//   block 25 (README.md:1045): declarations, file scope
-//   block 26 (README.md:1078): skipped (no-compile)
-//   block 27 (README.md:1088): declarations, file scope
-//   block 28 (README.md:1105): skipped (no-compile)
-//   block 29 (README.md:1149): skipped (no-compile)
-//   block 30 (README.md:1227): declarations, file scope, where CurlewFleet can be imported
-//   block 31 (README.md:1272): skipped (no-compile)
-//   block 32 (README.md:1376): declarations, file scope
-//   block 33 (README.md:1478): declarations, file scope
-//   block 34 (README.md:1518): declarations, file scope
-//   block 35 (README.md:1552): declarations, file scope
+//   block 4 (README.md:174): declarations, file scope
+//   block 5 (README.md:215): declarations, file scope
+//   block 6 (README.md:282): declarations, file scope
+//   block 7 (README.md:308): declarations, file scope
+//   block 8 (README.md:364): declarations, file scope
+//   block 9 (README.md:401): declarations, file scope
+//   block 10 (README.md:425): declarations, file scope
+//   block 11 (README.md:441): declarations, file scope
+//   block 12 (README.md:459): declarations, file scope
+//   block 13 (README.md:493): statements, readmeExample13()
+//   block 14 (README.md:535): declarations, file scope
+//   block 15 (README.md:564): declarations, file scope
+//   block 16 (README.md:607): declarations, file scope
+//   block 17 (README.md:625): declarations, file scope
+//   block 18 (README.md:662): declarations, file scope
+//   block 19 (README.md:703): declarations, file scope
+//   block 20 (README.md:744): declarations, file scope
+//   block 21 (README.md:771): declarations, file scope
+//   block 22 (README.md:849): declarations, file scope
+//   block 23 (README.md:887): declarations, file scope
+//   block 24 (README.md:973): declarations, file scope
+//   block 25 (README.md:1046): declarations, file scope
+//   block 26 (README.md:1079): skipped (no-compile)
+//   block 27 (README.md:1089): declarations, file scope
+//   block 28 (README.md:1106): skipped (no-compile)
+//   block 29 (README.md:1150): skipped (no-compile)
+//   block 30 (README.md:1181): declarations, file scope
+//   block 31 (README.md:1200): declarations, file scope
+//   block 32 (README.md:1220): declarations, file scope
+//   block 33 (README.md:1232): declarations, file scope
+//   block 34 (README.md:1247): declarations, file scope
+//   block 35 (README.md:1315): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1360): skipped (no-compile)
+//   block 37 (README.md:1467): declarations, file scope
+//   block 38 (README.md:1569): declarations, file scope
+//   block 39 (README.md:1609): declarations, file scope
+//   block 40 (README.md:1643): declarations, file scope
 
 import Curlew
 import Foundation
@@ -126,8 +131,8 @@ func refreshProfile(_ client: APIClient) async throws -> JSONValue {
 }
 #sourceLocation()
 
-// MARK: block 4, README.md:173
-#sourceLocation(file: "README.md", line: 174)
+// MARK: block 4, README.md:174
+#sourceLocation(file: "README.md", line: 175)
 struct PictureDetails: Decodable, Sendable {
     var id: Int
     var title: String
@@ -160,8 +165,8 @@ func showPicture(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 5, README.md:214
-#sourceLocation(file: "README.md", line: 215)
+// MARK: block 5, README.md:215
+#sourceLocation(file: "README.md", line: 216)
 enum Sort: String, ParameterConvertible { case newest, popular }
 protocol MediaItem: Decodable, Sendable {}
 struct PicItem: MediaItem { var picUrl: String }
@@ -192,8 +197,8 @@ func searchMedia(_ client: APIClient) async throws -> Int {
 }
 #sourceLocation()
 
-// MARK: block 6, README.md:281
-#sourceLocation(file: "README.md", line: 282)
+// MARK: block 6, README.md:282
+#sourceLocation(file: "README.md", line: 283)
 struct LegacySearchRequest: Endpoint {
     typealias Response = [Picture]
     var path: String { "legacy/search" }
@@ -208,8 +213,8 @@ struct LegacySearchRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 7, README.md:307
-#sourceLocation(file: "README.md", line: 308)
+// MARK: block 7, README.md:308
+#sourceLocation(file: "README.md", line: 309)
 struct SavedTokens: Sendable {
     var access: String
     var refresh: String
@@ -242,8 +247,8 @@ func makeGalleryClient(saved: SavedTokens, secret: String, transport: any Transp
 }
 #sourceLocation()
 
-// MARK: block 8, README.md:363
-#sourceLocation(file: "README.md", line: 364)
+// MARK: block 8, README.md:364
+#sourceLocation(file: "README.md", line: 365)
 struct RequestIDHeader: APIMiddleware {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
@@ -264,8 +269,8 @@ struct CannedAnswer: APIMiddleware {
 }
 #sourceLocation()
 
-// MARK: block 9, README.md:400
-#sourceLocation(file: "README.md", line: 401)
+// MARK: block 9, README.md:401
+#sourceLocation(file: "README.md", line: 402)
 func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
     do {
         return try await client.send(SearchRequest(key: "fog")).pictures
@@ -281,8 +286,8 @@ func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
 }
 #sourceLocation()
 
-// MARK: block 10, README.md:424
-#sourceLocation(file: "README.md", line: 425)
+// MARK: block 10, README.md:425
+#sourceLocation(file: "README.md", line: 426)
 func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
@@ -295,8 +300,8 @@ func watch(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 11, README.md:440
-#sourceLocation(file: "README.md", line: 441)
+// MARK: block 11, README.md:441
+#sourceLocation(file: "README.md", line: 442)
 func fetchAllPages(_ client: APIClient) async {
     let tracker = RequestTracker()
     for page in 1...5 {
@@ -309,8 +314,8 @@ func fetchAllPages(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 12, README.md:458
-#sourceLocation(file: "README.md", line: 459)
+// MARK: block 12, README.md:459
+#sourceLocation(file: "README.md", line: 460)
 struct ExportRequest: Endpoint {
     typealias Response = Data
     var path: String { "export" }
@@ -332,9 +337,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:492
+// MARK: block 13, README.md:493
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 493)
+#sourceLocation(file: "README.md", line: 494)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -348,8 +353,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:534
-#sourceLocation(file: "README.md", line: 535)
+// MARK: block 14, README.md:535
+#sourceLocation(file: "README.md", line: 536)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -374,8 +379,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:563
-#sourceLocation(file: "README.md", line: 564)
+// MARK: block 15, README.md:564
+#sourceLocation(file: "README.md", line: 565)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -408,8 +413,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:606
-#sourceLocation(file: "README.md", line: 607)
+// MARK: block 16, README.md:607
+#sourceLocation(file: "README.md", line: 608)
 
 
 func testSearch() async throws {
@@ -422,8 +427,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:624
-#sourceLocation(file: "README.md", line: 625)
+// MARK: block 17, README.md:625
+#sourceLocation(file: "README.md", line: 626)
 
 
 func testAgainstALocalServer() async throws {
@@ -437,8 +442,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:661
-#sourceLocation(file: "README.md", line: 662)
+// MARK: block 18, README.md:662
+#sourceLocation(file: "README.md", line: 663)
 
 
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
@@ -466,8 +471,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:702
-#sourceLocation(file: "README.md", line: 703)
+// MARK: block 19, README.md:703
+#sourceLocation(file: "README.md", line: 704)
 
 
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
@@ -501,8 +506,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:743
-#sourceLocation(file: "README.md", line: 744)
+// MARK: block 20, README.md:744
+#sourceLocation(file: "README.md", line: 745)
 
 
 
@@ -522,8 +527,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:770
-#sourceLocation(file: "README.md", line: 771)
+// MARK: block 21, README.md:771
+#sourceLocation(file: "README.md", line: 772)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -559,8 +564,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:848
-#sourceLocation(file: "README.md", line: 849)
+// MARK: block 22, README.md:849
+#sourceLocation(file: "README.md", line: 850)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -594,8 +599,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:886
-#sourceLocation(file: "README.md", line: 887)
+// MARK: block 23, README.md:887
+#sourceLocation(file: "README.md", line: 888)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -609,8 +614,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:972
-#sourceLocation(file: "README.md", line: 973)
+// MARK: block 24, README.md:973
+#sourceLocation(file: "README.md", line: 974)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -639,8 +644,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1045
-#sourceLocation(file: "README.md", line: 1046)
+// MARK: block 25, README.md:1046
+#sourceLocation(file: "README.md", line: 1047)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -662,8 +667,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1088
-#sourceLocation(file: "README.md", line: 1089)
+// MARK: block 27, README.md:1089
+#sourceLocation(file: "README.md", line: 1090)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -674,12 +679,66 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1227
+// MARK: block 30, README.md:1181
+#sourceLocation(file: "README.md", line: 1182)
+struct ReportRequest: Endpoint {
+    typealias Response = JSONValue
+    var path: String { "reports/daily" }
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.headTimeout = .seconds(2)       // the server thinks for at most 2 s
+        options.idleTimeout = .seconds(1)       // then the body never pauses for a second
+        options.totalTimeout = .seconds(30)     // and is all there within 30 s
+        return options
+    }
+}
+#sourceLocation()
+
+// MARK: block 31, README.md:1200
+#sourceLocation(file: "README.md", line: 1201)
+func searchWithinBudget(_ client: APIClient) async throws -> Int {
+    try await withDeadline(in: .milliseconds(300)) {
+        try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
+    }
+}
+
+func forwardingClient() -> APIClient {
+    var configuration = ClientConfiguration(baseURL: "https://gallery.example.com/api")
+    configuration.deadlineHeader = HTTPField.Name("grpc-timeout")   // "287m": the time left
+    return APIClient(configuration: configuration)
+}
+#sourceLocation()
+
+// MARK: block 32, README.md:1220
+#sourceLocation(file: "README.md", line: 1221)
+func hedgedClient() -> APIClient {
+    let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
+    return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
+}
+#sourceLocation()
+
+// MARK: block 33, README.md:1232
+#sourceLocation(file: "README.md", line: 1233)
+func limitedClient() -> APIClient {
+    let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 16, latencyThreshold: .milliseconds(250), maximumWaiting: 100))
+    return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [limiter]))
+}
+#sourceLocation()
+
+// MARK: block 34, README.md:1247
+#sourceLocation(file: "README.md", line: 1248)
+func guardedClient() -> APIClient {
+    let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
+    return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
+}
+#sourceLocation()
+
+// MARK: block 35, README.md:1315
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1228)
+#sourceLocation(file: "README.md", line: 1316)
 
 
 
@@ -708,8 +767,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 32, README.md:1376
-#sourceLocation(file: "README.md", line: 1377)
+// MARK: block 37, README.md:1467
+#sourceLocation(file: "README.md", line: 1468)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -809,8 +868,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 33, README.md:1478
-#sourceLocation(file: "README.md", line: 1479)
+// MARK: block 38, README.md:1569
+#sourceLocation(file: "README.md", line: 1570)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -848,8 +907,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1518
-#sourceLocation(file: "README.md", line: 1519)
+// MARK: block 39, README.md:1609
+#sourceLocation(file: "README.md", line: 1610)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -881,8 +940,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1552
-#sourceLocation(file: "README.md", line: 1553)
+// MARK: block 40, README.md:1643
+#sourceLocation(file: "README.md", line: 1644)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

@@ -35,8 +35,9 @@ extension APIClient {
             try facts.check()
             var prepared = try given ?? prepare(request)
             summary = prepared.summary
+            if let deadline = CallDeadline.current { try CallDeadline.check(deadline, now: .now, request: prepared.summary) }
             try checkConfiguration(options, request: prepared, name: name)
-            if let timeout = options.totalTimeout { prepared.options.totalTimeout = timeout }
+            options.applyTimeoutOverrides(to: &prepared.options)
             if let limit = options.maximumBodySize { prepared.options.maximumBodySize = limit }
             options.applyConnectionOverrides(to: &prepared.options)
             reporter.report(.started) { $0.request = prepared.summary }

@@ -74,7 +74,7 @@ public actor APIClient {
         let capabilities = configuration.middleware.map(\.capabilities)
         for declared in capabilities { origins.formUnion(declared.trustedOrigins) }
         self.trustedOrigins = TrustedOrigins(origins)
-        self.environment = CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: configuration.logger))
+        self.environment = CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: configuration.logger, deadlineHeader: configuration.deadlineHeader))
         self.hasCredentialSource = capabilities.contains { $0.providesCredentials }
     }
 

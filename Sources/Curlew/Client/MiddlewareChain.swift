@@ -31,8 +31,16 @@ enum MiddlewareChain {
         return next
     }
 
-    /// The transport, then the endpoint's status and envelope checks.
+    /// The transport, then the endpoint's status and envelope checks. Under a deadline
+    /// (``withDeadline(in:isolation:operation:)``) the attempt's total timeout is capped by the
+    /// time left, and an attempt that would start after it fails without sending.
     private static let innermost: MiddlewareNext = { prepared, context in
+        let deadline = CallDeadline.current
+        var prepared = prepared
+        let capped =
+            try deadline.map { deadline throws(CurlewError) in
+                try CallDeadline.cap(&prepared, by: deadline, now: .now, header: context.deadlineHeader)
+            } ?? false
         context.events.report(.attempt) { $0.attempt = context.attempt }
         let raw: RawResponse
         do {
@@ -44,6 +52,8 @@ enum MiddlewareChain {
                     try await context.transport.send($0, context: context.transportContext)
                 }
             }
+        } catch let error as CurlewError where capped {
+            throw APIClient.stamped(CallDeadline.translate(error), stage: .transport, request: prepared.summary)
         } catch {
             throw APIClient.stamped(error, stage: .transport, request: prepared.summary)
         }

@@ -62,6 +62,19 @@ public struct ClientEvent: Sendable {
         public static let queueHeld = Kind("queueHeld")
         /// ``ClientEvent/queue`` was resumed after a hold.
         public static let queueResumed = Kind("queueResumed")
+        /// The circuit breaker of ``ClientEvent/origin`` opened: calls there fail fast
+        /// (``CircuitBreakerMiddleware``).
+        public static let circuitOpened = Kind("circuitOpened")
+        /// The circuit breaker of ``ClientEvent/origin`` lets a probe through.
+        public static let circuitHalfOpen = Kind("circuitHalfOpen")
+        /// The circuit breaker of ``ClientEvent/origin`` closed again after a successful probe.
+        public static let circuitClosed = Kind("circuitClosed")
+        /// A hedge of a slow call went out as attempt ``ClientEvent/attempt``
+        /// (``HedgingMiddleware``).
+        public static let hedgeSent = Kind("hedgeSent")
+        /// The hedge that was attempt ``ClientEvent/attempt`` answered first; the others were
+        /// cancelled.
+        public static let hedgeWon = Kind("hedgeWon")
 
         /// The name.
         public var description: String { name }
@@ -99,6 +112,9 @@ public struct ClientEvent: Sendable {
     public var reason: String?
     /// The new credential version (``Kind/credentialRefreshed``).
     public var credentialVersion: Int?
+    /// The origin (`scheme://host:port`) of a circuit breaker event (``Kind/circuitOpened``,
+    /// ``Kind/circuitHalfOpen``, ``Kind/circuitClosed``).
+    public var origin: String?
 
     /// Creates an event of a kind, now, with no facts; set the ones the kind has.
     public init(_ kind: Kind, requestID: CallID? = nil, requestName: String? = nil) {
@@ -121,6 +137,7 @@ extension ClientEvent: CustomStringConvertible {
         if let progress { text += " received=\(progress.bytesReceived)" }
         if let error { text += " error=\(error.code)" }
         if let reason { text += " reason=\(reason)" }
+        if let origin { text += " origin=\(origin)" }
         return text
     }
 }

@@ -21,7 +21,7 @@
 /// **Order.** The first registered sees the request first and the response last: client-wide
 /// middleware (``ClientConfiguration/middleware``) come first, then the call's own
 /// (``RequestOptions/middleware``). Built-in middleware have a ``phase``; wherever you register
-/// them, the client places them in phase order — token refresh, retry, failover, URL rewrite,
+/// them, the client places them in phase order — token refresh, hedging, limiter, circuit breaker, retry, failover, URL rewrite,
 /// authorization, common arguments, server clock, signing last — so a stale token is never
 /// resent and a signature always covers what is sent. Your own middleware keep their place.
 ///

@@ -1,3 +1,4 @@
+internal import HTTPTypes
 internal import Logging
 
 /// What one call is: the facts a ``MiddlewareContext`` and the ``TransportContext`` made from it
@@ -41,4 +42,6 @@ struct CallEnvironment: Sendable {
     var transport: any Transport
     var trustedOrigins: TrustedOrigins
     var logger: Logger
+    /// ``ClientConfiguration/deadlineHeader``.
+    var deadlineHeader: HTTPField.Name? = nil
 }

@@ -1,3 +1,4 @@
+internal import HTTPTypes
 public import Logging
 
 /// Per-call facts travelling with a request through the middleware chain. A value: a middleware
@@ -72,6 +73,14 @@ public struct MiddlewareContext: Sendable {
     /// The call's endpoint, for the innermost step's status and envelope checks — and, `package`,
     /// for `CurlewTesting`'s mocks that generate a body from the endpoint's response type.
     package var endpoint: (any Endpoint)? { call.value.endpoint }
+
+    /// When the call must be done: the deadline of ``withDeadline(in:isolation:operation:)`` it
+    /// runs under, `nil` for none. A middleware that waits (a back-off, a hedge) should not wait
+    /// past it; the innermost step caps each attempt by it.
+    public var deadline: ContinuousClock.Instant? { CallDeadline.current }
+
+    /// ``ClientConfiguration/deadlineHeader``.
+    var deadlineHeader: HTTPField.Name? { environment.value.deadlineHeader }
 
     /// Whether the call needs a credential (``RequestOptions/requiresAuthentication``).
     public var requiresAuthentication: Bool { options.requiresAuthentication }

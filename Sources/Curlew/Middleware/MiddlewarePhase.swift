@@ -2,11 +2,11 @@
 /// that have a phase into these places (stably), and leaves the others where they were
 /// registered:
 ///
-/// cache → token refresh → retry → failover → URL rewrite → authorization → common arguments →
+/// cache → token refresh → hedging → limiter → circuit breaker → retry → failover → URL rewrite → authorization → common arguments →
 /// server clock → signing → (status and envelope checks) → transport.
 ///
 /// Why this order: refresh must be outside authorization so each resend carries the fresh token;
-/// retry outside failover so a back-off follows a full round of mirrors; everything that changes
+/// the circuit breaker outside retry so an open breaker stops retries too; retry outside failover so a back-off follows a full round of mirrors; everything that changes
 /// the URL or the parameters runs before signing, which must see the final request.
 public struct MiddlewarePhase: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The rank: lower runs further out.
@@ -25,6 +25,13 @@ public struct MiddlewarePhase: Hashable, Sendable, Comparable, CustomStringConve
     public static let cache = MiddlewarePhase(rank: 100, name: "cache")
     /// ``TokenRefreshMiddleware``.
     public static let tokenRefresh = MiddlewarePhase(rank: 200, name: "tokenRefresh")
+    /// ``HedgingMiddleware``: outside the breaker and retry, so each hedge is a whole call below it.
+    public static let hedging = MiddlewarePhase(rank: 220, name: "hedging")
+    /// ``AdaptiveConcurrencyMiddleware``: a call holds one slot for all its attempts.
+    public static let limiter = MiddlewarePhase(rank: 240, name: "limiter")
+    /// ``CircuitBreakerMiddleware``: outside retry, so a call is one outcome and an open breaker
+    /// keeps retries from starting.
+    public static let circuitBreaker = MiddlewarePhase(rank: 250, name: "circuitBreaker")
     /// ``RetryMiddleware``.
     public static let retry = MiddlewarePhase(rank: 300, name: "retry")
     /// ``FailoverMiddleware``.

@@ -83,6 +83,8 @@ public struct RetryMiddleware: APIMiddleware {
                 guard attempt < maximumAttempts, isRetryable(error) else { throw error }
                 let delay = self.delay(after: attempt, retryAfter: error.headers?[.retryAfter])
                 guard ContinuousClock.now - started + delay < maximumTotalTime else { throw error }
+                // A retry never outlives the call's deadline: it could only fail with `.deadlineExceeded`.
+                if let deadline = context.deadline, ContinuousClock.now + delay >= deadline { throw error }
                 context.logger.debug("retry: \(request.summary) failed with \(error.code); attempt \(attempt + 1) in \(delay)")
                 context.events.report(.retryScheduled) { event in
                     event.attempt = attempt + 1

@@ -67,7 +67,8 @@ final class CallMeter: Sendable {
         Counter(label: "curlew_credential_refreshes_total", dimensions: dimensions, factory: factory).increment()
     }
 
-    /// Counts the events that matter for metrics: retries, cache hits and misses (refreshes are
+    /// Counts the events that matter for metrics: retries, cache hits and misses, hedges sent and
+    /// won, circuit breakers opened (refreshes are
     /// counted with their outcome by ``recordRefresh(succeeded:)``).
     func observe(_ kind: ClientEvent.Kind) {
         let label: String
@@ -75,6 +76,9 @@ final class CallMeter: Sendable {
         case .retryScheduled: label = "curlew_retries_total"
         case .cacheHit: label = "curlew_cache_hits_total"
         case .cacheMiss: label = "curlew_cache_misses_total"
+        case .hedgeSent: label = "curlew_hedges_total"
+        case .hedgeWon: label = "curlew_hedges_won_total"
+        case .circuitOpened: label = "curlew_circuit_opened_total"
         default: return
         }
         Counter(label: label, dimensions: [("request", request)], factory: factory).increment()

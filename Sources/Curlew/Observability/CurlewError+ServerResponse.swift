@@ -12,8 +12,8 @@ extension CurlewError {
     ///
     /// | The upstream call… | Status |
     /// | --- | --- |
-    /// | timed out (connect, total or idle timeout) | `504 Gateway Timeout` |
-    /// | failed because this client's transport is shutting down (``Code/shutdown``) | `503 Service Unavailable` |
+    /// | timed out (connect, head, idle or total timeout) or ran out of its deadline (``Code/deadlineExceeded``) | `504 Gateway Timeout` |
+    /// | failed because this client's transport is shutting down (``Code/shutdown``), the upstream's circuit breaker is open (``Code/circuitOpen``) or its concurrency limit was reached (``Code/concurrencyLimitExceeded``) | `503 Service Unavailable` |
     /// | failed otherwise: unreachable, TLS, reset, refused status, business error, undecodable body, refused credentials | `502 Bad Gateway` |
     /// | could not even be sent: the request is malformed, a fixture or configuration is missing (``Level/invalidRequest``) | `500 Internal Server Error` |
     ///
@@ -21,17 +21,19 @@ extension CurlewError {
     /// `401` from an upstream is not the service's caller's fault.
     public var serverResponseStatus: HTTPResponse.Status {
         switch code {
-        case .connectTimeout, .totalTimeout, .idleTimeout: .gatewayTimeout
-        case .shutdown, .cancelled: .serviceUnavailable
+        case .connectTimeout, .totalTimeout, .idleTimeout, .headTimeout, .deadlineExceeded: .gatewayTimeout
+        case .shutdown, .cancelled, .circuitOpen, .concurrencyLimitExceeded: .serviceUnavailable
         default: level == .invalidRequest ? .internalServerError : .badGateway
         }
     }
 
     /// A short message for the service's own error response that names neither the upstream's
-    /// URL nor its body: `"upstream timed out"`, `"shutting down"`, `"upstream request failed"`
-    /// or `"internal error"`. Log ``description`` (redacted) for the details.
+    /// URL nor its body: `"upstream timed out"`, `"shutting down"`, `"upstream unavailable"` (its
+    /// circuit breaker is open or its concurrency limit reached), `"upstream request failed"` or
+    /// `"internal error"`. Log ``description`` (redacted) for the details.
     public var serverResponseMessage: String {
-        switch serverResponseStatus {
+        if code == .circuitOpen || code == .concurrencyLimitExceeded { return "upstream unavailable" }
+        return switch serverResponseStatus {
         case .gatewayTimeout: "upstream timed out"
         case .serviceUnavailable: "shutting down"
         case .internalServerError: "internal error"

@@ -79,6 +79,8 @@ public struct RequestOptions: Sendable {
     }
     /// Longest time for the whole exchange for this call, overriding the client's
     /// ``TransferOptions/totalTimeout`` (the same name on both levels; `nil` keeps the client's).
+    /// The other three timeouts — ``connectTimeout``, ``headTimeout``, ``idleTimeout`` — work
+    /// the same way, each with its own error code.
     public var totalTimeout: Duration? {
         get { box.value.totalTimeout }
         set { box.value.totalTimeout = newValue }

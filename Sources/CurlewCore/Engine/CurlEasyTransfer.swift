@@ -55,6 +55,10 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     @exclusivity(unchecked) package var lastProgressAt: UInt64 = 0
     /// Present when the request has an idle timeout; sampled by the engine.
     @exclusivity(unchecked) package var idleTracker: IdleTracker?
+    /// Present when the request has a head timeout, until the first byte of a response head
+    /// arrives: it sees only bytes sent, so it fires once nothing was sent and nothing received
+    /// for that long (the server's time to first byte after the last byte of the request).
+    @exclusivity(unchecked) package var headWatch: HeadWatch?
     /// The cookie jar and host overrides the handle points at (``CurlConnectionOptions``).
     @exclusivity(unchecked) package var connection: CurlConnectionAttachment?
     /// The request's origin for the engine's per-host queues (``HostQueues/origin(of:)``), set
@@ -97,6 +101,9 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         if let idle = request.options.idleTimeout {
             self.idleTracker = IdleTracker(timeoutNanoseconds: Self.nanoseconds(idle), now: EngineClock.now())
+        }
+        if let wait = request.options.headTimeout {
+            self.headWatch = HeadWatch(timeoutNanoseconds: Self.nanoseconds(wait), now: EngineClock.now())
         }
         do {
             // A HEAD response has no body, whatever its Content-Length says.
@@ -264,6 +271,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// than the request's idle timeout. A transfer paused by Curlew (a slow reader, a slow body
     /// producer) is not idle: its clock restarts.
     package func idleFailure(now: UInt64) -> CurlewError? {
+        if headWatch != nil, let failure = headFailure(now: now) { return failure }
         guard var tracker = idleTracker else { return nil }
         if machine.isPaused {
             idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now)
@@ -278,6 +286,23 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         guard expired else { return nil }
         let limit = EasyHandleOptions.milliseconds(request.options.idleTimeout ?? .zero)
         var error = CurlewError(code: .idleTimeout, message: "no data moved for \(limit) ms", request: request.summary)
+        attachMetrics(to: &error, curlCode: nil)
+        return error
+    }
+
+    /// Samples the bytes sent while no response byte has arrived; returns the head-timeout
+    /// error once nothing was sent or received for longer than the request's head timeout. The
+    /// watch ends with the first byte of a response head; a transfer paused by Curlew (a slow
+    /// body producer) restarts its clock.
+    private func headFailure(now: UInt64) -> CurlewError? {
+        guard var watch = headWatch else { return nil }
+        var sent: curl_off_t = 0
+        _ = curlew_easy_getinfo_off_t(handle, CURLINFO_SIZE_UPLOAD_T, &sent)
+        let late = watch.observe(headBytes: head.bytesSeen, bytesSent: Int64(sent), paused: machine.isPaused, now: now)
+        headWatch = watch.ended ? nil : watch
+        guard late else { return nil }
+        let limit = EasyHandleOptions.milliseconds(request.options.headTimeout ?? .zero)
+        var error = CurlewError(code: .headTimeout, message: "no response head began within \(limit) ms", request: request.summary)
         attachMetrics(to: &error, curlCode: nil)
         return error
     }
@@ -300,6 +325,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         elapsedBefore &+= now &- queuedAt
         queuedAt = 0
         if let tracker = idleTracker { idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
+        headWatch?.restart(now: now)
         return shortenTimeouts()
     }
 
@@ -367,6 +393,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// nothing is left.
     package func prepareNextAttempt(now: UInt64) -> CurlewError? {
         if let tracker = idleTracker { idleTracker = IdleTracker(timeoutNanoseconds: tracker.timeoutNanoseconds, now: now) }
+        headWatch?.restart(now: now)
         return shortenTimeouts()
     }
 

@@ -24,6 +24,7 @@ extension CurlewError {
             case cacheNotConfigured
             case cachePolicyConflict
             case removedEndpointProperty
+            case deadlineExceeded, circuitOpen, headTimeout, concurrencyLimitExceeded
         }
 
         private let base: Base
@@ -39,6 +40,9 @@ extension CurlewError {
         public static let connectTimeout = Code(.connectTimeout)
         /// The whole exchange took longer than the total timeout.
         public static let totalTimeout = Code(.totalTimeout)
+        /// The response head did not begin within the head timeout after the request was sent
+        /// (``TransferOptions/headTimeout``: the server's time to first byte).
+        public static let headTimeout = Code(.headTimeout)
         /// No bytes moved for longer than the idle timeout.
         public static let idleTimeout = Code(.idleTimeout)
         /// The peer reset or closed the connection mid-exchange.
@@ -185,13 +189,24 @@ extension CurlewError {
         /// ``TransferOptions/allowsInsecureRedirects`` is set.
         public static let insecureRedirect = Code(.insecureRedirect)
 
+        /// The call's deadline (`withDeadline`) passed: before the call or an attempt started —
+        /// then nothing was sent — or during the exchange, which was cut off at the deadline.
+        public static let deadlineExceeded = Code(.deadlineExceeded)
+        /// The origin's circuit breaker is open after too many failures there: the call failed at
+        /// once and nothing was sent (`CircuitBreakerMiddleware`).
+        public static let circuitOpen = Code(.circuitOpen)
+        /// The origin's adaptive concurrency limit was reached and no place to wait was left: the
+        /// call failed at once and nothing was sent (`AdaptiveConcurrencyMiddleware`).
+        public static let concurrencyLimitExceeded = Code(.concurrencyLimitExceeded)
+
         /// The level this code belongs to.
         public var level: Level {
             switch base {
             case .cannotConnect, .dnsFailure, .tlsFailure, .connectTimeout, .totalTimeout, .idleTimeout,
                 .connectionReset, .emptyReply, .tooManyRedirects, .redirectRefused, .bodyTooLarge,
                 .shutdown, .transportFailure, .bodyStreamFailed, .cacheMiss, .rangeMismatch, .resourceChanged,
-                .downloadIncomplete, .protocolError, .connectionClosedBeforeResponse, .insecureRedirect:
+                .downloadIncomplete, .protocolError, .connectionClosedBeforeResponse, .insecureRedirect,
+                .deadlineExceeded, .circuitOpen, .headTimeout, .concurrencyLimitExceeded:
                 .transport
             case .unacceptableStatus, .unexpectedContentType: .httpStatus
             case .serverError: .server

@@ -21,6 +21,8 @@ extension CurlewError {
         public static let prepare = Stage("prepare")
         /// Checking the call against the client's configuration before sending.
         public static let configuration = Stage("configuration")
+        /// The call's deadline (`withDeadline`) had passed before it, or an attempt, started.
+        public static let deadline = Stage("deadline")
         /// Waiting in a ``QueueActor`` queue.
         public static let queue = Stage("queue")
         /// The transport: connecting, sending, receiving.

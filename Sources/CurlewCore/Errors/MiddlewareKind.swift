@@ -22,6 +22,12 @@ public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
     public static let urlRewrite = MiddlewareKind("urlRewrite")
     /// ``RetryMiddleware``.
     public static let retry = MiddlewareKind("retry")
+    /// `HedgingMiddleware`.
+    public static let hedging = MiddlewareKind("hedging")
+    /// `AdaptiveConcurrencyMiddleware`.
+    public static let limiter = MiddlewareKind("limiter")
+    /// `CircuitBreakerMiddleware`.
+    public static let circuitBreaker = MiddlewareKind("circuitBreaker")
 
     /// The name.
     public var description: String { name }

@@ -17,6 +17,12 @@ public struct TransferOptions: Sendable, Hashable {
     /// Longest time with no byte received or sent, `nil` for none. The engine checks it ten times
     /// a second, so it fires within about 100 ms after the deadline. Fails with `.idleTimeout`.
     public var idleTimeout: Duration? = .seconds(30)
+    /// Longest wait for the response head, `nil` (the default) for none: the time from the last
+    /// byte of the request sent (the start, for a request without a body) to the first byte of
+    /// the response. Checked with the idle timeout, ten times a second. Fails with
+    /// `.headTimeout`. The four timeouts are distinct: connect (``connectTimeout``), head (this),
+    /// stall (``idleTimeout``), the whole exchange (``totalTimeout``).
+    public var headTimeout: Duration?
     /// Largest accepted response body, counted in decoded bytes. Fails with `.bodyTooLarge`.
     public var maximumBodySize: Int = 16 * 1024 * 1024
     /// How many redirects an ``APIClient`` call follows; `0` returns 3xx responses as they are.

@@ -18,7 +18,8 @@ struct SecretRenderingTests {
         .fileNotWritable, .bodyStreamFailed, .missingCredentialSource, .middlewareFailed, .fixtureNotFound,
         .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed, .cacheMiss, .destinationExists,
         .unexpectedContentType, .rangeMismatch, .resourceChanged, .downloadIncomplete, .protocolError,
-        .connectionClosedBeforeResponse, .insecureRedirect,
+        .connectionClosedBeforeResponse, .insecureRedirect, .deadlineExceeded, .circuitOpen, .headTimeout,
+        .concurrencyLimitExceeded,
     ]
 
     /// Every way a value can be turned into text.

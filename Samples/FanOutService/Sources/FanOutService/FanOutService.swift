@@ -6,7 +6,9 @@ import ServiceLifecycle
 
 /// `FanOutService upstream <port>`: a slow upstream (`GET /quote/{symbol}?delay=<ms>`).
 /// `FanOutService serve <port> <upstream base URL>`: the service (`GET /portfolio?delay=<ms>`),
-/// which asks the upstream for three quotes at once through Curlew and answers their sum.
+/// which asks the upstream for three quotes at once through Curlew and answers their sum. With
+/// `&budget=<ms>` the handler's budget reaches its upstream calls as a deadline (`withDeadline`):
+/// they are cut off when it is spent, and the service answers `504`.
 @main
 struct FanOutService {
     static func main() async throws {
@@ -78,16 +80,21 @@ enum Portfolio {
         let router = Router()
         router.get("portfolio") { request, context -> PortfolioValue in
             let delay = request.uri.queryParameters.get("delay", as: Int.self) ?? 0
+            // The caller's budget for this request, if it gave one (a gateway's own deadline).
+            let budget = request.uri.queryParameters.get("budget", as: Int.self).map { Duration.milliseconds($0) } ?? .seconds(3600)
             context.logger.info("fanning out", metadata: ["delay_ms": "\(delay)"])
             do {
-                // Curlew's log lines for these calls carry this request's `hb.request.id`.
-                let quotes = try await withThrowingTaskGroup(of: Quote.self) { group in
-                    for symbol in ["ACME", "GLOBEX", "INITECH"] {
-                        group.addTask {
-                            try await client.send(QuoteRequest(symbol: symbol, delay: delay)) { $0.logger = context.logger }
+                // Every call inside obeys the deadline, in the group's child tasks too; Curlew's
+                // log lines for these calls carry this request's `hb.request.id`.
+                let quotes = try await withDeadline(in: budget) {
+                    try await withThrowingTaskGroup(of: Quote.self) { group in
+                        for symbol in ["ACME", "GLOBEX", "INITECH"] {
+                            group.addTask {
+                                try await client.send(QuoteRequest(symbol: symbol, delay: delay)) { $0.logger = context.logger }
+                            }
                         }
+                        return try await group.reduce(into: []) { $0.append($1) }.sorted { $0.symbol < $1.symbol }
                     }
-                    return try await group.reduce(into: []) { $0.append($1) }.sorted { $0.symbol < $1.symbol }
                 }
                 context.logger.info("answered", metadata: ["quotes": "\(quotes.count)"])
                 return PortfolioValue(quotes: quotes, total: quotes.reduce(0) { $0 + $1.price })

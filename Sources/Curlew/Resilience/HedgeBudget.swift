@@ -1,0 +1,33 @@
+/// How many hedges the calls so far have earned, as a value: a token bucket that every call
+/// fills by ``HedgingMiddleware/budget`` and every hedge empties by one, holding at most
+/// ``HedgingMiddleware/burst`` (and starting full). Over `n` calls at most `burst + budget · n`
+/// hedges go out, so a slow origin never gets more than that share of extra requests.
+struct HedgeBudget: Sendable, Equatable {
+    /// What a call earns, in thousandths of a hedge (integers: ten calls at 0.1 make exactly one).
+    let perCall: Int
+    /// The most that can be saved up, in thousandths.
+    let capacity: Int
+    /// What is saved up now, in thousandths.
+    private(set) var thousandths: Int
+
+    init(ratio: Double, burst: Int) {
+        self.perCall = Int((min(1, max(0, ratio)) * 1000).rounded())
+        self.capacity = max(0, burst) * 1000
+        self.thousandths = capacity
+    }
+
+    /// Whole hedges saved up.
+    var tokens: Int { thousandths / 1000 }
+
+    /// A call starts: it earns its share of a hedge.
+    mutating func deposit() {
+        thousandths = min(capacity, thousandths + perCall)
+    }
+
+    /// Takes one hedge when the budget has one.
+    mutating func withdraw() -> Bool {
+        guard thousandths >= 1000 else { return false }
+        thousandths -= 1000
+        return true
+    }
+}

@@ -1,0 +1,139 @@
+internal import HTTPTypes
+internal import Synchronization
+
+/// Sends a second copy of a slow idempotent call — a hedge — and takes whichever answer comes
+/// first: the tail latency of one slow server or connection stops being the caller's.
+///
+/// When a call has no answer after ``delay``, one more attempt goes out (up to ``maximumHedges``),
+/// each on a connection of its own. The first response wins; the other transfers are cancelled at
+/// once (the server sees the disconnect). A failure is an answer only when no other attempt is
+/// still running. A budget caps the extra load: every call earns ``budget`` of a hedge (0.1: at
+/// most one hedge per ten calls, in the long run), at most ``burst`` are saved up, and a hedge
+/// without a token is not sent.
+///
+/// Only calls that may run twice are hedged: `GET`, `HEAD`, `OPTIONS`, `PUT` and `DELETE`, or any
+/// method with an `Idempotency-Key` header, with a body that can be sent again. Its phase,
+/// ``MiddlewarePhase/hedging``, is outside the circuit breaker and retry, so each hedge is a whole
+/// call of its own below it; no hedge starts after the call's deadline.
+///
+/// ```swift
+/// let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
+/// ```
+///
+/// Each hedge is published as ``ClientEvent/Kind/hedgeSent`` and a hedge that wins as
+/// ``ClientEvent/Kind/hedgeWon`` (with the winning ``ClientEvent/attempt``, 2 for the first hedge).
+public final class HedgingMiddleware: APIMiddleware {
+    /// How long a call waits for an answer before the next hedge goes out.
+    public let delay: Duration
+    /// Extra attempts per call at most. Default: 1.
+    public let maximumHedges: Int
+    /// Hedges each call earns (0…1, in thousandths): the long-run ceiling on extra requests.
+    /// Default: 0.1.
+    public let budget: Double
+    /// Hedges that can be saved up for a burst of slow calls. Default: 10.
+    public let burst: Int
+    /// The hedges earned and not spent, guarded by the mutex.
+    private let tokens: Mutex<HedgeBudget>
+
+    /// Creates the middleware.
+    /// - Parameters:
+    ///   - delay: How long a call waits before a hedge goes out (about the p95 of its latency).
+    ///   - maximumHedges: Extra attempts per call at most.
+    ///   - budget: Hedges each call earns: the long-run share of extra requests.
+    ///   - burst: Hedges that can be saved up.
+    public init(delay: Duration, maximumHedges: Int = 1, budget: Double = 0.1, burst: Int = 10) {
+        self.delay = delay
+        self.maximumHedges = max(0, maximumHedges)
+        self.budget = budget
+        self.burst = burst
+        self.tokens = Mutex(HedgeBudget(ratio: budget, burst: burst))
+    }
+
+    /// `.hedging`.
+    public var kind: MiddlewareKind { .hedging }
+
+    /// ``MiddlewarePhase/hedging``.
+    public var phase: MiddlewarePhase? { .hedging }
+
+    /// What one attempt's child task ends with.
+    private enum Finish: Sendable {
+        case answer(attempt: Int, Result<RawResponse, any Error>)
+        case timer
+    }
+
+    /// Sends the call, and a hedge each time ``delay`` passes without an answer while the budget
+    /// allows; returns the first answer.
+    public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        tokens.withLock { $0.deposit() }
+        guard maximumHedges > 0, Self.mayRunTwice(request) else { return try await next(request, context) }
+        // The group's tasks all end before it returns, so `next` never outlives this call.
+        return try await withoutActuallyEscaping(next) { next in
+            try await race(request, context: context, next: next)
+        }
+    }
+
+    /// Runs the attempts in a task group until one answers.
+    private nonisolated(nonsending) func race(_ request: PreparedRequest, context: MiddlewareContext, next: @escaping MiddlewareNext) async throws -> RawResponse {
+        let delay = self.delay
+        return try await withThrowingTaskGroup(of: Finish.self) { group in
+            group.addTask { .answer(attempt: 0, await Self.result { try await next(request, context) }) }
+            group.addTask {
+                try await Task.sleep(for: delay)
+                return .timer
+            }
+            var sent = 1
+            var running = 1
+            var lastFailure: (any Error)?
+            while let finished = try await group.next() {
+                switch finished {
+                case .timer:
+                    guard sent <= maximumHedges, running > 0, mayHedge(deadline: context.deadline), tokens.withLock({ $0.withdraw() }) else { continue }
+                    let index = sent
+                    var hedged = context
+                    hedged.attempt = context.attempt + index
+                    context.events.report(.hedgeSent) { $0.attempt = index + 1 }
+                    group.addTask { .answer(attempt: index, await Self.result { try await next(request, hedged) }) }
+                    sent += 1
+                    running += 1
+                    if sent <= maximumHedges {
+                        group.addTask {
+                            try await Task.sleep(for: delay)
+                            return .timer
+                        }
+                    }
+                case .answer(let index, .success(let raw)):
+                    group.cancelAll()
+                    if index > 0 { context.events.report(.hedgeWon) { $0.attempt = index + 1 } }
+                    return raw
+                case .answer(_, .failure(let error)):
+                    running -= 1
+                    lastFailure = error
+                    if running == 0 {
+                        group.cancelAll()
+                        throw error
+                    }
+                }
+            }
+            throw lastFailure ?? CancellationError()
+        }
+    }
+
+    /// Whether a hedge may start now: not at or after the call's deadline.
+    private func mayHedge(deadline: ContinuousClock.Instant?) -> Bool {
+        deadline.map { ContinuousClock.now < $0 } ?? true
+    }
+
+    private static func result(_ body: () async throws -> RawResponse) async -> Result<RawResponse, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// Whether a request may run twice: an idempotent method or an `Idempotency-Key`, and a body
+    /// that can be sent again.
+    static func mayRunTwice(_ request: PreparedRequest) -> Bool {
+        guard request.content?.isReplayable ?? true else { return false }
+        switch request.method {
+        case .get, .head, .options, .put, .delete: return true
+        default: return request.headers[RetryMiddleware.idempotencyKey] != nil
+        }
+    }
+}

@@ -1,0 +1,104 @@
+@testable import Curlew
+import Foundation
+import LoopbackServer
+import Synchronization
+import Testing
+
+@Suite("Adaptive concurrency limit")
+struct AdaptiveConcurrencyTests {
+    static let policy = AdaptiveConcurrencyMiddleware.Policy(initialLimit: 4, minimumLimit: 2, maximumLimit: 6, latencyThreshold: .milliseconds(100), backoff: 0.5)
+
+    @Test func theLimitGrowsWhileBusyAndFastAndHalvesOnOverload() {
+        var limit = AdaptiveLimit(policy: Self.policy)
+        var taken: [Bool] = []
+        for _ in 0..<5 { taken.append(limit.acquire()) }
+        #expect(taken == [true, true, true, true, false])
+        // Busy (4 of 4 in flight) and fast: +1.
+        limit.release(latency: .milliseconds(10), dropped: false)
+        #expect(limit.capacity == 5)
+        // Three in flight of five is still busy: +1. Then two of six is not: no change.
+        limit.release(latency: .milliseconds(10), dropped: false)
+        #expect(limit.capacity == 6)
+        limit.release(latency: .milliseconds(10), dropped: false)
+        #expect(limit.capacity == 6)
+        #expect(limit.inFlight == 1)
+        // A slow call halves it (6 × 0.5 = 3); a drop halves it again, but never below the minimum.
+        limit.release(latency: .milliseconds(150), dropped: false)
+        #expect(limit.capacity == 3)
+        _ = limit.acquire()
+        limit.release(latency: .milliseconds(1), dropped: true)
+        #expect(limit.capacity == 2)
+        // Cancelled calls free their slot and change nothing.
+        _ = limit.acquire()
+        _ = limit.acquire()
+        limit.release(latency: nil, dropped: false)
+        limit.release(latency: nil, dropped: false)
+        #expect(limit.capacity == 2)
+        #expect(limit.inFlight == 0)
+    }
+
+    @Test func theLimitNeverPassesItsMaximum() {
+        var limit = AdaptiveLimit(policy: Self.policy)
+        for _ in 0..<20 {
+            while limit.acquire() {}
+            limit.release(latency: .milliseconds(1), dropped: false)
+            while limit.inFlight > 0 { limit.release(latency: nil, dropped: false) }
+        }
+        #expect(limit.capacity == 6)
+    }
+
+    /// Two calls hold the origin's two slots; a third waits in line; a fourth finds the line full
+    /// and fails without being sent. Once the server answers, the waiting call goes out: the server
+    /// saw exactly three requests, never more than two at once.
+    @Test func excessCallsWaitOrAreShedAndNothingShedIsSent() async throws {
+        let gate = Mutex(false)
+        try await withLoopback(handler: { request in
+            while !gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+            return .text(request.path)
+        }) { server, _, transport in
+            let limiter = AdaptiveConcurrencyMiddleware(
+                policy: .init(initialLimit: 2, minimumLimit: 2, maximumLimit: 2, latencyThreshold: .seconds(60), maximumWaiting: 1))
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
+            let first = Task { try await client.send(Numbered(index: 1)) }
+            let second = Task { try await client.send(Numbered(index: 2)) }
+            await waitForRequests(server, count: 2)
+            let third = Task { try await client.send(Numbered(index: 3)) }
+            #expect(await eventually { limiter.waiting(at: server.baseURL) == 1 })
+            let shed = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 4)) }
+            #expect(shed?.code == .concurrencyLimitExceeded)
+            #expect(server.requestCount == 2)
+            gate.withLock { $0 = true }
+            let answers = [try await first.value, try await second.value, try await third.value]
+            #expect(answers == ["/n/1", "/n/2", "/n/3"])
+            #expect(server.requestCount == 3)
+            #expect(server.peakOpenConnections <= 2)
+            #expect(Set(server.requests.map(\.uri)) == ["/n/1", "/n/2", "/n/3"])
+        }
+    }
+
+    /// A waiting call that is cancelled leaves the line and is never sent.
+    @Test func aCancelledWaiterLeavesTheLine() async throws {
+        let gate = Mutex(false)
+        try await withLoopback(handler: { request in
+            while !gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+            return .text(request.path)
+        }) { server, _, transport in
+            let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 1, maximumLimit: 1, maximumWaiting: 5))
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
+            let first = Task { try await client.send(Numbered(index: 1)) }
+            await waitForRequests(server, count: 1)
+            let waiter = Task { try await client.send(Numbered(index: 2)) }
+            #expect(await eventually { limiter.waiting(at: server.baseURL) == 1 })
+            waiter.cancel()
+            let outcome = await waiter.result
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            #expect(limiter.waiting(at: server.baseURL) == 0)
+            gate.withLock { $0 = true }
+            let answer = try await first.value
+            #expect(answer == "/n/1")
+            let after = try await client.send(Numbered(index: 3))
+            #expect(after == "/n/3")
+            #expect(server.requests.map(\.uri) == ["/n/1", "/n/3"])
+        }
+    }
+}

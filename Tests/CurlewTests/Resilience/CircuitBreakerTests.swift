@@ -1,0 +1,160 @@
+@testable import Curlew
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Synchronization
+import Testing
+
+/// A clock a test moves by hand.
+final class TestClock: Sendable {
+    /// The current instant, guarded by the mutex.
+    private let instant = Mutex(ContinuousClock.now)
+
+    var now: ContinuousClock.Instant { instant.withLock { $0 } }
+
+    func advance(by duration: Duration) {
+        instant.withLock { $0 += duration }
+    }
+}
+
+@Suite("Circuit breaker")
+struct CircuitBreakerTests {
+    static let policy = CircuitBreakerMiddleware.Policy(failureRatio: 0.5, minimumThroughput: 4, window: .seconds(10), breakDuration: .seconds(5))
+
+    /// Lets a call through at `now` and records `outcome` for it.
+    static func call(_ breaker: inout CircuitBreaker, _ outcome: CircuitBreaker.Outcome, at now: ContinuousClock.Instant) -> CircuitBreakerMiddleware.State? {
+        let admission = breaker.admit(at: now)
+        return breaker.record(outcome, of: admission, at: now)
+    }
+
+    @Test func itOpensOnlyWithTheMinimumThroughputAndTheRatio() {
+        let start = ContinuousClock.now
+        var breaker = CircuitBreaker(policy: Self.policy)
+        #expect(Self.call(&breaker, .failure, at: start) == nil)
+        #expect(Self.call(&breaker, .failure, at: start) == nil)
+        #expect(Self.call(&breaker, .failure, at: start) == nil)  // three failures: below the minimum of four
+        #expect(breaker.state == .closed)
+        #expect(Self.call(&breaker, .success, at: start) == .open)  // 3 of 4 ≥ 0.5
+        #expect(breaker.admit(at: start + .seconds(1)) == .refused(retryAfter: .seconds(4)))
+    }
+
+    @Test func successesKeepItClosedAndOldOutcomesLeaveTheWindow() {
+        let start = ContinuousClock.now
+        var breaker = CircuitBreaker(policy: Self.policy)
+        for _ in 0..<3 { _ = Self.call(&breaker, .success, at: start) }
+        _ = Self.call(&breaker, .failure, at: start)
+        _ = Self.call(&breaker, .failure, at: start)
+        #expect(breaker.state == .closed)  // 2 of 5 < 0.5
+        // Eleven seconds later the window (10 s) holds none of them: three failures are too few.
+        let later = start + .seconds(11)
+        for _ in 0..<3 { #expect(Self.call(&breaker, .failure, at: later) == nil) }
+        #expect(breaker.counts(at: later) == (failures: 3, total: 3))
+        #expect(Self.call(&breaker, .failure, at: later) == .open)
+    }
+
+    @Test func ignoredOutcomesNeverCount() {
+        let start = ContinuousClock.now
+        var breaker = CircuitBreaker(policy: Self.policy)
+        for _ in 0..<10 { #expect(Self.call(&breaker, .ignored, at: start) == nil) }
+        #expect(breaker.counts(at: start) == (failures: 0, total: 0))
+        #expect(breaker.state == .closed)
+    }
+
+    @Test func halfOpenLetsOneProbeThroughAndItsOutcomeDecides() {
+        let start = ContinuousClock.now
+        var breaker = CircuitBreaker(policy: Self.policy)
+        for _ in 0..<4 { _ = Self.call(&breaker, .failure, at: start) }
+        #expect(breaker.state == .open)
+        let afterBreak = start + .seconds(5)
+        let probe = breaker.admit(at: afterBreak)
+        #expect(probe == .probe)
+        #expect(breaker.state == .halfOpen)
+        #expect(breaker.admit(at: afterBreak) == .refused(retryAfter: .zero))  // one probe at a time
+        // A cancelled probe says nothing: the next call probes.
+        #expect(breaker.record(.ignored, of: probe, at: afterBreak) == nil)
+        let second = breaker.admit(at: afterBreak)
+        #expect(second == .probe)
+        #expect(breaker.record(.failure, of: second, at: afterBreak) == .open)
+        #expect(breaker.admit(at: afterBreak + .seconds(4)) == .refused(retryAfter: .seconds(1)))
+        let third = breaker.admit(at: afterBreak + .seconds(5))
+        #expect(third == .probe)
+        #expect(breaker.record(.success, of: third, at: afterBreak + .seconds(5)) == .closed)
+        #expect(breaker.counts(at: afterBreak + .seconds(5)) == (failures: 0, total: 0))
+        #expect(breaker.admit(at: afterBreak + .seconds(5)) == .allowed)
+    }
+
+    @Test func aLateOutcomeOfACallLetThroughBeforeItOpenedChangesNothing() {
+        let start = ContinuousClock.now
+        var breaker = CircuitBreaker(policy: Self.policy)
+        let early = breaker.admit(at: start)
+        for _ in 0..<4 { _ = Self.call(&breaker, .failure, at: start) }
+        #expect(breaker.record(.success, of: early, at: start) == nil)
+        #expect(breaker.state == .open)
+    }
+
+    @Test func whatCounts() {
+        func outcome(_ code: CurlewError.Code, status: Int? = nil) -> CircuitBreaker.Outcome {
+            CircuitBreakerMiddleware.outcome(of: CurlewError(code: code, message: "", status: status.map { HTTPResponse.Status(code: $0) }))
+        }
+        #expect(outcome(.cannotConnect) == .failure)
+        #expect(outcome(.connectTimeout) == .failure)
+        #expect(outcome(.totalTimeout) == .failure)
+        #expect(outcome(.idleTimeout) == .failure)
+        #expect(outcome(.connectionReset) == .failure)
+        #expect(outcome(.unacceptableStatus, status: 503) == .failure)
+        #expect(outcome(.unacceptableStatus, status: 404) == .success)
+        #expect(outcome(.unacceptableStatus, status: 429) == .success)
+        #expect(outcome(.cancelled) == .ignored)
+        #expect(outcome(.deadlineExceeded) == .ignored)
+        #expect(CircuitBreakerMiddleware.outcome(of: CancellationError()) == .ignored)
+    }
+
+    /// An origin that fails with 503 until told to recover: the breaker opens after four
+    /// failures, refuses calls without sending while open, lets one probe through per break, and
+    /// closes on the first successful probe. The server's request count is exact at every step.
+    @Test func anOriginThatFailsThenRecovers() async throws {
+        let failing = Mutex(true)
+        try await withLoopback(handler: { request in
+            failing.withLock { $0 } ? .text("down", status: 503) : .text(request.path)
+        }) { server, _, transport in
+            let clock = TestClock()
+            let breaker = CircuitBreakerMiddleware(policy: Self.policy, now: { clock.now })
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [breaker]), transport: transport)
+            let events = client.events
+            let transitions = Task { await EventTests.collect(events, until: 1, of: .circuitClosed) }
+            func send(_ index: Int) async -> CurlewError? {
+                do {
+                    _ = try await client.send(Numbered(index: index))
+                    return nil
+                } catch {
+                    return error as? CurlewError
+                }
+            }
+            for index in 0..<4 { #expect(await send(index)?.status?.code == 503) }
+            #expect(server.requestCount == 4)
+            #expect(breaker.state(of: server.baseURL) == .open)
+            for index in 4..<7 {
+                let refused = await send(index)
+                #expect(refused?.code == .circuitOpen)
+                #expect(refused?.stage == .middleware(.circuitBreaker))
+            }
+            #expect(server.requestCount == 4)
+            // A break later one probe goes out and fails: open again.
+            clock.advance(by: .seconds(5))
+            #expect(await send(7)?.status?.code == 503)
+            #expect(await send(8)?.code == .circuitOpen)
+            #expect(server.requestCount == 5)
+            // The origin recovers; the next probe closes the breaker and calls flow again.
+            failing.withLock { $0 = false }
+            clock.advance(by: .seconds(5))
+            #expect(await send(9) == nil)
+            #expect(breaker.state(of: server.baseURL) == .closed)
+            #expect(await send(10) == nil)
+            #expect(await send(11) == nil)
+            #expect(server.requests.map(\.uri) == ["/n/0", "/n/1", "/n/2", "/n/3", "/n/7", "/n/9", "/n/10", "/n/11"])
+            let seen = await transitions.value.filter { [.circuitOpened, .circuitHalfOpen, .circuitClosed].contains($0.kind) }
+            #expect(seen.map(\.kind) == [.circuitOpened, .circuitHalfOpen, .circuitOpened, .circuitHalfOpen, .circuitClosed])
+            #expect(Set(seen.compactMap(\.origin)) == [TrustedOrigins.origin(of: server.baseURL)])
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Curlew
+@testable import CurlewCore
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Testing
+
+/// Waits for the response head; its own endpoint type sets a head timeout of 300 ms.
+struct SlowHeadRequest: Endpoint {
+    typealias Response = String
+    var path: String { "slow-head" }
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.headTimeout = .milliseconds(300)
+        return options
+    }
+}
+
+/// Four timeouts, four error codes: each against a server that stalls at that point, the
+/// client's own limits generous (a minute) so only the one under test can fire.
+@Suite("Timeout kinds: connect, head, stall, total")
+struct TimeoutKindTests {
+    static var generous: TransferOptions {
+        var options = TransferOptions()
+        options.connectTimeout = .seconds(60)
+        options.headTimeout = .seconds(60)
+        options.idleTimeout = .seconds(60)
+        options.totalTimeout = .seconds(120)
+        return options
+    }
+
+    /// Sends the head and one byte, then one byte every 50 ms until the client goes.
+    static let trickle: @Sendable (ServerRequest) async -> ServerResponse = { _ in
+        .stream { writer in
+            while true {
+                try await writer.write("x")
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    /// Sends the head and a first chunk, then nothing until the client goes.
+    static let stallAfterHead: @Sendable (ServerRequest) async -> ServerResponse = { request in
+        .stream { writer in
+            try await writer.write("first chunk")
+            await request.connection.closed()
+        }
+    }
+
+    /// The head watch as a value, on nanoseconds of a test's own: bytes sent restart its clock,
+    /// a pause restarts it, the first head byte ends it for good (a stall after the head is the
+    /// idle timeout's).
+    @Test func theHeadWatchCountsFromTheLastByteSentAndEndsWithTheHead() {
+        let ms: UInt64 = 1_000_000
+        var watch = HeadWatch(timeoutNanoseconds: 300 * ms, now: 0)
+        let sending = [
+            watch.observe(headBytes: 0, bytesSent: 0, paused: false, now: 200 * ms),
+            watch.observe(headBytes: 0, bytesSent: 4096, paused: false, now: 250 * ms),  // still sending
+            watch.observe(headBytes: 0, bytesSent: 4096, paused: false, now: 500 * ms),
+            watch.observe(headBytes: 0, bytesSent: 4096, paused: false, now: 551 * ms),  // 301 ms after the last byte sent
+        ]
+        #expect(sending == [false, false, false, true])
+        var paused = HeadWatch(timeoutNanoseconds: 300 * ms, now: 0)
+        let pausing = [
+            paused.observe(headBytes: 0, bytesSent: 0, paused: true, now: 400 * ms),
+            paused.observe(headBytes: 0, bytesSent: 0, paused: false, now: 600 * ms),
+            paused.observe(headBytes: 0, bytesSent: 0, paused: false, now: 701 * ms),
+        ]
+        #expect(pausing == [false, false, true])
+        var answered = HeadWatch(timeoutNanoseconds: 300 * ms, now: 0)
+        var afterHead = [
+            answered.observe(headBytes: 17, bytesSent: 0, paused: false, now: 100 * ms),
+            answered.observe(headBytes: 17, bytesSent: 0, paused: false, now: 10_000 * ms),
+        ]
+        answered.restart(now: 20_000 * ms)
+        afterHead.append(answered.observe(headBytes: 17, bytesSent: 0, paused: false, now: 90_000 * ms))
+        #expect(afterHead == [false, false, false])
+        #expect(answered.ended)
+    }
+
+    @Test func aConnectThatNeverCompletesIsAConnectTimeoutPerCall() async throws {
+        let blackhole = try BlackholeListener()
+        defer { blackhole.close() }
+        try await withTransport { transport in
+            let client = APIClient(configuration: ClientConfiguration(baseURL: blackhole.baseURL, transferOptions: Self.generous), transport: transport)
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(Numbered(index: 1)) { $0.connectTimeout = .milliseconds(200) }
+            }
+            #expect(error?.code == .connectTimeout)
+        }
+    }
+
+    @Test func aServerThatNeverAnswersIsAHeadTimeoutFromTheEndpointType() async throws {
+        try await withLoopback(transferOptions: Self.generous, handler: FailureTests.hold) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(SlowHeadRequest()) }
+            #expect(error?.code == .headTimeout)
+            #expect(server.requestCount == 1)
+            #expect(await eventually { server.disconnectsDuringResponse == 1 })
+        }
+    }
+
+    @Test func aHeadTimeoutOfTheClient() async throws {
+        var options = Self.generous
+        options.headTimeout = .milliseconds(300)
+        try await withLoopback(transferOptions: options, handler: FailureTests.hold) { _, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
+            #expect(error?.code == .headTimeout)
+        }
+    }
+
+    @Test func aStallAfterTheHeadIsAnIdleTimeoutNotAHeadTimeout() async throws {
+        try await withLoopback(transferOptions: Self.generous, handler: Self.stallAfterHead) { _, client, _ in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(Numbered(index: 1)) {
+                    $0.headTimeout = .seconds(30)
+                    $0.idleTimeout = .milliseconds(400)
+                }
+            }
+            #expect(error?.code == .idleTimeout)
+        }
+    }
+
+    @Test func aBodyThatKeepsComingTooLongIsATotalTimeout() async throws {
+        try await withLoopback(transferOptions: Self.generous, handler: Self.trickle) { _, client, _ in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(Numbered(index: 1)) {
+                    $0.headTimeout = .seconds(30)
+                    $0.idleTimeout = .seconds(5)
+                    $0.totalTimeout = .milliseconds(600)
+                }
+            }
+            #expect(error?.code == .totalTimeout)
+        }
+    }
+}
