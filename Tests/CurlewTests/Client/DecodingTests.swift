@@ -116,3 +116,57 @@ struct DecodingTests {
         #expect(CurlewError.snippet(of: Data([0xFF, 0xFE, 0x00])) == "<3 bytes of binary data>")
     }
 }
+
+/// Dates in models go through the client's `JSONDecoder` and its date strategy (Monkey's
+/// `dateFormat`, HAccess's date properties): one decoder per client, every endpoint's model.
+@Suite("Decoding dates with the client's strategy")
+struct DateStrategyTests {
+    struct Post: Decodable, Sendable, Equatable {
+        var title: String
+        var published: Date
+    }
+
+    /// The post a client with `decoder` makes of an answer whose `published` is `date`.
+    func published(_ date: String, decoder: JSONDecoder) async throws -> Post {
+        let body = #"{"title":"Dunes","published":\#(date)}"#
+        let client = APIClient(
+            configuration: ClientConfiguration(baseURL: "https://api.test", decoder: decoder),
+            transport: MockTransport { .json(body, status: .ok, for: $0) })
+        return try await client.send(Fetch<Post>(path: "post"))
+    }
+
+    @Test func iso8601SecondsAndACustomFormat() async throws {
+        let iso = JSONDecoder()
+        iso.dateDecodingStrategy = .iso8601
+        #expect(try await published(#""2026-11-26T08:30:00Z""#, decoder: iso).published == Date(timeIntervalSince1970: 1_795_681_800))
+
+        let seconds = JSONDecoder()
+        seconds.dateDecodingStrategy = .secondsSince1970
+        #expect(try await published("1795681800", decoder: seconds).published == Date(timeIntervalSince1970: 1_795_681_800))
+
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let custom = JSONDecoder()
+        custom.dateDecodingStrategy = .formatted(formatter)
+        #expect(try await published(#""2026-11-26 16:30:00""#, decoder: custom).published == Date(timeIntervalSince1970: 1_795_681_800))
+    }
+
+    /// A date the strategy cannot read is a data-format error naming the field. (With `.iso8601`,
+    /// swift-corelibs-foundation reports no coding path at all, so the message says `<root>`.)
+    @Test func aDateInAnotherFormatNamesTheField() async throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let custom = JSONDecoder()
+        custom.dateDecodingStrategy = .formatted(formatter)
+        do {
+            _ = try await published(#""26/11/2026""#, decoder: custom)
+            Issue.record("a date in another format was accepted")
+        } catch let error as CurlewError {
+            #expect(error.code == .decodingFailed)
+            #expect(error.message.hasPrefix("published: "), "\(error.message)")
+        }
+    }
+}
