@@ -47,6 +47,12 @@ extension APIClient {
     ) async throws -> DownloadedFile {
         var options = request.options
         adjust?(&options)
+        // The tracker's ticket belongs to the whole download, not to one exchange: a restart
+        // (after a 416 or a changed file) must not count as the end, so it is finished here,
+        // once the file is in place or the download has failed.
+        let ticket = options.ticket
+        options.ticket = nil
+        defer { ticket?.finish() }
         // Prepared once: the plan (the partial file's name) and every exchange use the same URL.
         var prepared: PreparedRequest
         do {

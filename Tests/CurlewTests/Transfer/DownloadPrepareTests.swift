@@ -52,4 +52,46 @@ struct DownloadPrepareTests {
             #expect(reads.count.withLock { $0 } == perPreparation, "prepared once for two exchanges")
         }
     }
+
+    /// A queued download that restarts hands its tracker ticket back once, when the file is in
+    /// place — not at the end of the abandoned exchange (HAccess's `queue:finish:`).
+    @Test func aRestartingQueuedDownloadFinishesItsTicketWhenTheFileLands() async throws {
+        let folder = try temporaryDirectory("ticket-restart")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 400_000
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            let path = "/file?n=\(length)&etag=%22p1%22"
+            let target = folder.appendingPathComponent("t.bin")
+            let options = DownloadOptions(resumable: true)
+            let plan = try DownloadPlan(destination: target, url: server.baseURL + path, options: options)
+            try Data(PatternBody.bytes(length + 10)).write(to: URL(fileURLWithPath: plan.partialPath))
+            let record = ResumeRecord(url: server.baseURL + path, validator: "\"p1\"", completeLength: Int64(length), contentType: "", contentDisposition: "")
+            #expect(record.write(to: try #require(plan.recordPath)))
+
+            let tracker = RequestTracker()
+            let ticket = tracker.ticket()
+            let download = Task {
+                try await client.download(Reads.Plain(path: path), to: target, options: options) {
+                    $0.queue = "downloads"
+                    $0.ticket = ticket
+                }
+            }
+            await tracker.waitUntilFinished()
+            // All done means done: the file is in place, whole, when the tracker says so.
+            let landed = try Data(contentsOf: target)
+            #expect(landed.count == length)
+            #expect(landed == Data(PatternBody.bytes(length)))
+            #expect(server.requests(path: "/file").count == 2, "the 416 and the restart")
+            #expect(try await download.value.status == .ok)
+            #expect(tracker.outstanding == 0)
+        }
+    }
+}
+
+extension DownloadPrepareTests.Reads {
+    /// A plain GET of a file.
+    struct Plain: Endpoint {
+        typealias Response = Data
+        var path: String
+    }
 }
