@@ -9,7 +9,9 @@ internal import Synchronization
 ///
 /// The folder is created with mode 0700 and must be a real directory owned by this user (a
 /// symbolic link or another user's folder is refused). Sweeping happens when a download into the
-/// area starts and when you call ``sweep(now:)``; a file being written is never swept.
+/// area starts, when you call ``sweep(now:)``, and every ``sweepInterval`` while the area runs as
+/// a service (``run()``, e.g. in the application's `ServiceGroup`); a file being written is never
+/// swept.
 ///
 /// ```swift
 /// let area = DownloadArea(directory: URL(fileURLWithPath: "/var/cache/app/downloads"), lifetime: .seconds(600))

@@ -163,6 +163,27 @@ struct DownloadTests {
         }
     }
 
+    /// Run as a service, an area sweeps on its own: an expired file goes although no download
+    /// starts; cancelling the service ends its loop.
+    @Test func anAreaRunningAsAServiceSweepsWithoutADownload() async throws {
+        let folder = try temporaryDirectory("dl-area-service")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let area = DownloadArea(directory: folder, lifetime: .seconds(2))
+        #expect(area.sweepInterval == .seconds(1))
+        let old = folder.appendingPathComponent("old.bin").path
+        let fresh = folder.appendingPathComponent("fresh.bin").path
+        #expect(FileManager.default.createFile(atPath: old, contents: Data([1, 2, 3])))
+        #expect(FileManager.default.createFile(atPath: fresh, contents: Data([4])))
+        // Modified an hour ago.
+        var times = [timespec(tv_sec: time(nil) - 3600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, old, &times, 0) == 0)
+        let service = Task { try await area.run() }
+        #expect(await eventually { access(old, F_OK) != 0 })
+        #expect(access(fresh, F_OK) == 0, "younger than the lifetime")
+        service.cancel()
+        try await service.value
+    }
+
     @Test func withoutDestinationTheFileLandsInTheAreaWhichSweepsOldFilesButNotBusyOnes() async throws {
         let folder = try temporaryDirectory("dl-area")
         defer { try? FileManager.default.removeItem(at: folder) }
