@@ -25,7 +25,7 @@ extension APIClient {
         _ request: R, prepared given: PreparedRequest? = nil, options: RequestOptions, responseBody: ResponseBodyDisposition,
         finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
-        let name = RequestTypeName.of(R.self)
+        let name = options.requestName ?? RequestTypeName.of(R.self)
         let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
         defer { options.ticket?.finish() }
         var summary: RequestSummary?
