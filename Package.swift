@@ -140,7 +140,7 @@ let package = Package(
         // The README's swift blocks, extracted by scripts/readme-examples.py, compiled and run.
         .testTarget(
             name: "ReadmeExamples",
-            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["Curlew", "CurlewOpenAPI", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tests/ReadmeExamples",
             swiftSettings: swiftSettings
         ),

@@ -30,10 +30,12 @@
 //   block 28 (README.md:1105): skipped (no-compile)
 //   block 29 (README.md:1149): skipped (no-compile)
 //   block 30 (README.md:1226): skipped (no-compile)
-//   block 31 (README.md:1321): declarations, file scope
-//   block 32 (README.md:1423): declarations, file scope
-//   block 33 (README.md:1460): declarations, file scope
-//   block 34 (README.md:1494): declarations, file scope
+//   block 31 (README.md:1256): declarations, file scope
+//   block 32 (README.md:1275): skipped (no-compile)
+//   block 33 (README.md:1365): declarations, file scope
+//   block 34 (README.md:1467): declarations, file scope
+//   block 35 (README.md:1504): declarations, file scope
+//   block 36 (README.md:1538): declarations, file scope
 
 import Curlew
 import Foundation
@@ -41,6 +43,7 @@ import HTTPTypes
 import CurlewTesting
 import LoopbackServer
 import Testing
+import CurlewOpenAPI
 
 // MARK: block 1, README.md:6
 @Sendable func readmeExample1() async throws {
@@ -673,8 +676,24 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1321
-#sourceLocation(file: "README.md", line: 1322)
+// MARK: block 31, README.md:1256
+#sourceLocation(file: "README.md", line: 1257)
+
+
+
+func petStoreTransport(_ api: APIClient) -> CurlewTransport {
+    var configuration = CurlewTransport.Configuration()
+    configuration.operations["listPets"] = OperationPolicy(options: RequestOptions(queue: "catalog", totalTimeout: .seconds(5)))
+    configuration.operations["downloadBlob"] = OperationPolicy(stallTimeout: .seconds(20), responseBody: .stream(highWaterMark: 4 << 20))
+    var cached = RequestOptions()
+    cached.cache = .maxAge(.minutes(10))
+    configuration.operations["getPet"] = OperationPolicy(options: cached)
+    return CurlewTransport(client: api, configuration: configuration)
+}
+#sourceLocation()
+
+// MARK: block 33, README.md:1365
+#sourceLocation(file: "README.md", line: 1366)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -774,8 +793,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 32, README.md:1423
-#sourceLocation(file: "README.md", line: 1424)
+// MARK: block 34, README.md:1467
+#sourceLocation(file: "README.md", line: 1468)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -810,8 +829,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1460
-#sourceLocation(file: "README.md", line: 1461)
+// MARK: block 35, README.md:1504
+#sourceLocation(file: "README.md", line: 1505)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -843,8 +862,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1494
-#sourceLocation(file: "README.md", line: 1495)
+// MARK: block 36, README.md:1538
+#sourceLocation(file: "README.md", line: 1539)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
