@@ -1,0 +1,57 @@
+import Curlew
+import CurlewOpenAPI
+import Foundation
+import OpenAPIRuntime
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The resident set: now (`/proc/self/statm`) and its peak so far (`getrusage`), in bytes.
+enum ResidentMemory {
+    static var current: Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    static var peak: Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+}
+
+@Suite("CurlewTransport memory")
+struct ResidentMemoryTests {
+    /// A 1 GiB download through the generated client, in a child process of its own (so no
+    /// other test's memory counts): the peak resident set grows by less than 32 MiB over what
+    /// it was after a small warm-up download. The loopback server in the same process writes
+    /// each chunk only once the previous one reached the socket, so it holds about 1 MiB.
+    @Test("A 1 GiB download keeps the resident set within 32 MiB of its start (child process)")
+    func downloadResidentSet() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let store = try await PetStoreServer.start()
+            var configuration = CurlewTransport.Configuration()
+            configuration.operations[Operations.DownloadBlob.id] = OperationPolicy(options: RequestOptions(totalTimeout: .seconds(600)))
+            let api = APIClient(configuration: ClientConfiguration(baseURL: store.server.baseURL))
+            let client = Client(serverURL: try store.serverURL, transport: CurlewTransport(client: api, configuration: configuration))
+            func download(mebibytes: Int) async throws -> Int {
+                let body = try await client.downloadBlob(path: .init(name: String(mebibytes))).ok.body.binary
+                var received = 0
+                for try await chunk in body { received += chunk.count }
+                return received
+            }
+            guard try await download(mebibytes: 8) == 8 << 20 else { exit(2) }
+            let start = ResidentMemory.current
+            guard try await download(mebibytes: 1024) == 1 << 30 else { exit(3) }
+            let growth = ResidentMemory.peak - start
+            FileHandle.standardError.write(Data("CurlewOpenAPI 1 GiB download: resident set \(start >> 20) MiB at start, peak growth \(growth >> 20) MiB\n".utf8))
+            exit(growth < 32 << 20 ? 0 : 1)
+        }
+        // The measurement, for the log (scripts/test.sh output).
+        if let line = result.map({ String(decoding: $0.standardErrorContent, as: UTF8.self) }), !line.isEmpty { print(line, terminator: "") }
+    }
+}
