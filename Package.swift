@@ -133,6 +133,7 @@ let package = Package(
                 "CurlewOpenAPI", "Curlew", "LoopbackServer",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml"],
             swiftSettings: swiftSettings

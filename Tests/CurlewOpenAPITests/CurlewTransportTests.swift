@@ -2,6 +2,7 @@ import Curlew
 import CurlewOpenAPI
 import Foundation
 import HTTPTypes
+import InMemoryTracing
 import OpenAPIRuntime
 import Synchronization
 import Testing
@@ -392,5 +393,23 @@ struct CurlewTransportTests {
             #expect(event.requestName == Operations.ListPets.id)
             break
         }
+    }
+
+    @Test("The call's span is named after the operation id, and so is its curlew.request.name")
+    func spansNameTheOperation() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        let tracer = InMemoryTracer()
+        var options = RequestOptions()
+        options.instrumentation = CurlewInstrumentation(tracer: tracer)
+        var configuration = CurlewTransport.Configuration()
+        configuration.operations[Operations.ListPets.id] = OperationPolicy(options: options)
+        let (client, _) = try makeClient(store, configuration: configuration)
+        _ = try await client.listPets().ok.body.json
+        // A streamed call's span ends when its body has been read.
+        #expect(await eventually { tracer.finishedSpans.contains { $0.operationName == "listPets" } })
+        let span = try #require(tracer.finishedSpans.first { $0.operationName == "listPets" })
+        #expect(span.attributes["curlew.request.name"]?.toSpanAttribute() == .string("listPets"))
+        #expect(span.kind == .client)
     }
 }
