@@ -4,7 +4,7 @@ public import HTTPTypes
 public import OpenAPIRuntime
 
 /// A swift-openapi-runtime `ClientTransport` that sends every generated operation through an
-/// ``Curlew/APIClient``, so the client's middleware — authorization and single-flight token
+/// `APIClient`, so the client's middleware — authorization and single-flight token
 /// refresh, signing, retries, the response cache, queues, events, metrics and spans — applies to
 /// generated calls as it does to hand-written endpoints.
 ///
@@ -21,7 +21,7 @@ public import OpenAPIRuntime
 /// length is read into memory first when it can be iterated again (`.multiple`). A response
 /// body is an `HTTPBody` (`.single`) fed from Curlew's bounded buffer: the transfer pauses while
 /// more than ``OperationPolicy/ResponseBodyHandling/stream(highWaterMark:)`` bytes are unread.
-/// Operations whose ``OperationPolicy/options`` ask for the cache (``Curlew/RequestOptions/cache``
+/// Operations whose ``OperationPolicy/options`` ask for the cache (`RequestOptions.cache`
 /// other than `.networkOnly`), or that choose ``OperationPolicy/ResponseBodyHandling/collect``,
 /// receive the whole body instead, as a `.multiple` `HTTPBody` — a cached answer looks exactly
 /// like a network one.
@@ -29,7 +29,7 @@ public import OpenAPIRuntime
 /// **Replays.** A body the runtime marks `.multiple` is sent again for a retry, a token refresh
 /// and a `307`/`308` redirect. A `.single` body is sent at most once: a retryable status
 /// (`503`…) or a `401` reaches the generated client as that response, and a `307`/`308` fails
-/// the call with a ``Curlew/CurlewError`` of code `.redirectRefused` (inside the runtime's
+/// the call with a `CurlewError` of code `.redirectRefused` (inside the runtime's
 /// `ClientError`).
 ///
 /// **Headers.** Every request field is sent in order, repeated names included (a field the
@@ -38,13 +38,13 @@ public import OpenAPIRuntime
 /// field reaches the generated client in the order received, so two `Set-Cookie` lines stay two.
 ///
 /// **Statuses.** Every status is an answer, not an error: the generated client decides. The
-/// statuses that the client's ``Curlew/RetryMiddleware`` and ``Curlew/TokenRefreshMiddleware``
+/// statuses that the client's `RetryMiddleware` and `TokenRefreshMiddleware`
 /// act on (the operation's own included) are shown to them as errors first, so they retry or
 /// refresh; when their attempts are spent, the last answer reaches the generated client as it
 /// came (``Configuration/middlewareStatuses``).
 ///
-/// **Errors.** A failure is thrown as Curlew threw it: a ``Curlew/CurlewError`` with its
-/// ``Curlew/CurlewError/stage`` and ``Curlew/CurlewError/code`` (a connect timeout, a stall and a
+/// **Errors.** A failure is thrown as Curlew threw it: a `CurlewError` with its
+/// `CurlewError.stage` and `CurlewError.code` (a connect timeout, a stall and a
 /// total timeout are three codes), which the runtime wraps in `ClientError` as its
 /// `underlyingError`. Cancelling the calling task surfaces as `CancellationError` (wrapped the
 /// same way), never as a response; reading a body after a cancellation throws
@@ -53,7 +53,7 @@ public struct CurlewTransport: ClientTransport {
     /// The client every operation is sent through: its middleware, queues, cache and events apply.
     ///
     /// Give it the OpenAPI server's URL as its base URL (or list the server's origin in
-    /// ``Curlew/ClientConfiguration/trustedOrigins``): credentials, signatures and common arguments
+    /// `ClientConfiguration.trustedOrigins`): credentials, signatures and common arguments
     /// go only to trusted origins.
     public let client: APIClient
     /// Per-operation policy and the transport's limits.
@@ -78,7 +78,7 @@ public struct CurlewTransport: ClientTransport {
     ///   - operationID: The operation's identifier: it picks the ``OperationPolicy`` and names
     ///     the call's events, log lines, metrics and spans.
     /// - Returns: The response head and body (`nil` for `HEAD`).
-    /// - Throws: ``Curlew/CurlewError`` when the exchange fails, `CancellationError` when the
+    /// - Throws: `CurlewError` when the exchange fails, `CancellationError` when the
     ///   calling task is cancelled.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let policy = configuration.policy(for: operationID)
@@ -95,10 +95,16 @@ public struct CurlewTransport: ClientTransport {
         do {
             guard let highWaterMark = policy.responseBody.streamingHighWaterMark(cache: options.cache) else {
                 let response = try await client.response(for: endpoint)
+                // Cancelled while the answer came in: still a cancellation, never a success.
+                try Task.checkCancellation()
                 let head = HTTPResponse(status: response.status, headerFields: response.headers)
                 return (head, isHead ? nil : HTTPBody(response.body))
             }
             let response = try await client.stream(endpoint, highWaterMark: highWaterMark)
+            if Task.isCancelled {
+                response.body.cancel()
+                throw CancellationError()
+            }
             let head = HTTPResponse(status: response.status, headerFields: response.headers)
             guard !isHead else {
                 response.body.cancel()
@@ -108,6 +114,7 @@ public struct CurlewTransport: ClientTransport {
             return (head, body)
         } catch let error as CurlewError {
             guard let forwarded = ForwardedResponse.find(in: error) else { throw error }
+            try Task.checkCancellation()
             return forwarded.converted(isHead: isHead)
         }
     }

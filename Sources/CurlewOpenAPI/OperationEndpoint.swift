@@ -4,7 +4,7 @@ internal import HTTPTypes
 internal import OpenAPIRuntime
 internal import Synchronization
 
-/// One generated operation as a Curlew ``Curlew/Endpoint``: the URL, headers and body are
+/// One generated operation as a Curlew `Endpoint`: the URL, headers and body are
 /// already final, so `willSend` puts them on the prepared request exactly (header order and
 /// repeated names kept); every status is accepted (the generated client decides), and the
 /// response is the raw body.
@@ -71,7 +71,7 @@ struct StatusGate: APIMiddleware {
     }
 }
 
-/// The response a ``StatusGate`` turned into an error; the transport returns it to the
+/// The response a `StatusGate` turned into an error; the transport returns it to the
 /// generated client when that error is the call's outcome.
 struct ForwardedResponse: Error, Sendable {
     let response: RawResponse
@@ -103,7 +103,7 @@ struct ForwardedResponse: Error, Sendable {
     }
 }
 
-/// An `HTTPBody` read as `Data` chunks for a ``Curlew/RequestBodyStream``: one pass over the body
+/// An `HTTPBody` read as `Data` chunks for a `RequestBodyStream`: one pass over the body
 /// per iterator (a `.single` body refuses a second).
 struct RequestChunks: AsyncSequence, Sendable {
     typealias Element = Data

@@ -1,6 +1,6 @@
 public import Curlew
 
-/// How one OpenAPI operation is sent: Curlew's per-call ``Curlew/RequestOptions`` (queue and
+/// How one OpenAPI operation is sent: Curlew's per-call `RequestOptions` (queue and
 /// priority, total timeout, cache policy, added or skipped middleware such as a retry policy of
 /// its own, whether login is required) plus the connect and stall timeouts and where the
 /// response body goes.
@@ -14,18 +14,18 @@ public import Curlew
 /// configuration.operations["exportPets"] = OperationPolicy(stallTimeout: .seconds(15), responseBody: .stream(highWaterMark: 4 << 20))
 /// ```
 public struct OperationPolicy: Sendable {
-    /// Curlew's per-call options: ``Curlew/RequestOptions/queue``, ``Curlew/RequestOptions/priority``,
-    /// ``Curlew/RequestOptions/totalTimeout`` (`.totalTimeout` when it passes; for a streamed
-    /// body it covers the reading too), ``Curlew/RequestOptions/cache``,
-    /// ``Curlew/RequestOptions/middleware`` (a ``Curlew/RetryMiddleware`` for this operation only),
-    /// ``Curlew/RequestOptions/skippedMiddleware`` (`[.retry]` to never retry it),
-    /// ``Curlew/RequestOptions/requiresAuthentication``.
+    /// Curlew's per-call options: `RequestOptions.queue`, `RequestOptions.priority`,
+    /// `RequestOptions.totalTimeout` (`.totalTimeout` when it passes; for a streamed
+    /// body it covers the reading too), `RequestOptions.cache`,
+    /// `RequestOptions.middleware` (a `RetryMiddleware` for this operation only),
+    /// `RequestOptions.skippedMiddleware` (`[.retry]` to never retry it),
+    /// `RequestOptions.requiresAuthentication`.
     public var options: RequestOptions
     /// Longest time to establish the connection (TCP and TLS); `nil` keeps the client's
-    /// ``Curlew/TransferOptions/connectTimeout``. Fails with `.connectTimeout`.
+    /// `TransferOptions.connectTimeout`. Fails with `.connectTimeout`.
     public var connectTimeout: Duration?
     /// Longest time without a byte received or sent (a stalled transfer); `nil` keeps the
-    /// client's ``Curlew/TransferOptions/idleTimeout``. Fails with `.idleTimeout`.
+    /// client's `TransferOptions.idleTimeout`. Fails with `.idleTimeout`.
     public var stallTimeout: Duration?
     /// Where the response body goes.
     public var responseBody: ResponseBodyHandling
@@ -39,8 +39,8 @@ public struct OperationPolicy: Sendable {
         /// than `highWaterMark` bytes are unread (at least 16 KiB). The cache cannot take part:
         /// a cache policy other than `.networkOnly` fails with `.cachePolicyConflict`.
         case stream(highWaterMark: Int)
-        /// Collected in memory (up to ``Curlew/TransferOptions/maximumBodySize``, or
-        /// ``Curlew/RequestOptions/maximumBodySize``) and delivered as a `.multiple` `HTTPBody`
+        /// Collected in memory (up to `TransferOptions.maximumBodySize`, or
+        /// `RequestOptions.maximumBodySize`) and delivered as a `.multiple` `HTTPBody`
         /// that can be read more than once (by a logging middleware and the generated code).
         case collect
 
@@ -77,8 +77,8 @@ extension CurlewTransport {
         public var requestBodyBufferingLimit: Int
         /// The statuses shown to Curlew's middleware as errors (so they retry or refresh) before
         /// reaching the generated client as responses. `nil` (the default): the
-        /// ``Curlew/RetryMiddleware/retryableStatuses`` and
-        /// ``Curlew/TokenRefreshMiddleware/refreshStatuses`` (and `sessionEndedStatuses`) of the
+        /// `RetryMiddleware.retryableStatuses` and
+        /// `TokenRefreshMiddleware.refreshStatuses` (and `sessionEndedStatuses`) of the
         /// client's and the operation's middleware; set it for middleware of your own that acts
         /// on a status error.
         public var middlewareStatuses: Set<Int>?

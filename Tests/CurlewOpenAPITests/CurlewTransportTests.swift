@@ -412,4 +412,34 @@ struct CurlewTransportTests {
         #expect(span.attributes["curlew.request.name"]?.toSpanAttribute() == .string("listPets"))
         #expect(span.kind == .client)
     }
+
+    @Test("A collected body is a .multiple HTTPBody: a middleware reads it and the generated code reads it again")
+    func collectedBodyReplays() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        var configuration = CurlewTransport.Configuration()
+        configuration.operations[Operations.ListPets.id] = OperationPolicy(responseBody: .collect)
+        let logger = BodyLogger()
+        let (client, _) = try makeClient(store, configuration: configuration, clientMiddlewares: [logger])
+        let pets = try await client.listPets().ok.body.json
+        #expect(pets.map(\.name) == ["Rex", "Tom"])
+        #expect(logger.seen.withLock { $0 } == [.multiple: #"[{"id":1,"name":"Rex","tag":"dog"},{"id":2,"name":"Tom"}]"#])
+    }
+}
+
+/// A logging middleware that reads a replayable response body before the generated code does.
+final class BodyLogger: ClientMiddleware, Sendable {
+    let seen = Mutex<[IterationBehavior: String]>([:])
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, body) = try await next(request, body, baseURL)
+        if let body, body.iterationBehavior == .multiple {
+            let text = try await String(collecting: body, upTo: 1 << 20)
+            seen.withLock { $0[body.iterationBehavior] = text }
+        }
+        return (response, body)
+    }
 }
