@@ -52,10 +52,18 @@ struct OperationEndpoint: Endpoint {
 
 /// Shows a status that retry or token refresh act on to them as the error they expect
 /// (`.unacceptableStatus`), carrying the whole response so the transport can still hand it to the
-/// generated client when no attempt is left. Innermost: it sees each attempt's final answer
-/// (after redirects).
+/// generated client when no attempt is left.
+///
+/// Its phase puts it innermost, after signing, among the middleware that depend on the URL: so
+/// the redirect step still runs between the outer middleware and authorization or signing (which
+/// then run again for every hop), and the gate sees each hop's answer — a redirect passes.
 struct StatusGate: APIMiddleware {
     let statuses: Set<Int>
+
+    /// After ``MiddlewarePhase/signing``.
+    static let phase = MiddlewarePhase(rank: 1_000, name: "openAPIStatusGate")
+
+    var phase: MiddlewarePhase? { Self.phase }
 
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let raw = try await next(request, context)

@@ -425,6 +425,29 @@ struct CurlewTransportTests {
         #expect(pets.map(\.name) == ["Rex", "Tom"])
         #expect(logger.seen.withLock { $0 } == [.multiple: #"[{"id":1,"name":"Rex","tag":"dog"},{"id":2,"name":"Tom"}]"#])
     }
+
+    @Test("With retries configured, URL-dependent middleware (authorization, signing) still run again for each redirect hop")
+    func redirectHopsReachURLDependentMiddleware() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        let recorder = URLRecorder()
+        let (client, _) = try makeClient(store, middleware: [RetryMiddleware(baseDelay: .milliseconds(1)), recorder])
+        let receipt = try await client.uploadBlob(path: .init(name: "moved"), body: .binary(HTTPBody("abc"))).ok.body.json
+        #expect(receipt.bytes == 3)
+        #expect(recorder.urls.withLock { $0 } == ["/v1/blobs/moved", "/v1/blobs/target"])
+    }
+}
+
+/// Records the URL of every request it sees; placed among the middleware that depend on the URL
+/// (authorization, signing), which run again for every redirect hop.
+final class URLRecorder: APIMiddleware, Sendable {
+    let urls = Mutex<[String]>([])
+    var phase: MiddlewarePhase? { MiddlewarePhase(rank: 450, name: "urlRecorder") }
+
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        urls.withLock { $0.append(String(request.url.drop { $0 != "/" }.drop { $0 == "/" }.drop { $0 != "/" })) }
+        return try await next(request, context)
+    }
 }
 
 /// A logging middleware that reads a replayable response body before the generated code does.
