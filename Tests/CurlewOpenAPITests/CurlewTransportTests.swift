@@ -112,15 +112,15 @@ struct CurlewTransportTests {
         #expect(head.headerFields[values: HTTPField.Name("X-Trace")!] == ["first", "second"])
     }
 
-    @Test("A 256 MiB download streams through the generated client, every byte in order")
+    @Test("A 64 MiB download streams through the generated client, every byte in order")
     func largeDownload() async throws {
         let store = try await PetStoreServer.start()
         defer { Task { await store.shutdown() } }
         var configuration = CurlewTransport.Configuration()
         configuration.operations[Operations.DownloadBlob.id] = OperationPolicy(options: RequestOptions(totalTimeout: .seconds(600)))
         let (client, _) = try makeClient(store, configuration: configuration)
-        let body = try await client.downloadBlob(path: .init(name: "256")).ok.body.binary
-        #expect(body.length == .known(256 << 20))
+        let body = try await client.downloadBlob(path: .init(name: "64")).ok.body.binary
+        #expect(body.length == .known(64 << 20))
         #expect(body.iterationBehavior == .single)
         var received = 0
         var ordered = true
@@ -129,21 +129,21 @@ struct CurlewTransportTests {
             if chunk.first != UInt8(truncatingIfNeeded: received) || chunk.last != UInt8(truncatingIfNeeded: received + chunk.count - 1) { ordered = false }
             received += chunk.count
         }
-        #expect(received == 256 << 20)
+        #expect(received == 64 << 20)
         #expect(ordered)
     }
 
-    @Test("A 64 MiB upload of unknown length is streamed from the HTTPBody, every byte intact")
+    @Test("A 32 MiB upload of unknown length is streamed from the HTTPBody, every byte intact")
     func largeUpload() async throws {
         let store = try await PetStoreServer.start()
         defer { Task { await store.shutdown() } }
         var configuration = CurlewTransport.Configuration()
         configuration.operations[Operations.UploadBlob.id] = OperationPolicy(options: RequestOptions(totalTimeout: .seconds(600)))
         let (client, _) = try makeClient(store, configuration: configuration)
-        let receipt = try await client.uploadBlob(path: .init(name: "big"), body: .binary(patternBody(64 << 20, length: .unknown, iteration: .single))).ok.body.json
-        #expect(receipt.bytes == 64 << 20)
+        let receipt = try await client.uploadBlob(path: .init(name: "big"), body: .binary(patternBody(32 << 20, length: .unknown, iteration: .single))).ok.body.json
+        #expect(receipt.bytes == 32 << 20)
         let upload = try #require(store.uploads.first)
-        #expect(upload.bytes == 64 << 20)
+        #expect(upload.bytes == 32 << 20)
         #expect(upload.intact)
         #expect(store.uploads.count == 1)
     }
