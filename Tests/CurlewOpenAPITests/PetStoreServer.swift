@@ -26,20 +26,30 @@ final class PetStoreServer: Sendable {
 
     let state = Mutex(State())
     let server: LoopbackServer
+    /// The server's handler reaches this store through the link; ``shutdown()`` clears it, so
+    /// the store and the server do not keep each other alive (LeakSanitizer reports a cycle).
+    private let link: Link
+
+    final class Link: Sendable {
+        let store = Mutex<PetStoreServer?>(nil)
+    }
 
     /// The pattern every large body follows: byte `i` is `i & 0xFF`.
     static let patternChunk: [UInt8] = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0) }
 
-    private init(server: LoopbackServer) { self.server = server }
+    private init(server: LoopbackServer, link: Link) {
+        self.server = server
+        self.link = link
+    }
 
     static func start() async throws -> PetStoreServer {
-        let holder = Mutex<PetStoreServer?>(nil)
+        let link = Link()
         let server = try await LoopbackServer.start { request in
-            guard let store = holder.withLock({ $0 }) else { return .text("not ready", status: 500) }
+            guard let store = link.store.withLock({ $0 }) else { return .text("not ready", status: 500) }
             return await store.handle(request)
         }
-        let store = PetStoreServer(server: server)
-        holder.withLock { $0 = store }
+        let store = PetStoreServer(server: server, link: link)
+        link.store.withLock { $0 = store }
         return store
     }
 
@@ -54,7 +64,10 @@ final class PetStoreServer: Sendable {
     var uploads: [(name: String, bytes: Int, intact: Bool)] { state.withLock { $0.uploads } }
     var closedWhileHeld: [String] { state.withLock { $0.closedWhileHeld } }
 
-    func shutdown() async { await server.shutdown() }
+    func shutdown() async {
+        await server.shutdown()
+        link.store.withLock { $0 = nil }
+    }
 
     private func handle(_ request: ServerRequest) async -> ServerResponse {
         let key = "\(request.method) \(request.path)"
