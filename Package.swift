@@ -29,6 +29,9 @@ let package = Package(
         // A scriptable HTTP/1.1 server on 127.0.0.1 for users' own tests. A product of its own:
         // only a test target that asks for it links SwiftNIO, never an app that uses Curlew.
         .library(name: "CurlewTestServer", targets: ["LoopbackServer"]),
+        // A swift-openapi-runtime `ClientTransport` on Curlew: a product of its own, so only code
+        // that asks for it links the OpenAPI runtime (the `Curlew` target never does).
+        .library(name: "CurlewOpenAPI", targets: ["CurlewOpenAPI"]),
         .executable(name: "SearchDemo", targets: ["SearchDemo"]),
     ]
         + fleet([
@@ -48,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation --target Curlew` builds the DocC catalog offline.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // For the CurlewOpenAPI product only (it depends on swift-http-types, already here).
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ]
         + fleet([
             // CurlewFleet's PostgreSQL store only.
@@ -93,6 +98,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CurlewOpenAPI",
+            dependencies: [
+                "Curlew",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CurlewTesting",
             dependencies: ["Curlew", "SanitizerSupport", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
@@ -134,11 +148,24 @@ let package = Package(
             resources: [.copy("Mock/Fixtures")],
             swiftSettings: swiftSettings
         ),
+        // CurlewOpenAPI through a client written in swift-openapi-generator's output shape
+        // (Tests/CurlewOpenAPITests/Generated), against the loopback server.
+        .testTarget(
+            name: "CurlewOpenAPITests",
+            dependencies: [
+                "CurlewOpenAPI", "Curlew", "LoopbackServer",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"],
+            swiftSettings: swiftSettings
+        ),
         // The README's swift blocks, extracted by scripts/readme-examples.py, compiled and run.
         .testTarget(
             name: "ReadmeExamples",
             dependencies: [
-                "Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "Curlew", "CurlewOpenAPI", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ] + fleet(["CurlewFleet"]),

@@ -13,6 +13,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // TLS trust roots for AsyncHTTPClient in the HTTPS rows (already in its graph).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        // The generated-client rows (--clients openapi-curlew,openapi-ahc): the same client of
+        // Benchmarks/openapi on CurlewOpenAPI's transport and on AsyncHTTPClientTransport.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", exact: "1.5.0"),
     ],
     targets: [
         // The fleet's second tier through postgres-nio next to pgbench (Benchmarks/fleet.sh).
@@ -37,6 +41,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "CurlewOpenAPI", package: "Curlew"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

@@ -5,7 +5,7 @@
 # Tests/ReadmeExamples/README.swift is generated from README.md and not checked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Sources Tests/CurlewTests Tests/CurlewFleetTests Tests/TestSupport Tests/ReadmeExamples/ReadmeExamplesTests.swift Samples)
+paths=(Sources Tests/CurlewTests Tests/CurlewFleetTests Tests/CurlewOpenAPITests/*.swift Tests/TestSupport Tests/ReadmeExamples/ReadmeExamplesTests.swift Samples)
 if [ "${1:-}" = "--fix" ]; then
     swift format format --in-place --recursive --parallel "${paths[@]}"
 else

@@ -47,6 +47,8 @@ let package = Package(
             name: "ServerNamesTests",
             dependencies: curlewAndHummingbird + [
                 .product(name: "CurlewTesting", package: "Curlew"),
+                // The README's OpenAPI section imports it.
+                .product(name: "CurlewOpenAPI", package: "Curlew"),
                 .product(name: "CurlewTestServer", package: "Curlew"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

@@ -36,10 +36,12 @@
 //   block 34 (README.md:1247): declarations, file scope
 //   block 35 (README.md:1315): declarations, file scope, where CurlewFleet can be imported
 //   block 36 (README.md:1360): skipped (no-compile)
-//   block 37 (README.md:1467): declarations, file scope
-//   block 38 (README.md:1569): declarations, file scope
-//   block 39 (README.md:1609): declarations, file scope
-//   block 40 (README.md:1643): declarations, file scope
+//   block 37 (README.md:1393): declarations, file scope
+//   block 38 (README.md:1412): skipped (no-compile)
+//   block 39 (README.md:1511): declarations, file scope
+//   block 40 (README.md:1613): declarations, file scope
+//   block 41 (README.md:1653): declarations, file scope
+//   block 42 (README.md:1687): declarations, file scope
 
 import Curlew
 import Foundation
@@ -47,6 +49,7 @@ import HTTPTypes
 import CurlewTesting
 import LoopbackServer
 import Testing
+import CurlewOpenAPI
 
 // MARK: block 1, README.md:6
 @Sendable func readmeExample1() async throws {
@@ -767,8 +770,24 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1467
-#sourceLocation(file: "README.md", line: 1468)
+// MARK: block 37, README.md:1393
+#sourceLocation(file: "README.md", line: 1394)
+
+
+
+func petStoreTransport(_ api: APIClient) -> CurlewTransport {
+    var configuration = CurlewTransport.Configuration()
+    configuration.operations["listPets"] = OperationPolicy(options: RequestOptions(queue: "catalog", totalTimeout: .seconds(5)))
+    configuration.operations["downloadBlob"] = OperationPolicy(stallTimeout: .seconds(20), responseBody: .stream(highWaterMark: 4 << 20))
+    var cached = RequestOptions()
+    cached.cache = .maxAge(.minutes(10))
+    configuration.operations["getPet"] = OperationPolicy(options: cached)
+    return CurlewTransport(client: api, configuration: configuration)
+}
+#sourceLocation()
+
+// MARK: block 39, README.md:1511
+#sourceLocation(file: "README.md", line: 1512)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -868,8 +887,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 38, README.md:1569
-#sourceLocation(file: "README.md", line: 1570)
+// MARK: block 40, README.md:1613
+#sourceLocation(file: "README.md", line: 1614)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -907,8 +926,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1609
-#sourceLocation(file: "README.md", line: 1610)
+// MARK: block 41, README.md:1653
+#sourceLocation(file: "README.md", line: 1654)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -940,8 +959,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 40, README.md:1643
-#sourceLocation(file: "README.md", line: 1644)
+// MARK: block 42, README.md:1687
+#sourceLocation(file: "README.md", line: 1688)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

@@ -26,7 +26,7 @@ extension APIClient {
         finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
         let facts = EndpointTypeFacts.of(request)
-        let name = facts.name
+        let name = options.requestName ?? facts.name
         let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
         defer { options.ticket?.finish() }
         var summary: RequestSummary?

@@ -1,0 +1,101 @@
+import AsyncHTTPClient
+import Curlew
+import CurlewOpenAPI
+import Foundation
+import NIOCore
+import NIOPosix
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+
+/// The generated client of `Benchmarks/openapi/openapi.yaml` (nginx's `/small.json` as the
+/// operation `getSmall`), its body decoded into `Components.Schemas.SmallRecord` by the generated
+/// code. The same client on two transports: ``OpenAPICurlewClient`` and ``OpenAPIAHCClient``.
+///
+/// The generated code does not hand out the body's length: a fetch checks the decoded record
+/// (`id` 42, `name` "curlew") and reports the document's length.
+enum GeneratedSmall {
+    /// The server part of `url` (the document's path is the operation's).
+    static func serverURL(of url: String) throws -> URL {
+        guard var components = URLComponents(string: url) else { throw BadURL(url: url) }
+        components.path = ""
+        components.query = nil
+        guard let server = components.url else { throw BadURL(url: url) }
+        return server
+    }
+
+    /// One `getSmall` call, checked.
+    static func fetch(_ client: Client, expectedBytes: Int?) async throws -> (status: Int, bodyBytes: Int) {
+        let record = try await client.getSmall().ok.body.json
+        guard record.id == 42, record.name == "curlew" else { throw UnexpectedRecord(name: record.name) }
+        return (200, expectedBytes ?? 0)
+    }
+
+    /// `--url` is not an absolute URL.
+    struct BadURL: Error {
+        let url: String
+    }
+
+    /// The body decoded but does not hold the document `run.sh` serves.
+    struct UnexpectedRecord: Error {
+        let name: String
+    }
+}
+
+/// The generated client on `CurlewTransport`: an `APIClient` on a `CurlTransport` of its own with
+/// default limits and `engines` engines, no middleware, the default operation policy (response
+/// bodies streamed, 1 MiB high-water mark).
+struct OpenAPICurlewClient: BenchmarkClient {
+    private let transport: CurlTransport
+    private let client: Client
+    private let expectedBytes: Int?
+
+    init(url: String, expectedBytes: Int?, engines: Int? = nil) throws {
+        transport = CurlTransport(configuration: .init(engineCount: engines))
+        let serverURL = try GeneratedSmall.serverURL(of: url)
+        let api = APIClient(configuration: ClientConfiguration(baseURL: serverURL.absoluteString), transport: transport)
+        client = Client(serverURL: serverURL, transport: CurlewTransport(client: api))
+        self.expectedBytes = expectedBytes
+    }
+
+    func fetch() async throws -> (status: Int, bodyBytes: Int) {
+        try await GeneratedSmall.fetch(client, expectedBytes: expectedBytes)
+    }
+
+    func shutdown() async {
+        await transport.shutdown()
+    }
+
+    var executor: (any TaskExecutor)? { transport.executor }
+}
+
+/// The generated client on swift-openapi-async-http-client 1.5.0's `AsyncHTTPClientTransport`,
+/// over an `HTTPClient` configured as the `async-http-client` row's (HTTP/1.1, 64 connections per
+/// host, NIO's shared two-thread group) and the transport's default 60 s timeout.
+struct OpenAPIAHCClient: BenchmarkClient {
+    private let httpClient: HTTPClient
+    private let client: Client
+    private let expectedBytes: Int?
+
+    init(url: String, expectedBytes: Int?) throws {
+        var configuration = HTTPClient.Configuration()
+        configuration.httpVersion = .http1Only
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        client = Client(
+            serverURL: try GeneratedSmall.serverURL(of: url),
+            transport: AsyncHTTPClientTransport(configuration: .init(client: httpClient)))
+        self.expectedBytes = expectedBytes
+    }
+
+    func fetch() async throws -> (status: Int, bodyBytes: Int) {
+        try await GeneratedSmall.fetch(client, expectedBytes: expectedBytes)
+    }
+
+    func shutdown() async {
+        do {
+            try await httpClient.shutdown()
+        } catch {
+            Console.error("AsyncHTTPClient shutdown failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,182 @@
+public import Curlew
+public import Foundation
+public import HTTPTypes
+public import OpenAPIRuntime
+
+/// A swift-openapi-runtime `ClientTransport` that sends every generated operation through an
+/// `APIClient`, so the client's middleware — authorization and single-flight token
+/// refresh, signing, retries, the response cache, queues, events, metrics and spans — applies to
+/// generated calls as it does to hand-written endpoints.
+///
+/// ```swift
+/// let api = APIClient(configuration: ClientConfiguration(baseURL: "https://api.example.com/v1", middleware: [RetryMiddleware()]))
+/// var configuration = CurlewTransport.Configuration()
+/// configuration.operations["downloadExport"] = OperationPolicy(stallTimeout: .seconds(20))
+/// let client = Client(serverURL: try Servers.Server1.url(), transport: CurlewTransport(client: api, configuration: configuration))
+/// ```
+///
+/// **Bodies.** A request body of unknown length, or longer than
+/// ``Configuration/requestBodyBufferingLimit``, is pulled from its `HTTPBody` while it is sent
+/// (libcurl's read callback pauses while the body has nothing new); a shorter one of known
+/// length is read into memory first when it can be iterated again (`.multiple`). A response
+/// body is an `HTTPBody` (`.single`) fed from Curlew's bounded buffer: the transfer pauses while
+/// more than ``OperationPolicy/ResponseBodyHandling/stream(highWaterMark:)`` bytes are unread.
+/// Operations whose ``OperationPolicy/options`` ask for the cache (`RequestOptions.cache`
+/// other than `.networkOnly`), or that choose ``OperationPolicy/ResponseBodyHandling/collect``,
+/// receive the whole body instead, as a `.multiple` `HTTPBody` — a cached answer looks exactly
+/// like a network one.
+///
+/// **Replays.** A body the runtime marks `.multiple` is sent again for a retry, a token refresh
+/// and a `307`/`308` redirect. A `.single` body is sent at most once: a retryable status
+/// (`503`…) or a `401` reaches the generated client as that response, and a `307`/`308` fails
+/// the call with a `CurlewError` of code `.redirectRefused` (inside the runtime's
+/// `ClientError`).
+///
+/// **Headers.** Every request field is sent in order, repeated names included (a field the
+/// generated request sets replaces the client's default of that name); `Content-Length` and
+/// `Transfer-Encoding` are left to the transport, which frames the body itself. Every response
+/// field reaches the generated client in the order received, so two `Set-Cookie` lines stay two.
+///
+/// **Statuses.** Every status is an answer, not an error: the generated client decides. The
+/// statuses that the client's `RetryMiddleware` and `TokenRefreshMiddleware`
+/// act on (the operation's own included) are shown to them as errors first, so they retry or
+/// refresh; when their attempts are spent, the last answer reaches the generated client as it
+/// came (``Configuration/middlewareStatuses``).
+///
+/// **Errors.** A failure is thrown as Curlew threw it: a `CurlewError` with its
+/// `CurlewError.stage` and `CurlewError.code` (a connect timeout, a stall and a
+/// total timeout are three codes), which the runtime wraps in `ClientError` as its
+/// `underlyingError`. Cancelling the calling task surfaces as `CancellationError` (wrapped the
+/// same way), never as a response; reading a body after a cancellation throws
+/// `CancellationError`, and dropping the body's iterator before its end stops the transfer.
+public struct CurlewTransport: ClientTransport {
+    /// The client every operation is sent through: its middleware, queues, cache and events apply.
+    ///
+    /// Give it the OpenAPI server's URL as its base URL (or list the server's origin in
+    /// `ClientConfiguration.trustedOrigins`): credentials, signatures and common arguments
+    /// go only to trusted origins.
+    public let client: APIClient
+    /// Per-operation policy and the transport's limits.
+    public var configuration: Configuration
+
+    /// Creates a transport.
+    /// - Parameters:
+    ///   - client: The client to send through.
+    ///   - configuration: Per-operation policy; the default sends every operation with the
+    ///     client's own settings, streaming response bodies.
+    public init(client: APIClient, configuration: Configuration = Configuration()) {
+        self.client = client
+        self.configuration = configuration
+    }
+
+    /// Sends one operation's request through ``client`` and returns the response head at once,
+    /// with the body still arriving (or collected, see ``OperationPolicy/ResponseBodyHandling``).
+    /// - Parameters:
+    ///   - request: The generated request; its `path` holds the percent-encoded path and query.
+    ///   - body: The request body, or `nil`.
+    ///   - baseURL: The server URL the generated client was created with.
+    ///   - operationID: The operation's identifier: it picks the ``OperationPolicy`` and names
+    ///     the call's events, log lines, metrics and spans.
+    /// - Returns: The response head and body (`nil` for `HEAD`).
+    /// - Throws: `CurlewError` when the exchange fails, `CancellationError` when the
+    ///   calling task is cancelled.
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let policy = configuration.policy(for: operationID)
+        let url = try Self.url(of: request, baseURL: baseURL)
+        let content = try await requestContent(body)
+        var options = policy.options
+        options.requestName = operationID
+        let statuses = configuration.middlewareStatuses ?? Self.statusesHandledByMiddleware(client: client, options: options)
+        if !statuses.isEmpty { options.middleware.append(StatusGate(statuses: statuses)) }
+        let endpoint = OperationEndpoint(
+            method: request.method, url: url, fields: request.headerFields, content: content, options: options,
+            connectTimeout: policy.connectTimeout, stallTimeout: policy.stallTimeout)
+        let isHead = request.method == .head
+        do {
+            guard let highWaterMark = policy.responseBody.streamingHighWaterMark(cache: options.cache) else {
+                let response = try await client.response(for: endpoint)
+                // Cancelled while the answer came in: still a cancellation, never a success.
+                try Task.checkCancellation()
+                let head = HTTPResponse(status: response.status, headerFields: response.headers)
+                return (head, isHead ? nil : HTTPBody(response.body))
+            }
+            let response = try await client.stream(endpoint, highWaterMark: highWaterMark)
+            if Task.isCancelled {
+                response.body.cancel()
+                throw CancellationError()
+            }
+            let head = HTTPResponse(status: response.status, headerFields: response.headers)
+            guard !isHead else {
+                response.body.cancel()
+                return (head, nil)
+            }
+            let body = HTTPBody(ResponseChunks(stream: response.body), length: Self.length(of: response.headers), iterationBehavior: .single)
+            return (head, body)
+        } catch let error as CurlewError {
+            guard let forwarded = ForwardedResponse.find(in: error) else { throw error }
+            try Task.checkCancellation()
+            return forwarded.converted(isHead: isHead)
+        }
+    }
+
+    // MARK: Request
+
+    /// The absolute URL: the base URL's path followed by the request's path and query, both
+    /// already percent-encoded by the generated code (the way the other transports join them).
+    static func url(of request: HTTPRequest, baseURL: URL) throws(CurlewError) -> String {
+        guard var base = URLComponents(string: baseURL.absoluteString), let relative = URLComponents(string: request.path ?? "") else {
+            throw CurlewError(
+                code: .malformedURL, message: "the request path \(request.path ?? "<nil>") cannot be joined to the base URL \(baseURL.absoluteString)")
+        }
+        var basePath = base.percentEncodedPath
+        if basePath.hasSuffix("/"), relative.percentEncodedPath.hasPrefix("/") { basePath.removeLast() }
+        base.percentEncodedPath = basePath + relative.percentEncodedPath
+        base.percentEncodedQuery = relative.percentEncodedQuery
+        guard let url = base.string else {
+            throw CurlewError(
+                code: .malformedURL, message: "the request path \(request.path ?? "<nil>") cannot be joined to the base URL \(baseURL.absoluteString)")
+        }
+        return url
+    }
+
+    /// The body to send: bytes in memory for a replayable body of known, small length; a stream
+    /// otherwise — replayable when the body is `.multiple`, one-shot when it is `.single`.
+    func requestContent(_ body: HTTPBody?) async throws -> PreparedBody? {
+        guard let body else { return nil }
+        let length: Int64?
+        switch body.length {
+        case .known(let count): length = count
+        case .unknown: length = nil
+        }
+        switch body.iterationBehavior {
+        case .multiple:
+            if let length, length <= Int64(configuration.requestBodyBufferingLimit) {
+                return .data(try await Data(collecting: body, upTo: Int(length)))
+            }
+            return .stream(RequestBodyStream(length: length) { RequestChunks(body: body) })
+        case .single:
+            return .stream(.once(length: length, RequestChunks(body: body)))
+        }
+    }
+
+    // MARK: Response
+
+    /// The body length the head announces: `Content-Length` unless the body was re-coded
+    /// (Curlew decodes `gzip` and `deflate` itself, so the announced length is not what arrives).
+    static func length(of headers: HTTPFields) -> HTTPBody.Length {
+        guard headers[.contentEncoding] == nil, headers[values: .contentLength].count == 1, let text = headers[.contentLength], let count = Int64(text), count >= 0 else {
+            return .unknown
+        }
+        return .known(count)
+    }
+
+    /// The statuses the client's (and the call's) retry and token-refresh middleware act on.
+    static func statusesHandledByMiddleware(client: APIClient, options: RequestOptions) -> Set<Int> {
+        var statuses: Set<Int> = []
+        for middleware in client.configuration.middleware + options.middleware where !options.skippedMiddleware.contains(middleware.kind) {
+            if let retry = middleware as? RetryMiddleware { statuses.formUnion(retry.retryableStatuses) }
+            if let refresh = middleware as? TokenRefreshMiddleware { statuses.formUnion(refresh.refreshStatuses.union(refresh.sessionEndedStatuses)) }
+        }
+        return statuses
+    }
+}

@@ -1,0 +1,107 @@
+public import Curlew
+
+/// How one OpenAPI operation is sent: Curlew's per-call `RequestOptions` (queue and
+/// priority, total timeout, cache policy, added or skipped middleware such as a retry policy of
+/// its own, whether login is required) plus the connect and stall timeouts and where the
+/// response body goes.
+///
+/// Set per `operationID` in one place, ``CurlewTransport/Configuration/operations``, without
+/// touching generated code:
+///
+/// ```swift
+/// var configuration = CurlewTransport.Configuration()
+/// configuration.operations["listPets"] = OperationPolicy(options: RequestOptions(queue: "catalog", totalTimeout: .seconds(5)))
+/// configuration.operations["exportPets"] = OperationPolicy(stallTimeout: .seconds(15), responseBody: .stream(highWaterMark: 4 << 20))
+/// ```
+public struct OperationPolicy: Sendable {
+    /// Curlew's per-call options: `RequestOptions.queue`, `RequestOptions.priority`,
+    /// `RequestOptions.totalTimeout` (`.totalTimeout` when it passes; for a streamed
+    /// body it covers the reading too), `RequestOptions.cache`,
+    /// `RequestOptions.middleware` (a `RetryMiddleware` for this operation only),
+    /// `RequestOptions.skippedMiddleware` (`[.retry]` to never retry it),
+    /// `RequestOptions.requiresAuthentication`.
+    public var options: RequestOptions
+    /// Longest time to establish the connection (TCP and TLS); `nil` keeps the client's
+    /// `TransferOptions.connectTimeout`. Fails with `.connectTimeout`.
+    public var connectTimeout: Duration?
+    /// Longest time without a byte received or sent (a stalled transfer); `nil` keeps the
+    /// client's `TransferOptions.idleTimeout`. Fails with `.idleTimeout`.
+    public var stallTimeout: Duration?
+    /// Where the response body goes.
+    public var responseBody: ResponseBodyHandling
+
+    /// Where an operation's response body goes.
+    public enum ResponseBodyHandling: Sendable, Hashable {
+        /// Streamed (1 MiB high-water mark), unless the operation's cache policy is not
+        /// `.networkOnly`: the cache stores and serves whole bodies, so those are collected.
+        case automatic
+        /// Delivered while it arrives, as a `.single` `HTTPBody`; the transfer pauses while more
+        /// than `highWaterMark` bytes are unread (at least 16 KiB). The cache cannot take part:
+        /// a cache policy other than `.networkOnly` fails with `.cachePolicyConflict`.
+        case stream(highWaterMark: Int)
+        /// Collected in memory (up to `TransferOptions.maximumBodySize`, or
+        /// `RequestOptions.maximumBodySize`) and delivered as a `.multiple` `HTTPBody`
+        /// that can be read more than once (by a logging middleware and the generated code).
+        case collect
+
+        /// Streamed with this high-water mark, or collected (`nil`); `.automatic` is decided by
+        /// the cache policy.
+        func streamingHighWaterMark(cache: CachePolicy) -> Int? {
+            switch self {
+            case .automatic: cache == .networkOnly ? 1 << 20 : nil
+            case .stream(let highWaterMark): highWaterMark
+            case .collect: nil
+            }
+        }
+    }
+
+    /// Creates a policy; every parameter defaults to "as the client is configured".
+    public init(options: RequestOptions = RequestOptions(), connectTimeout: Duration? = nil, stallTimeout: Duration? = nil, responseBody: ResponseBodyHandling = .automatic) {
+        self.options = options
+        self.connectTimeout = connectTimeout
+        self.stallTimeout = stallTimeout
+        self.responseBody = responseBody
+    }
+}
+
+extension CurlewTransport {
+    /// The transport's per-operation policy and limits.
+    public struct Configuration: Sendable {
+        /// The policy of operations not listed in ``operations``.
+        public var defaultPolicy: OperationPolicy
+        /// Policies by `operationID` (the generated `Operations.<name>.id`).
+        public var operations: [String: OperationPolicy]
+        /// A `.multiple` request body of known length up to this many bytes is read into memory
+        /// before sending (cheaper than streaming it); longer ones, and bodies of unknown length,
+        /// are streamed. Default: 1 MiB.
+        public var requestBodyBufferingLimit: Int
+        /// The statuses shown to Curlew's middleware as errors (so they retry or refresh) before
+        /// reaching the generated client as responses. `nil` (the default): the
+        /// `RetryMiddleware.retryableStatuses` and
+        /// `TokenRefreshMiddleware.refreshStatuses` (and `sessionEndedStatuses`) of the
+        /// client's and the operation's middleware; set it for middleware of your own that acts
+        /// on a status error.
+        public var middlewareStatuses: Set<Int>?
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - defaultPolicy: The policy of operations not in `operations`.
+        ///   - operations: Policies by `operationID`.
+        ///   - requestBodyBufferingLimit: See ``requestBodyBufferingLimit``.
+        ///   - middlewareStatuses: See ``middlewareStatuses``.
+        public init(
+            defaultPolicy: OperationPolicy = OperationPolicy(), operations: [String: OperationPolicy] = [:], requestBodyBufferingLimit: Int = 1 << 20,
+            middlewareStatuses: Set<Int>? = nil
+        ) {
+            self.defaultPolicy = defaultPolicy
+            self.operations = operations
+            self.requestBodyBufferingLimit = max(0, requestBodyBufferingLimit)
+            self.middlewareStatuses = middlewareStatuses
+        }
+
+        /// The policy of `operationID`: its entry in ``operations``, else ``defaultPolicy``.
+        public func policy(for operationID: String) -> OperationPolicy {
+            operations[operationID] ?? defaultPolicy
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import LoopbackServer
+import Synchronization
+
+/// The sample API (openapi.yaml) on a ``LoopbackServer``, with the scripted misbehaviour the
+/// tests need: statuses to answer first, a redirect, answers held until the client goes away,
+/// repeated header fields, and bodies of any size produced or checked without keeping a copy.
+final class PetStoreServer: Sendable {
+    struct State {
+        /// Statuses `PUT /v1/blobs/flaky` answers before it accepts (e.g. `[503, 503]`).
+        var flakyStatuses: [Int] = []
+        /// Requests per `"METHOD /path"`.
+        var counts: [String: Int] = [:]
+        /// What each upload received: bytes and whether every byte matched the pattern.
+        var uploads: [(name: String, bytes: Int, intact: Bool)] = []
+        /// Paths whose held handler saw its connection close.
+        var closedWhileHeld: [String] = []
+        /// The access token `/v1/me` accepts, and refresh bookkeeping.
+        var validToken = "T2"
+        var unauthorizedAnswers = 0
+        var refreshCalls = 0
+        /// `/auth/refresh` answers only after this many 401s (a gate, not a timing).
+        var refreshWaitsFor = 0
+        var okTokens = 0
+    }
+
+    let state = Mutex(State())
+    let server: LoopbackServer
+    /// The server's handler reaches this store through the link; ``shutdown()`` clears it, so
+    /// the store and the server do not keep each other alive (LeakSanitizer reports a cycle).
+    private let link: Link
+
+    final class Link: Sendable {
+        let store = Mutex<PetStoreServer?>(nil)
+    }
+
+    /// The pattern every large body follows: byte `i` is `i & 0xFF`.
+    static let patternChunk: [UInt8] = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0) }
+
+    private init(server: LoopbackServer, link: Link) {
+        self.server = server
+        self.link = link
+    }
+
+    static func start() async throws -> PetStoreServer {
+        let link = Link()
+        let server = try await LoopbackServer.start { request in
+            guard let store = link.store.withLock({ $0 }) else { return .text("not ready", status: 500) }
+            return await store.handle(request)
+        }
+        let store = PetStoreServer(server: server, link: link)
+        link.store.withLock { $0 = store }
+        return store
+    }
+
+    var serverURL: URL {
+        get throws {
+            guard let url = URL(string: server.baseURL + "/v1") else { throw CocoaError(.fileReadInvalidFileName) }
+            return url
+        }
+    }
+
+    func count(_ key: String) -> Int { state.withLock { $0.counts[key, default: 0] } }
+    var uploads: [(name: String, bytes: Int, intact: Bool)] { state.withLock { $0.uploads } }
+    var closedWhileHeld: [String] { state.withLock { $0.closedWhileHeld } }
+
+    func shutdown() async {
+        await server.shutdown()
+        link.store.withLock { $0 = nil }
+    }
+
+    private func handle(_ request: ServerRequest) async -> ServerResponse {
+        let key = "\(request.method) \(request.path)"
+        state.withLock { $0.counts[key, default: 0] += 1 }
+        let parts = request.path.split(separator: "/").map(String.init)
+        // The last segment of `/v1/pets/{id}` and `/v1/blobs/{name}`, as a route key of its own.
+        let route = parts.count == 3 && ["pets", "blobs"].contains(parts[1]) ? ["v1", parts[1], "*"] : parts
+        let last = parts.last ?? ""
+        switch (request.method, route) {
+        case ("GET", ["v1", "pets"]):
+            return ServerResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "application/json"), ("Set-Cookie", "session=abc; Path=/"), ("X-Trace", "first"),
+                    ("Set-Cookie", "theme=dark; Path=/"), ("X-Trace", "second"), ("Cache-Control", "max-age=60"),
+                ],
+                body: Array(#"[{"id":1,"name":"Rex","tag":"dog"},{"id":2,"name":"Tom"}]"#.utf8))
+        case ("POST", ["v1", "pets"]):
+            guard request.header("Content-Type")?.hasPrefix("application/json") == true, let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+                let name = object["name"] as? String
+            else { return .text("bad pet", status: 400) }
+            let tags = request.headerValues("X-Tag").joined(separator: ",")
+            return .json(#"{"id":7,"name":"\#(name)","tag":"\#(tags)"}"#, status: 201)
+        case ("GET", ["v1", "pets", "*"]) where last == "404":
+            return .text("no such pet", status: 404)
+        case ("GET", ["v1", "pets", "*"]) where last == "999":
+            // Held until the client goes away: cancellation before the head, a total timeout.
+            await request.connection.closed()
+            state.withLock { $0.closedWhileHeld.append(request.path) }
+            return .text("too late", status: 500)
+        case ("GET", ["v1", "pets", "*"]):
+            return .json(#"{"id":\#(last),"name":"Pet \#(last)"}"#)
+        case ("PUT", ["v1", "blobs", "*"]) where last == "moved":
+            return .redirect(to: "/v1/blobs/target", status: 307)
+        case ("PUT", ["v1", "blobs", "*"]):
+            let name = last
+            let status = state.withLock { state -> Int? in
+                name == "flaky" && !state.flakyStatuses.isEmpty ? state.flakyStatuses.removeFirst() : nil
+            }
+            let intact = Self.followsPattern(request.body)
+            state.withLock { $0.uploads.append((name, request.body.count, intact)) }
+            if let status { return ServerResponse(status: status, headers: [("Retry-After", "0")], body: []) }
+            return .json(#"{"bytes":\#(request.body.count)}"#)
+        case ("GET", ["v1", "blobs", "*"]):
+            guard let mebibytes = Int(last) else { return .text("size in MiB", status: 404) }
+            return .stream(headers: [("Content-Type", "application/octet-stream"), ("Content-Length", String(mebibytes << 20))]) { writer in
+                for _ in 0..<mebibytes { try await writer.write(Self.patternChunk) }
+            }
+        case ("GET", ["v1", "events"]):
+            // One event, then nothing until the client goes away (a stall, or a reader that stops).
+            let connection = request.connection
+            return .stream(headers: [("Content-Type", "text/event-stream")]) { writer in
+                try await writer.write("data: {\"pet\":1}\n\n")
+                await connection.closed()
+                self.state.withLock { $0.closedWhileHeld.append("/v1/events") }
+            }
+        case ("GET", ["v1", "me"]):
+            let token = String((request.header("Authorization") ?? "").dropFirst("Bearer ".count))
+            return state.withLock { state -> ServerResponse in
+                guard token == state.validToken else {
+                    state.unauthorizedAnswers += 1
+                    return .text("expired", status: 401)
+                }
+                state.okTokens += 1
+                return .json(#"{"user":"ana"}"#)
+            }
+        case ("POST", ["auth", "refresh"]):
+            while state.withLock({ $0.unauthorizedAnswers < $0.refreshWaitsFor }), !request.connection.isClosed {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return state.withLock { state -> ServerResponse in
+                state.refreshCalls += 1
+                return .text(state.validToken)
+            }
+        default:
+            return .text("no route for \(key)", status: 404)
+        }
+    }
+
+    /// Whether byte `i` of `body` is `i & 0xFF` for every `i`.
+    static func followsPattern(_ body: [UInt8]) -> Bool {
+        body.withUnsafeBufferPointer { bytes in
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] != UInt8(truncatingIfNeeded: index) { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+}
