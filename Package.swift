@@ -148,8 +148,9 @@ let package = Package(
             resources: [.copy("Mock/Fixtures")],
             swiftSettings: swiftSettings
         ),
-        // CurlewOpenAPI through a client written in swift-openapi-generator's output shape
-        // (Tests/CurlewOpenAPITests/Generated), against the loopback server.
+        // CurlewOpenAPI through a client generated once by swift-openapi-generator from
+        // openapi.yaml and committed (Tests/CurlewOpenAPITests/Generated), against the loopback
+        // server.
         .testTarget(
             name: "CurlewOpenAPITests",
             dependencies: [

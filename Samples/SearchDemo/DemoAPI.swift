@@ -39,6 +39,8 @@ enum DemoAPI {
 
         // The files tour (TransferSteps.swift): a generated archive and an upload receiver.
         TransferDemoRoutes.add(to: &router)
+        // The resilience tour (ResilienceSteps.swift): slow and failing routes.
+        ResilienceDemoRoutes.add(to: &router)
 
         // The request-path tour (RequestPathSteps.swift): what a request carried.
         router.on("GET", "/api/echo/credentials") { request, _ in

@@ -42,6 +42,7 @@ struct Tour {
         CacheStep(),
         FilesStep(),
         ObservabilityStep(),
+        ResilienceStep(),
     ]
 
     let client: APIClient
