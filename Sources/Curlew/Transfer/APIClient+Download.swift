@@ -86,7 +86,10 @@ extension APIClient {
         while true {
             let resume = download.resumable ? Self.resumePoint(plan, url: url) : nil
             do {
-                switch try await downloadOnce(request, prepared: prepared, plan: plan, resume: resume, options: options, download: download) {
+                var attempt = options
+                // Only a resumed first exchange starts over on a changed file (see the catch below).
+                attempt.mayRestartOnResourceChange = resume != nil && !restarted
+                switch try await downloadOnce(request, prepared: prepared, plan: plan, resume: resume, options: attempt, download: download) {
                 case .file(let file):
                     return file
                 case .rangeNotSatisfiable(let raw):

@@ -86,6 +86,58 @@ struct DownloadPrepareTests {
             #expect(tracker.outstanding == 0)
         }
     }
+    /// The resumed exchange that finds the file changed (a 206 with another `ETag`) is not the
+    /// call's end: the download starts over and succeeds, and nothing reports a failure —
+    /// neither `didFail` nor a `.failed` event.
+    @Test func aDownloadThatStartsOverOnAChangedFileReportsNoFailure() async throws {
+        let folder = try temporaryDirectory("restart-quiet")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 100_000
+        let state = ServedFileState()
+        state.update {
+            $0.etag = "\"p2\""
+            $0.ignoresIfRange = true
+        }
+        try await withLoopback(router: FileTransferRoutes.router(state: state)) { server, client, _ in
+            let path = "/file?n=\(length)"
+            let target = folder.appendingPathComponent("c.bin")
+            let options = DownloadOptions(resumable: true)
+            let plan = try DownloadPlan(destination: target, url: server.baseURL + path, options: options)
+            try Data(PatternBody.bytes(1_000)).write(to: URL(fileURLWithPath: plan.partialPath))
+            let record = ResumeRecord(url: server.baseURL + path, validator: "\"p1\"", completeLength: Int64(length), contentType: "", contentDisposition: "")
+            #expect(record.write(to: try #require(plan.recordPath)))
+
+            let failures = Failures()
+            let events = client.events
+            let kinds = Task {
+                var kinds: [ClientEvent.Kind] = []
+                for await event in events where event.kind == .failed || event.kind == .finished {
+                    kinds.append(event.kind)
+                    if event.kind == .finished { break }
+                }
+                return kinds
+            }
+            let file = try await client.download(Failures.Get(path: path, failures: failures), to: target, options: options)
+            #expect(file.status == .ok)
+            #expect(try Data(contentsOf: target) == Data(PatternBody.bytes(length)))
+            #expect(server.requests(path: "/file").count == 2, "the 206 of the changed file and the restart")
+            #expect(failures.codes.withLock { $0 } == [])
+            #expect(await kinds.value == [.finished])
+        }
+    }
+}
+
+/// What `didFail` heard.
+final class Failures: Sendable {
+    let codes = Mutex<[CurlewError.Code]>([])
+
+    /// A plain GET of a file that records its failures.
+    struct Get: Endpoint {
+        typealias Response = Data
+        var path: String
+        let failures: Failures
+        func didFail(_ error: CurlewError) { failures.codes.withLock { $0.append(error.code) } }
+    }
 }
 
 extension DownloadPrepareTests.Reads {
