@@ -183,6 +183,7 @@ let package = Package(
                     .product(name: "Logging", package: "swift-log"),
                     .product(name: "Metrics", package: "swift-metrics"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    .product(name: "Tracing", package: "swift-distributed-tracing"),
                 ],
                 swiftSettings: swiftSettings
             ),
@@ -194,6 +195,7 @@ let package = Package(
                     "CurlewFleet", "Curlew", "LoopbackServer", "TestSupport",
                     .product(name: "PostgresNIO", package: "postgres-nio"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 ],
                 swiftSettings: swiftSettings
             ),

@@ -4,6 +4,7 @@ public import Foundation
 public import Logging
 internal import Metrics
 internal import Synchronization
+public import Tracing
 
 /// A two-tier ``CacheStorage`` for a ``ResponseCache`` running on several instances: the
 /// instance's own storage (memory or disk) first, a ``FleetStore`` shared by the fleet second.
@@ -53,6 +54,10 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         public var instance = UUID().uuidString
         /// Where fail-open decisions are logged (debug level, keys without their scope).
         public var logger = Logger(label: "curlew.fleet")
+        /// Where the spans of store reads and single-flight locks go (`fleet read`, `fleet lock`,
+        /// each with its `curlew.fleet.outcome`); `nil` (the default): the process-wide tracer,
+        /// which records nothing until the application bootstraps one.
+        public var tracer: (any Tracer)?
 
         /// The defaults.
         public init() {}
@@ -215,8 +220,11 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     }
 
     private func readStore(_ fleetKey: String, fullKey: String) async -> Read {
+        let span = startSpan("fleet read")
+        defer { span?.end() }
         guard permit() else {
             failOpen("breaker open")
+            span?.attributes["curlew.fleet.outcome"] = "breaker open"
             return .unavailable
         }
         let started = ContinuousClock.now
@@ -226,20 +234,40 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         case .answered(let stored):
             succeeded()
             metrics.readLatency.recordNanoseconds(Int64(nanoseconds(ContinuousClock.now - started)))
-            guard let stored, let entry = FleetEntryCoding.decode(stored, expectedKey: fullKey) else { return .absent }
+            guard let stored, let entry = FleetEntryCoding.decode(stored, expectedKey: fullKey) else {
+                span?.attributes["curlew.fleet.outcome"] = "absent"
+                return .absent
+            }
             try? await local.store(entry)
             count { $0.secondTierHits += 1 }
             metrics.secondTierHits.increment()
+            span?.attributes["curlew.fleet.outcome"] = "hit"
             return .hit(entry)
         case .failed(let error):
             failed()
             failOpen("read failed: \(error)")
+            span?.attributes["curlew.fleet.outcome"] = "failed"
+            span?.recordError(error)
             return .unavailable
         case .timedOut:
             failed()
             failOpen("read not answered within \(configuration.softTimeout)")
+            span?.attributes["curlew.fleet.outcome"] = "timed out"
             return .unavailable
         }
+    }
+
+    /// A client span under the caller's context, or `nil` when no tracer records anything.
+    private func startSpan(_ name: String) -> (any Span)? {
+        let tracer: any Tracer
+        if let configured = configuration.tracer {
+            tracer = configured
+        } else {
+            // Nothing bootstrapped (the usual case): no span, without the tracer look-up's casts.
+            guard type(of: InstrumentationSystem.instrument) != NoOpInstrument.self else { return nil }
+            tracer = InstrumentationSystem.tracer
+        }
+        return tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: .client)
     }
 
     // MARK: Single-flight
@@ -270,9 +298,16 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         }
         let store = store
         let owner = configuration.instance
+        let span = startSpan("fleet lock")
         let locked = await withSoftTimeout(configuration.softTimeout) {
             try await store.tryLock(fleetKey, owner: owner, ttl: flight.lockTimeToLive)
         }
+        switch locked {
+        case .answered(true): span?.attributes["curlew.fleet.outcome"] = "taken"
+        case .answered(false): span?.attributes["curlew.fleet.outcome"] = "held elsewhere"
+        case .failed, .timedOut: span?.attributes["curlew.fleet.outcome"] = "unavailable"
+        }
+        span?.end()
         switch locked {
         case .answered(true):
             succeeded()

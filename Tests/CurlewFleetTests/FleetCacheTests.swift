@@ -1,6 +1,7 @@
 import Curlew
 @testable import CurlewFleet
 import Foundation
+import InMemoryTracing
 import LoopbackServer
 import Synchronization
 import Testing
@@ -44,6 +45,26 @@ struct FleetCacheTests {
         #expect(b.storage.statistics.secondTierHits == 1)
         // Without a stored answer anywhere, the outage is the caller's error.
         await #expect(throws: CurlewError.self) { try await b.client.send(FleetText(path: "item/6", policy: .networkFirst(staleFor: .hours(1)))) }
+    }
+
+    /// Store reads and single-flight locks are spans with their outcome: a miss takes the lock,
+    /// another instance's read is a hit.
+    @Test func storeReadsAndLocksAreSpans() async throws {
+        let server = try await startOrigin()
+        let store = InMemoryFleetStore()
+        let tracer = InMemoryTracer()
+        var configuration = FleetCacheStorage.Configuration.generousForTests
+        configuration.tracer = tracer
+        let a = FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        let b = FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        #expect(try await a.client.send(FleetText(path: "item/9")) == "item 9")
+        await a.cache.waitForPendingWrites()
+        #expect(await a.storage.flush())
+        #expect(try await b.client.send(FleetText(path: "item/9")) == "item 9")
+        let spans = tracer.finishedSpans.map { ($0.operationName, $0.attributes["curlew.fleet.outcome"]?.toSpanAttribute()) }
+        #expect(spans.map(\.0) == ["fleet read", "fleet lock", "fleet read"])
+        #expect(spans.map(\.1) == ["absent", "taken", "hit"])
+        await server.shutdown()
     }
 
     @Test func credentialsAndVaryStayIsolatedInTheSecondTier() async throws {
