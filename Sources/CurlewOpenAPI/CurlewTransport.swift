@@ -11,7 +11,9 @@ public import OpenAPIRuntime
 /// ```swift
 /// let api = APIClient(configuration: ClientConfiguration(baseURL: "https://api.example.com/v1", middleware: [RetryMiddleware()]))
 /// var configuration = CurlewTransport.Configuration()
-/// configuration.operations["downloadExport"] = OperationPolicy(stallTimeout: .seconds(20))
+/// var export = RequestOptions()
+/// export.idleTimeout = .seconds(20)                   // the stall timeout
+/// configuration.operations["downloadExport"] = OperationPolicy(options: export)
 /// let client = Client(serverURL: try Servers.Server1.url(), transport: CurlewTransport(client: api, configuration: configuration))
 /// ```
 ///
@@ -89,8 +91,7 @@ public struct CurlewTransport: ClientTransport {
         let statuses = configuration.middlewareStatuses ?? Self.statusesHandledByMiddleware(client: client, options: options)
         if !statuses.isEmpty { options.middleware.append(StatusGate(statuses: statuses)) }
         let endpoint = OperationEndpoint(
-            method: request.method, url: url, fields: request.headerFields, content: content, options: options,
-            connectTimeout: policy.connectTimeout, stallTimeout: policy.stallTimeout)
+            method: request.method, url: url, fields: request.headerFields, content: content, options: options)
         let isHead = request.method == .head
         do {
             guard let highWaterMark = policy.responseBody.streamingHighWaterMark(cache: options.cache) else {

@@ -18,8 +18,6 @@ struct OperationEndpoint: Endpoint {
     let fields: HTTPFields
     let content: PreparedBody?
     let options: RequestOptions
-    let connectTimeout: Duration?
-    let stallTimeout: Duration?
 
     /// The URL as the path: an absolute http(s) path is used as it is (the base URL does not apply).
     var path: String { url }
@@ -41,8 +39,6 @@ struct OperationEndpoint: Endpoint {
             request.headers.append(field)
         }
         request.content = content
-        if let connectTimeout { request.options.connectTimeout = connectTimeout }
-        if let stallTimeout { request.options.idleTimeout = stallTimeout }
     }
 
     func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Data {

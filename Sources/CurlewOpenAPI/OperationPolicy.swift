@@ -1,9 +1,8 @@
 public import Curlew
 
 /// How one OpenAPI operation is sent: Curlew's per-call `RequestOptions` (queue and
-/// priority, total timeout, cache policy, added or skipped middleware such as a retry policy of
-/// its own, whether login is required) plus the connect and stall timeouts and where the
-/// response body goes.
+/// priority, the four timeouts, cache policy, added or skipped middleware such as a retry policy
+/// of its own, whether login is required) plus where the response body goes.
 ///
 /// Set per `operationID` in one place, ``CurlewTransport/Configuration/operations``, without
 /// touching generated code:
@@ -11,22 +10,20 @@ public import Curlew
 /// ```swift
 /// var configuration = CurlewTransport.Configuration()
 /// configuration.operations["listPets"] = OperationPolicy(options: RequestOptions(queue: "catalog", totalTimeout: .seconds(5)))
-/// configuration.operations["exportPets"] = OperationPolicy(stallTimeout: .seconds(15), responseBody: .stream(highWaterMark: 4 << 20))
+/// var export = RequestOptions()
+/// export.idleTimeout = .seconds(15)                   // the stall timeout
+/// configuration.operations["exportPets"] = OperationPolicy(options: export, responseBody: .stream(highWaterMark: 4 << 20))
 /// ```
 public struct OperationPolicy: Sendable {
     /// Curlew's per-call options: `RequestOptions.queue`, `RequestOptions.priority`,
     /// `RequestOptions.totalTimeout` (`.totalTimeout` when it passes; for a streamed
-    /// body it covers the reading too), `RequestOptions.cache`,
+    /// body it covers the reading too), `RequestOptions.connectTimeout`,
+    /// `RequestOptions.headTimeout`, `RequestOptions.idleTimeout` (the stall timeout: no byte
+    /// received or sent for that long, `.idleTimeout`), `RequestOptions.cache`,
     /// `RequestOptions.middleware` (a `RetryMiddleware` for this operation only),
     /// `RequestOptions.skippedMiddleware` (`[.retry]` to never retry it),
     /// `RequestOptions.requiresAuthentication`.
     public var options: RequestOptions
-    /// Longest time to establish the connection (TCP and TLS); `nil` keeps the client's
-    /// `TransferOptions.connectTimeout`. Fails with `.connectTimeout`.
-    public var connectTimeout: Duration?
-    /// Longest time without a byte received or sent (a stalled transfer); `nil` keeps the
-    /// client's `TransferOptions.idleTimeout`. Fails with `.idleTimeout`.
-    public var stallTimeout: Duration?
     /// Where the response body goes.
     public var responseBody: ResponseBodyHandling
 
@@ -56,10 +53,8 @@ public struct OperationPolicy: Sendable {
     }
 
     /// Creates a policy; every parameter defaults to "as the client is configured".
-    public init(options: RequestOptions = RequestOptions(), connectTimeout: Duration? = nil, stallTimeout: Duration? = nil, responseBody: ResponseBodyHandling = .automatic) {
+    public init(options: RequestOptions = RequestOptions(), responseBody: ResponseBodyHandling = .automatic) {
         self.options = options
-        self.connectTimeout = connectTimeout
-        self.stallTimeout = stallTimeout
         self.responseBody = responseBody
     }
 }

@@ -241,7 +241,9 @@ struct CurlewTransportTests {
         let store = try await PetStoreServer.start()
         defer { Task { await store.shutdown() } }
         var configuration = CurlewTransport.Configuration()
-        configuration.operations[Operations.StreamEvents.id] = OperationPolicy(stallTimeout: .seconds(2))
+        var stall = RequestOptions()
+        stall.idleTimeout = .seconds(2)
+        configuration.operations[Operations.StreamEvents.id] = OperationPolicy(options: stall)
         let (client, _) = try makeClient(store, configuration: configuration)
         // The server sends one event, then nothing. Under a heavy load the head itself may come
         // later than the stall timeout: the error kind is the same either way (inside the

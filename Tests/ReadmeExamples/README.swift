@@ -37,11 +37,11 @@
 //   block 35 (README.md:1315): declarations, file scope, where CurlewFleet can be imported
 //   block 36 (README.md:1360): skipped (no-compile)
 //   block 37 (README.md:1393): declarations, file scope
-//   block 38 (README.md:1412): skipped (no-compile)
-//   block 39 (README.md:1511): declarations, file scope
-//   block 40 (README.md:1613): declarations, file scope
-//   block 41 (README.md:1653): declarations, file scope
-//   block 42 (README.md:1687): declarations, file scope
+//   block 38 (README.md:1414): skipped (no-compile)
+//   block 39 (README.md:1513): declarations, file scope
+//   block 40 (README.md:1615): declarations, file scope
+//   block 41 (README.md:1655): declarations, file scope
+//   block 42 (README.md:1689): declarations, file scope
 
 import Curlew
 import Foundation
@@ -778,7 +778,9 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 func petStoreTransport(_ api: APIClient) -> CurlewTransport {
     var configuration = CurlewTransport.Configuration()
     configuration.operations["listPets"] = OperationPolicy(options: RequestOptions(queue: "catalog", totalTimeout: .seconds(5)))
-    configuration.operations["downloadBlob"] = OperationPolicy(stallTimeout: .seconds(20), responseBody: .stream(highWaterMark: 4 << 20))
+    var blob = RequestOptions()
+    blob.idleTimeout = .seconds(20)                                     // the stall timeout
+    configuration.operations["downloadBlob"] = OperationPolicy(options: blob, responseBody: .stream(highWaterMark: 4 << 20))
     var cached = RequestOptions()
     cached.cache = .maxAge(.minutes(10))
     configuration.operations["getPet"] = OperationPolicy(options: cached)
@@ -786,8 +788,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1511
-#sourceLocation(file: "README.md", line: 1512)
+// MARK: block 39, README.md:1513
+#sourceLocation(file: "README.md", line: 1514)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -887,8 +889,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1613
-#sourceLocation(file: "README.md", line: 1614)
+// MARK: block 40, README.md:1615
+#sourceLocation(file: "README.md", line: 1616)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -926,8 +928,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1653
-#sourceLocation(file: "README.md", line: 1654)
+// MARK: block 41, README.md:1655
+#sourceLocation(file: "README.md", line: 1656)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -959,8 +961,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1687
-#sourceLocation(file: "README.md", line: 1688)
+// MARK: block 42, README.md:1689
+#sourceLocation(file: "README.md", line: 1690)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
