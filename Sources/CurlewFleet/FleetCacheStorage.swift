@@ -257,17 +257,10 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         }
     }
 
-    /// A client span under the caller's context, or `nil` when no tracer records anything.
+    /// A client span under the caller's context, or `nil` when no tracer records anything (the
+    /// same choice a call makes, ``CurlewInstrumentation``).
     private func startSpan(_ name: String) -> (any Span)? {
-        let tracer: any Tracer
-        if let configured = configuration.tracer {
-            tracer = configured
-        } else {
-            // Nothing bootstrapped (the usual case): no span, without the tracer look-up's casts.
-            guard type(of: InstrumentationSystem.instrument) != NoOpInstrument.self else { return nil }
-            tracer = InstrumentationSystem.tracer
-        }
-        return tracer.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: .client)
+        CurlewInstrumentation(tracer: configuration.tracer).activeTracer?.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: .client)
     }
 
     // MARK: Single-flight

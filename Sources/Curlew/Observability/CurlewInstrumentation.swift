@@ -30,7 +30,7 @@ public struct CurlewInstrumentation: Sendable {
     /// Every call asks, so the no-op checks compare dynamic types (two loads and a compare)
     /// rather than casting (`is`, a runtime cast through the conformance tables). The no-op types
     /// are a struct and a final class: no subclass could pass for them.
-    var activeTracer: (any Tracer)? {
+    package var activeTracer: (any Tracer)? {
         if let tracer { return type(of: tracer) == NoOpTracer.self ? nil : tracer }
         // Nothing bootstrapped or bound with `withTracer` (the usual case): one look-up and a
         // type comparison, without `InstrumentationSystem.tracer`'s protocol casts.
