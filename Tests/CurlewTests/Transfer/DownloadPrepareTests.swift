@@ -39,10 +39,7 @@ struct DownloadPrepareTests {
             let path = "/file?n=\(length)&etag=%22p1%22"
             let target = folder.appendingPathComponent("p.bin")
             let options = DownloadOptions(resumable: true)
-            let plan = try DownloadPlan(destination: target, url: server.baseURL + path, options: options)
-            try Data(PatternBody.bytes(length + 10)).write(to: URL(fileURLWithPath: plan.partialPath))
-            let record = ResumeRecord(url: server.baseURL + path, validator: "\"p1\"", completeLength: Int64(length), contentType: "", contentDisposition: "")
-            #expect(record.write(to: try #require(plan.recordPath)))
+            try leavePartialDownload(of: server.baseURL + path, at: target, bytes: length + 10, validator: "\"p1\"", completeLength: length, options: options)
 
             let reads = Reads()
             let file = try await client.download(CountedGet(path: path, reads: reads), to: target, options: options)
@@ -63,10 +60,7 @@ struct DownloadPrepareTests {
             let path = "/file?n=\(length)&etag=%22p1%22"
             let target = folder.appendingPathComponent("t.bin")
             let options = DownloadOptions(resumable: true)
-            let plan = try DownloadPlan(destination: target, url: server.baseURL + path, options: options)
-            try Data(PatternBody.bytes(length + 10)).write(to: URL(fileURLWithPath: plan.partialPath))
-            let record = ResumeRecord(url: server.baseURL + path, validator: "\"p1\"", completeLength: Int64(length), contentType: "", contentDisposition: "")
-            #expect(record.write(to: try #require(plan.recordPath)))
+            try leavePartialDownload(of: server.baseURL + path, at: target, bytes: length + 10, validator: "\"p1\"", completeLength: length, options: options)
 
             let tracker = RequestTracker()
             let ticket = tracker.ticket()
@@ -102,10 +96,7 @@ struct DownloadPrepareTests {
             let path = "/file?n=\(length)"
             let target = folder.appendingPathComponent("c.bin")
             let options = DownloadOptions(resumable: true)
-            let plan = try DownloadPlan(destination: target, url: server.baseURL + path, options: options)
-            try Data(PatternBody.bytes(1_000)).write(to: URL(fileURLWithPath: plan.partialPath))
-            let record = ResumeRecord(url: server.baseURL + path, validator: "\"p1\"", completeLength: Int64(length), contentType: "", contentDisposition: "")
-            #expect(record.write(to: try #require(plan.recordPath)))
+            try leavePartialDownload(of: server.baseURL + path, at: target, bytes: 1_000, validator: "\"p1\"", completeLength: length, options: options)
 
             let failures = Failures()
             let events = client.events
@@ -146,4 +137,13 @@ extension DownloadPrepareTests.Reads {
         typealias Response = Data
         var path: String
     }
+}
+
+/// Leaves what an interrupted resumable download of `url` into `target` leaves behind: a partial
+/// file of `bytes` pattern bytes and its record (`validator`, `completeLength`).
+private func leavePartialDownload(of url: String, at target: URL, bytes: Int, validator: String, completeLength: Int, options: DownloadOptions) throws {
+    let plan = try DownloadPlan(destination: target, url: url, options: options)
+    try Data(PatternBody.bytes(bytes)).write(to: URL(fileURLWithPath: plan.partialPath))
+    let record = ResumeRecord(url: url, validator: validator, completeLength: Int64(completeLength), contentType: "", contentDisposition: "")
+    #expect(record.write(to: try #require(plan.recordPath)))
 }
