@@ -42,28 +42,14 @@ struct ContentDispositionTests {
     /// machine can exceed. The bound between the two (10×) leaves room for cache effects and
     /// noise; each size takes the fastest of several runs, which filters out the moments the
     /// machine was busy elsewhere.
-    @Test func aNameBuriedInDotsAndSpacesIsTrimmedInLinearTime() {
-        func header(_ count: Int) -> String {
-            let padding = String(repeating: ". ", count: count)
-            return "attachment; filename=\"\(padding)report.pdf\(padding)\""
-        }
-        func fastest(_ text: String) -> Duration {
-            let clock = ContinuousClock()
-            var best = Duration.seconds(3600)
-            for _ in 0..<7 {
-                var name: String?
-                let elapsed = clock.measure { name = ContentDisposition.suggestedFileName(text) }
-                #expect(name == "report.pdf")
-                best = min(best, elapsed)
-            }
-            return best
-        }
-        let small = header(10_000)
-        let large = header(40_000)
-        _ = fastest(small)  // warm up
-        let ratio = fastest(large) / fastest(small)
-        #expect(ratio < 10, "four times the padding multiplied the time by \(ratio): not linear")
-        let padding = String(repeating: ". ", count: 100_000)
+    /// The quadratic trimming this guards against took about a second for 100,000 dots and would
+    /// take minutes for the 2,000,000 here; linear, it takes a fraction of a second. No timing is
+    /// compared (a ratio of two timings failed on loaded and quiet machines alike): the time
+    /// limit only stops a regression from hanging the suite.
+    @Test(.timeLimit(.minutes(1)))
+    func aNameBuriedInDotsAndSpacesIsTrimmedInLinearTime() {
+        let padding = String(repeating: ". ", count: 1_000_000)
+        #expect(ContentDisposition.suggestedFileName("attachment; filename=\"\(padding)report.pdf\(padding)\"") == "report.pdf")
         #expect(ContentDisposition.sanitised(padding) == nil)
         #expect(ContentDisposition.sanitised(" .a. ") == "a")
     }
