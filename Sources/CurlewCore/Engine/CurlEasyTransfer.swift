@@ -137,8 +137,13 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// The transfer is over with `error` (cancelled, shut down, timed out, refused): the caller
     /// or the stream gets it, a partial file is removed, a body producer stops. Any thread that
     /// owns the transfer (the engine thread once submitted). Later outcomes are ignored.
-    package func fail(_ error: CurlewError) {
-        perform(machine.fail(error))
+    ///
+    /// `measured`: the handle has been running, so the error carries what libcurl measured so far
+    /// (a cancelled stream's metrics count the bytes that did arrive).
+    package func fail(_ error: CurlewError, measured: Bool = false) {
+        var failure = error
+        if measured { attachMetrics(to: &failure, curlCode: nil) }
+        perform(machine.fail(failure))
     }
 
     /// libcurl reports the transfer done with `code` (engine thread, after the handle was

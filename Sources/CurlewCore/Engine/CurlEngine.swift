@@ -335,7 +335,7 @@ package final class CurlEngine: @unchecked Sendable {
                 statistics.setActive(transfers.count)
                 curl_multi_remove_handle(multi, transfer.handle)
                 left(transfer, multi: multi)
-                transfer.fail(Self.cancellationError(transfer.request))
+                transfer.fail(Self.cancellationError(transfer.request), measured: true)
             } else if let index = retrying.firstIndex(where: { $0.id == id }) {
                 let transfer = retrying.remove(at: index).transfer
                 transfer.fail(Self.cancellationError(transfer.request))

@@ -8,8 +8,9 @@ package enum ResponseBodyEnd: Sendable {
     case finished(TransferMetrics?)
     /// The transfer failed midway (its ``CurlewError`` carries the metrics measured so far).
     case failed(any Error)
-    /// The reader cancelled or dropped the stream before the end.
-    case cancelled
+    /// The reader cancelled or dropped the stream before the end; what libcurl measured up to
+    /// the moment the engine stopped the transfer (`nil` for a body not from ``CurlTransport``).
+    case cancelled(TransferMetrics?)
 
     /// The error of a body that did not finish: `CancellationError` for a cancelled one.
     package var error: (any Error)? {
@@ -20,12 +21,11 @@ package enum ResponseBodyEnd: Sendable {
         }
     }
 
-    /// What libcurl measured: the whole exchange, or up to a failure.
+    /// What libcurl measured: the whole exchange, or up to a failure or a cancel.
     package var metrics: TransferMetrics? {
         switch self {
-        case .finished(let metrics): metrics
+        case .finished(let metrics), .cancelled(let metrics): metrics
         case .failed(let error): (error as? CurlewError)?.metrics
-        case .cancelled: nil
         }
     }
 }

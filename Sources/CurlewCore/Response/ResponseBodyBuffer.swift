@@ -53,8 +53,17 @@ package final class ResponseBodyBuffer: Sendable {
     /// The body ended (with `nil`) or failed; a reader gets the rest of the chunks, then the end
     /// or the error. `metrics`: what the transport measured over the whole exchange. Observers
     /// (``whenEnded(_:)``) hear of the end before a reader can see it.
+    ///
+    /// A body its reader stopped ends here too: the transport always finishes or fails the
+    /// transfer it was asked to stop, and only then is it known what libcurl measured, so
+    /// observers hear of the cancel (with those metrics) from this call, not from ``cancel()``.
     package func finish(_ error: (any Error)?, metrics: TransferMetrics? = nil) {
-        if !state.withLock({ $0.hasEnded }) { reportEnd(error.map { .failed($0) } ?? .finished(metrics)) }
+        let (ended, stoppedByReader) = state.withLock { ($0.ending != nil, $0.stopped) }
+        if stoppedByReader {
+            reportEnd(.cancelled(metrics ?? (error as? CurlewError)?.metrics))
+        } else if !ended {
+            reportEnd(error.map { .failed($0) } ?? .finished(metrics))
+        }
         let waiter = state.withLock { $0.finish(error) }
         if let waiter {
             if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
@@ -83,10 +92,10 @@ package final class ResponseBodyBuffer: Sendable {
     }
 
     /// Stops the stream: drops unread chunks, fails a waiting reader and, unless the body already
-    /// ended, asks the transport to stop the transfer.
+    /// ended, asks the transport to stop the transfer (whose end, reported through
+    /// ``finish(_:metrics:)``, tells the observers).
     package func cancel() {
         let (waiter, stop) = state.withLock { $0.cancel() }
-        if stop { reportEnd(.cancelled) }
         waiter?.resume(throwing: CancellationError())
         if stop { onCancel() }
     }
@@ -94,7 +103,6 @@ package final class ResponseBodyBuffer: Sendable {
     /// The last copy of the stream is gone: stop the transfer unless the body already ended.
     package func consumerGone() {
         guard state.withLock({ $0.consumerGone() }) else { return }
-        reportEnd(.cancelled)
         onCancel()
     }
 }
@@ -115,8 +123,9 @@ package struct ResponseBodyBufferState {
     package private(set) var bufferedBytes = 0
     private var waiter: Waiter?
     package private(set) var producerPaused = false
-    private var ending: Result<Void, any Error>?
-    private var stopped = false
+    package private(set) var ending: Result<Void, any Error>?
+    /// The reader cancelled or went away before the end.
+    package private(set) var stopped = false
 
     /// Creates an empty buffer state.
     package init(highWaterMark: Int) { self.highWaterMark = highWaterMark }

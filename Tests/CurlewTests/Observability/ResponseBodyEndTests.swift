@@ -52,20 +52,28 @@ struct ResponseBodyEndTests {
         #expect(buffer.finalMetrics == nil)
     }
 
-    @Test func aCancelledOrAbandonedBodyIsToldOnceAndTheTransferStopped() {
+    @Test func aCancelledOrAbandonedBodyStopsTheTransferAndIsToldOnceWhenTheTransportEndsIt() {
         let stops = Mutex(0)
         let ends = Ends()
+        var measured = CurlewError(code: .cancelled, message: "the transfer was cancelled")
+        measured.metrics = TransferMetrics(bytesReceived: 1234)
         do {
             let buffer = ResponseBodyBuffer(highWaterMark: 100, onResume: {}, onCancel: { stops.withLock { $0 += 1 } })
             buffer.whenEnded { ends.record($0) }
             buffer.cancel()
             buffer.cancel()
-            buffer.finish(CurlewError(code: .cancelled, message: "the transfer was cancelled"))
+            #expect(ends.all.isEmpty, "told when the transport has stopped the transfer, with what it measured")
+            buffer.finish(measured)
+            buffer.whenEnded { end in #expect(end.metrics?.bytesReceived == 1234) }
         }
         do {
             let buffer = ResponseBodyBuffer(highWaterMark: 100, onResume: {}, onCancel: { stops.withLock { $0 += 1 } })
             buffer.whenEnded { ends.record($0) }
             _ = ResponseBodyStream(buffer: buffer)  // the only copy goes at once
+            #expect(stops.withLock { $0 } == 2)
+            // The transport finished the transfer meanwhile: still a cancel, with its metrics.
+            buffer.finish(nil, metrics: TransferMetrics(bytesReceived: 99))
+            buffer.whenEnded { end in #expect(end.metrics?.bytesReceived == 99) }
         }
         #expect(ends.all == ["cancelled", "cancelled"])
         #expect(stops.withLock { $0 } == 2)
@@ -77,8 +85,12 @@ struct ResponseBodyEndTests {
             for _ in 0..<500 {
                 let buffer = ResponseBodyBuffer(highWaterMark: 100, onResume: {}, onCancel: {})
                 buffer.whenEnded { ends.record($0) }
+                group.addTask {
+                    buffer.cancel()
+                    // What the transport does when asked to stop (a no-op after the finish).
+                    buffer.finish(CurlewError(code: .cancelled, message: "the transfer was cancelled"))
+                }
                 group.addTask { buffer.finish(nil) }
-                group.addTask { buffer.cancel() }
             }
         }
         #expect(ends.all.count == 500)

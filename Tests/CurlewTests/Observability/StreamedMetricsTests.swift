@@ -108,6 +108,11 @@ struct StreamedMetricsTests {
             #expect(try await iterator.next()?.count == 1000)
             cancelled.body.cancel()
             cancelled.body.cancel()
+            // Recorded once the engine has stopped the transfer, with what libcurl measured then.
+            let end = await withCheckedContinuation { continuation in cancelled.body.whenEnded { continuation.resume(returning: $0) } }
+            let cancelledBytes = try #require(end.metrics?.bytesReceived)
+            #expect(cancelledBytes > 1000, "the 1,000 body bytes that arrived, headers included")
+            #expect(metrics.counterTotal(label: "curlew_bytes_received_total", dimensions: Self.perType) == cancelledBytes)
             let cancelledClass = [("request", "Feed"), ("status_class", "cancelled")]
             #expect(metrics.counterTotal(label: "curlew_requests_total", dimensions: cancelledClass) == 1)
             #expect(try metrics.expectTimer("curlew_request_duration_seconds", [("method", "GET")] + cancelledClass).values.count == 1)
