@@ -10,7 +10,8 @@ internal import HTTPTypes
 /// - a `2xx` whose media type is not refused goes to the partial file: `200` (and other 2xx)
 ///   from byte 0 — never appended to older bytes — and `206` appended where its `Content-Range`
 ///   starts, which must be the resume offset (else `.rangeMismatch`, the partial file untouched);
-///   a `206` with another `ETag` than the stored validator fails with `.resourceChanged`;
+///   a `206` with another `ETag` than the stored validator, or content-encoded (its range counts
+///   encoded bytes), fails with `.resourceChanged`;
 /// - anything else (an error status, JSON instead of a file) is collected in memory, up to
 ///   ``DownloadTarget/errorBodyLimit`` bytes, for the error; a new partial file is removed, a
 ///   resumable one is left as it was.
@@ -76,7 +77,8 @@ final class DownloadBodySink: ResponseBodySink {
             return
         }
         var start: Int64 = 0
-        var complete = fields[.contentLength].flatMap { Int64($0) }
+        // An encoded answer's Content-Length counts encoded bytes; the file holds decoded ones.
+        var complete = fields[.contentEncoding] == nil ? fields[.contentLength].flatMap { Int64($0) } : nil
         if status == 206 {
             guard let range = fields[.contentRange].flatMap(ContentRange.init), let first = range.first,
                 first == (target.resumeOffset ?? 0)
@@ -86,6 +88,12 @@ final class DownloadBodySink: ResponseBodySink {
             }
             if let stored = target.storedValidator, stored.hasPrefix("\""), let etag = fields[.eTag], etag != stored {
                 abortWith(.resourceChanged, "the resource changed (ETag \(etag), was \(stored))")
+                return
+            }
+            if let coding = fields[.contentEncoding], coding.lowercased() != "identity" {
+                // Asked for unencoded bytes, the server ranged its encoded form: those offsets
+                // are not the file's, so the download starts over.
+                abortWith(.resourceChanged, "the 206 answer is \(coding)-encoded: its range counts encoded bytes, not the file's")
                 return
             }
             start = first
