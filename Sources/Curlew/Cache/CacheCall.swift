@@ -153,9 +153,10 @@ struct CacheCall: Sendable {
     private func revalidated(_ entry: CacheEntry, with headers: HTTPFields, sent: Date) async -> RawResponse {
         let now = configuration.now()
         var refreshed = entry
-        let replaced = Set(headers.map { $0.name.canonicalName.lowercased() }).subtracting(HTTPCacheRules.keptOn304)
+        // Canonical names are lower-case already.
+        let replaced = Set(headers.map(\.name.canonicalName)).subtracting(HTTPCacheRules.keptOn304)
         refreshed.headers.removeAll { replaced.contains($0.name.lowercased()) }
-        for field in headers where replaced.contains(field.name.canonicalName.lowercased()) && field.name != .setCookie {
+        for field in headers where replaced.contains(field.name.canonicalName) && field.name != .setCookie {
             refreshed.headers.append(CacheEntry.Header(name: field.name.canonicalName, value: field.value))
         }
         refreshed.requestTime = sent

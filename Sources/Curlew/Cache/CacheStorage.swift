@@ -23,6 +23,11 @@ public protocol CacheStorage: Sendable {
     func removeExpired(before date: Date) async -> Int
 }
 
+/// A ``CacheStorage`` whose writes cost no more than handing them over (``MemoryCacheStorage``):
+/// the ``ResponseCache`` applies them on the caller's path, where a slow storage's are queued for
+/// a background drain (`PendingWrites`).
+package protocol InlineWritableCacheStorage: CacheStorage {}
+
 /// A ``CacheStorage`` that is a tier shared with other instances (CurlewFleet's two-tier
 /// storage) and so hears two things a storage of one process need not:
 /// - each ``ResponseCache/invalidate(_:)`` as it was asked (a key, a prefix, an account), not only

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A ``CacheStorage`` in memory, bounded by bytes, evicting the least recently used entries.
-public actor MemoryCacheStorage: CacheStorage {
+public actor MemoryCacheStorage: CacheStorage, InlineWritableCacheStorage {
     /// The most bytes kept (``CacheEntry/size`` summed).
     public nonisolated let maximumBytes: Int
     private var entries: [String: (entry: CacheEntry, lastUse: UInt64)] = [:]

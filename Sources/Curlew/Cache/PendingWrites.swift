@@ -3,7 +3,9 @@ internal import Synchronization
 
 /// The writes and removals a ``ResponseCache`` has accepted but its storage has not finished,
 /// off the callers' path: one drain task applies them in order while lookups see them at once
-/// (read-your-writes). A removal is visible as "absent" the same way.
+/// (read-your-writes). A removal is visible as "absent" the same way. A storage whose writes are
+/// as cheap as queueing them (``InlineWritableCacheStorage``, memory) is written on the caller's
+/// path instead: nothing is ever pending, and no drain task is started per write.
 ///
 /// `Sendable` through one `Mutex` guarding ``State``; the storage and the failure handler are
 /// immutable and `Sendable`.
@@ -38,11 +40,14 @@ final class PendingWrites: Sendable {
 
     private let state = Mutex(State())
     private let storage: any CacheStorage
+    /// Whether writes go to the storage on the caller's path (decided once, from the storage).
+    private let writesInline: Bool
     private let failed: @Sendable () -> Void
 
     /// Pending writes into `storage`; `failed` is called for each write the storage refused.
     init(storage: any CacheStorage, failed: @escaping @Sendable () -> Void) {
         self.storage = storage
+        self.writesInline = storage is any InlineWritableCacheStorage
         self.failed = failed
     }
 
@@ -54,6 +59,10 @@ final class PendingWrites: Sendable {
     /// Accepts an operation: visible to ``operation(for:)`` at once, applied by the drain task.
     /// Waits only when the backlog is full.
     func submit(_ operation: Operation, key: String, logger: Logger, summary: RequestSummary) async {
+        if writesInline {
+            await apply(operation, key: key, logger: logger, summary: summary)
+            return
+        }
         let (startDrain, backlog) = state.withLock { state -> (Bool, Int) in
             state.generation += 1
             state.latest[key] = (state.generation, operation)
@@ -66,6 +75,21 @@ final class PendingWrites: Sendable {
             Task { await self.drain() }
         }
         if backlog > Self.backlogLimit { await waitUntilIdle() }
+    }
+
+    /// Writes or removes in the storage; a refused write is logged and counted, never thrown.
+    private func apply(_ operation: Operation, key: String, logger: Logger, summary: RequestSummary) async {
+        switch operation {
+        case .store(let entry):
+            do {
+                try await storage.store(entry)
+            } catch {
+                logger.debug("cache: writing \(summary) failed: \(error)")
+                failed()
+            }
+        case .remove:
+            await storage.removeEntry(for: key)
+        }
     }
 
     /// Returns when every operation accepted so far (and any accepted meanwhile) is applied.
@@ -102,17 +126,7 @@ final class PendingWrites: Sendable {
                 return
             }
             guard !next.superseded else { continue }
-            switch job.operation {
-            case .store(let entry):
-                do {
-                    try await storage.store(entry)
-                } catch {
-                    job.logger.debug("cache: writing \(job.summary) failed: \(error)")
-                    failed()
-                }
-            case .remove:
-                await storage.removeEntry(for: job.key)
-            }
+            await apply(job.operation, key: job.key, logger: job.logger, summary: job.summary)
             state.withLock { state in
                 if state.latest[job.key]?.generation == job.generation { state.latest[job.key] = nil }
             }
