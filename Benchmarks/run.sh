@@ -29,6 +29,10 @@
 #                                               # peers/build.sh from Debian packages), rows added to
 #                                               # the same table; works with --instructions and
 #                                               # BENCH_HTTPS=1 too
+#   bash Benchmarks/run.sh --chart chart.svg    # the timing table, then the instruction table
+#       [--clients ...] [--concurrency 1,64]    # (callgrind) of the same clients and levels, then
+#                                               # both drawn as one SVG by tools/chart.py (the
+#                                               # chart BENCHMARKS.md shows); tables printed too
 #   BENCH_NGINX_ONLY=1 bash Benchmarks/run.sh   # start nginx and leave it running (no build, no
 #                                               # benchmark); stop it with
 #                                               # kill -QUIT "$(cat Benchmarks/.nginx/nginx.pid)"
@@ -43,12 +47,14 @@ IPR_REQUESTS=2000
 IPR_CLIENTS="curlew-data,curlew-decoded,curlew-queue,curlew-middleware,async-http-client,urlsession,libcurl,libcurl-curlew-wire"
 IPR_LEVELS="1,16,64"
 PASS=()
+CHART="" # --chart FILE: the SVG to draw
 PEERS="${BENCH_PEERS:-0}" # --peers: the peer clients of Benchmarks/peers/ (see the block below)
 ENGINES=()
 while (($#)); do
     case "$1" in
         --engines) ENGINES=(--engines "$2"); PASS+=("$1" "$2"); shift ;;
         --instructions) MODE=instructions ;;
+        --chart) MODE=chart; CHART="$2"; shift ;;
         --instructions-requests) IPR_REQUESTS="$2"; shift ;;
         --pin) PIN=1 ;;
         --peers) PEERS=1 ;;
@@ -227,7 +233,7 @@ peers_merge() {
 # --- end peers -----------------------------------------------------------------------------------
 COMMON=(--url "http://127.0.0.1:$PORT/small.json" --status-url "http://127.0.0.1:$PORT/nginx_status" --expected-bytes "$BODY_BYTES")
 
-if [[ "$MODE" == instructions ]]; then
+if [[ "$MODE" == instructions || "$MODE" == chart ]]; then
     command -v valgrind >/dev/null || { echo "run.sh: --instructions needs valgrind (apt-get install valgrind)" >&2; exit 2; }
     work="$(mktemp -d)"
     trap 'rm -rf "$work"; stop_nginx' EXIT
@@ -242,20 +248,34 @@ if [[ "$MODE" == instructions ]]; then
             --requests "$requests" "${ENGINES[@]}" >"$work/log" 2>&1 || { tail -20 "$work/log" >&2; return 1; }
         grep -oE 'Collected : [0-9]+' "$work/log" | grep -oE '[0-9]+'
     }
-    echo "## Instructions per request (callgrind: (Ir($((3 * IPR_REQUESTS))) - Ir($IPR_REQUESTS)) / $((2 * IPR_REQUESTS)), 200 warm-up)"
-    echo ""
-    echo "| client | c | instructions/request |"
-    echo "|---|---:|---:|"
-    IFS=, read -ra clients <<<"$IPR_CLIENTS"
-    IFS=, read -ra levels <<<"$IPR_LEVELS"
-    for level in "${levels[@]}"; do
-        for client in "${clients[@]}"; do
-            echo "run.sh: callgrind $client c=$level" >&2
-            small=$(collected "$IPR_REQUESTS" "$client" "$level")
-            large=$(collected $((3 * IPR_REQUESTS)) "$client" "$level")
-            echo "| $client | $level | $(( (large - small) / (2 * IPR_REQUESTS) )) |"
+    instruction_table() {
+        echo "## Instructions per request (callgrind: (Ir($((3 * IPR_REQUESTS))) - Ir($IPR_REQUESTS)) / $((2 * IPR_REQUESTS)), 200 warm-up)"
+        echo ""
+        echo "| client | c | instructions/request |"
+        echo "|---|---:|---:|"
+        IFS=, read -ra clients <<<"$IPR_CLIENTS"
+        IFS=, read -ra levels <<<"$IPR_LEVELS"
+        for level in "${levels[@]}"; do
+            for client in "${clients[@]}"; do
+                echo "run.sh: callgrind $client c=$level" >&2
+                small=$(collected "$IPR_REQUESTS" "$client" "$level")
+                large=$(collected $((3 * IPR_REQUESTS)) "$client" "$level")
+                echo "| $client | $level | $(( (large - small) / (2 * IPR_REQUESTS) )) |"
+            done
         done
-    done
+    }
+    if [[ "$MODE" == chart ]]; then
+        # The same clients and levels timed, then counted; both tables printed and drawn.
+        "$BIN_DIR/CurlewBenchmark" "${COMMON[@]}" --clients "$IPR_CLIENTS" --concurrency "$IPR_LEVELS" \
+            "${PASS[@]}" | tee "$work/timing.md"
+        echo ""
+        instruction_table | tee "$work/instructions.md"
+        python3 "$BENCH_DIR/tools/chart.py" --timing "$work/timing.md" --instructions "$work/instructions.md" \
+            --out "$CHART" --caption "$(date -u +%Y-%m-%d) $(git -C "$REPO_DIR" rev-parse --short HEAD), $(nproc) CPUs"
+        echo "run.sh: chart written to $CHART" >&2
+        exit 0
+    fi
+    instruction_table
     # --- peers (opt-in) ---
     if [[ "$PEERS" == 1 ]]; then
         bash "$BENCH_DIR/peers/run.sh" "$PORT" --instructions "$IPR_REQUESTS" --concurrency "$IPR_LEVELS" \
