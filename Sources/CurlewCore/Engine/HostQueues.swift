@@ -20,6 +20,9 @@ package struct HostQueues<Transfer> {
     /// Transfers waiting, over every origin.
     package private(set) var queuedCount = 0
 
+    /// One origin's transfers. Always changed in place in ``origins`` (through its `default:` or
+    /// `values` subscript): a copy taken out and written back would share the waiting array, so
+    /// the next append would copy the whole queue — on every admission and every release.
     private struct Origin {
         var running = 0
         var multiplexes = false
@@ -28,6 +31,7 @@ package struct HostQueues<Transfer> {
         var head = 0
 
         var hasWaiting: Bool { head < waiting.count }
+        var isIdle: Bool { running == 0 && !hasWaiting && !multiplexes }
 
         mutating func popFirst() -> (id: UInt64, transfer: Transfer)? {
             guard hasWaiting else { return nil }
@@ -39,6 +43,35 @@ package struct HostQueues<Transfer> {
             }
             return first
         }
+
+        /// Counts the transfer running when it may start; else queues it. Returns whether it starts.
+        mutating func admit(_ transfer: Transfer, id: UInt64, cap: Int) -> Bool {
+            if multiplexes || (running < cap && !hasWaiting) {
+                running += 1
+                return true
+            }
+            waiting.append((id, transfer))
+            return false
+        }
+
+        /// One running transfer left; returns the next to start (counted running), if one waits.
+        mutating func release(cap: Int) -> (id: UInt64, transfer: Transfer)? {
+            running -= 1
+            guard running < cap || multiplexes, let first = popFirst() else { return nil }
+            running += 1
+            return first
+        }
+
+        /// Takes the waiting transfer `id` out of the queue.
+        mutating func remove(id: UInt64) -> Transfer? {
+            guard let index = waiting[head...].firstIndex(where: { $0.id == id }) else { return nil }
+            let removed = waiting.remove(at: index).transfer
+            if head == waiting.count {
+                waiting.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return removed
+        }
     }
 
     package init(cap: Int) {
@@ -48,63 +81,39 @@ package struct HostQueues<Transfer> {
     /// Whether a transfer to `origin` may start now (it is then counted running); otherwise it
     /// waits at the back of the origin's queue.
     package mutating func admit(_ transfer: Transfer, id: UInt64, origin: UInt64) -> Bool {
-        var entry = origins[origin] ?? Origin()
-        defer { origins[origin] = entry }
-        if entry.multiplexes || (entry.running < cap && !entry.hasWaiting) {
-            entry.running += 1
-            return true
-        }
-        entry.waiting.append((id, transfer))
-        queuedCount += 1
-        return false
+        let starts = origins[origin, default: Origin()].admit(transfer, id: id, cap: cap)
+        if !starts { queuedCount += 1 }
+        return starts
     }
 
     /// A running transfer to `origin` left the multi handle; returns the next one to start (now
     /// counted running), if one waits.
     package mutating func release(_ origin: UInt64) -> (id: UInt64, transfer: Transfer)? {
-        guard var entry = origins[origin] else { return nil }
-        entry.running -= 1
-        var next: (id: UInt64, transfer: Transfer)?
-        if entry.running < cap || entry.multiplexes, let first = entry.popFirst() {
-            entry.running += 1
-            queuedCount -= 1
-            next = first
-        }
-        if entry.running == 0, !entry.hasWaiting, !entry.multiplexes {
-            origins[origin] = nil
-        } else {
-            origins[origin] = entry
-        }
+        guard let index = origins.index(forKey: origin) else { return nil }
+        let next = origins.values[index].release(cap: cap)
+        if next != nil { queuedCount -= 1 }
+        if origins.values[index].isIdle { origins.remove(at: index) }
         return next
     }
 
     /// Takes a waiting transfer out of its queue (cancelled, or past its deadline while waiting).
     package mutating func remove(id: UInt64, origin: UInt64) -> Transfer? {
-        guard var entry = origins[origin],
-            let index = entry.waiting[entry.head...].firstIndex(where: { $0.id == id })
-        else { return nil }
-        let removed = entry.waiting.remove(at: index).transfer
+        guard let index = origins.index(forKey: origin), let removed = origins.values[index].remove(id: id) else { return nil }
         queuedCount -= 1
-        if entry.head == entry.waiting.count {
-            entry.waiting.removeAll(keepingCapacity: true)
-            entry.head = 0
-        }
-        origins[origin] = entry
         return removed
     }
 
     /// `origin` multiplexes transfers over its connections: from now on every transfer to it
     /// starts at once; returns those that were waiting (now counted running), in order.
     package mutating func markMultiplexing(_ origin: UInt64) -> [(id: UInt64, transfer: Transfer)] {
-        var entry = origins[origin] ?? Origin()
-        entry.multiplexes = true
         var started: [(id: UInt64, transfer: Transfer)] = []
-        while let next = entry.popFirst() {
-            entry.running += 1
-            queuedCount -= 1
+        origins[origin, default: Origin()].multiplexes = true
+        let index = origins.index(forKey: origin)
+        while let index, let next = origins.values[index].popFirst() {
+            origins.values[index].running += 1
             started.append(next)
         }
-        origins[origin] = entry
+        queuedCount -= started.count
         return started
     }
 
