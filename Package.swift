@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "CurlewOpenAPITests",
             dependencies: [
-                "CurlewOpenAPI", "Curlew", "LoopbackServer",
+                "CurlewOpenAPI", "Curlew", "CurlewTesting", "LoopbackServer",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -342,11 +342,11 @@ struct CurlewTransportTests {
         #expect(heads.last?.headerFields[values: HTTPField.Name("X-Trace")!] == ["first", "second"])
     }
 
-    @Test("Twenty concurrent 401s share one token refresh; every call then succeeds")
+    @Test("A hundred concurrent 401s share one token refresh; every call then succeeds")
     func concurrentRefresh() async throws {
         let store = try await PetStoreServer.start()
         defer { Task { await store.shutdown() } }
-        let calls = 20
+        let calls = 100
         store.state.withLock { $0.refreshWaitsFor = calls }
         let tokens = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
         let transport = CurlTransport()

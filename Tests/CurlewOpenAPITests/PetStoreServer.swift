@@ -1,3 +1,4 @@
+import CurlewTesting
 import Foundation
 import LoopbackServer
 import Synchronization
@@ -22,6 +23,10 @@ final class PetStoreServer: Sendable {
         /// `/auth/refresh` answers only after this many 401s (a gate, not a timing).
         var refreshWaitsFor = 0
         var okTokens = 0
+        /// The parts of every multipart upload (`POST /v1/pets/{id}/photos`), as the server parsed them.
+        var photoUploads: [[RecordedMultipartPart]] = []
+        /// What `GET /v1/pets/42` (an `ETag`, `no-cache`) answered: full bodies and `304`s.
+        var revalidation = (ok: 0, notModified: 0)
     }
 
     let state = Mutex(State())
@@ -74,7 +79,8 @@ final class PetStoreServer: Sendable {
         state.withLock { $0.counts[key, default: 0] += 1 }
         let parts = request.path.split(separator: "/").map(String.init)
         // The last segment of `/v1/pets/{id}` and `/v1/blobs/{name}`, as a route key of its own.
-        let route = parts.count == 3 && ["pets", "blobs"].contains(parts[1]) ? ["v1", parts[1], "*"] : parts
+        var route = parts.count == 3 && ["pets", "blobs"].contains(parts[1]) ? ["v1", parts[1], "*"] : parts
+        if parts.count == 4, parts[1] == "pets" { route[2] = "*" }
         let last = parts.last ?? ""
         switch (request.method, route) {
         case ("GET", ["v1", "pets"]):
@@ -91,6 +97,27 @@ final class PetStoreServer: Sendable {
             else { return .text("bad pet", status: 400) }
             let tags = request.headerValues("X-Tag").joined(separator: ",")
             return .json(#"{"id":7,"name":"\#(name)","tag":"\#(tags)"}"#, status: 201)
+        case ("POST", ["v1", "pets", "*", "photos"]):
+            guard let contentType = request.header("Content-Type"), let parts = try? RecordedMultipartPart.parts(of: Data(request.body), contentType: contentType) else {
+                return .text("not multipart", status: 400)
+            }
+            state.withLock { $0.photoUploads.append(parts) }
+            let receipts = parts.map { part in
+                let filename = part.filename.map { #","filename":"\#($0)""# } ?? ""
+                let type = part.contentType.map { #","contentType":"\#($0)""# } ?? ""
+                return #"{"name":"\#(part.name)"\#(filename)\#(type),"bytes":\#(part.body.count)}"#
+            }
+            return .json("[" + receipts.joined(separator: ",") + "]", status: 201)
+        case ("GET", ["v1", "pets", "*"]) where last == "42":
+            // Stored but revalidated on every use: `no-cache` with an entity tag.
+            let etag = #""rex-v1""#
+            let matches = request.header("If-None-Match") == etag
+            state.withLock { state in
+                if matches { state.revalidation.notModified += 1 } else { state.revalidation.ok += 1 }
+            }
+            let headers = [("ETag", etag), ("Cache-Control", "no-cache"), ("X-Trace", "first"), ("X-Trace", "second")]
+            guard !matches else { return ServerResponse(status: 304, headers: headers, body: []) }
+            return ServerResponse(status: 200, headers: [("Content-Type", "application/json")] + headers, body: Array(#"{"id":42,"name":"Rex","tag":"dog"}"#.utf8))
         case ("GET", ["v1", "pets", "*"]) where last == "404":
             return .text("no such pet", status: 404)
         case ("GET", ["v1", "pets", "*"]) where last == "999":
