@@ -148,6 +148,22 @@ struct CurlewTransportTests {
         #expect(store.uploads.count == 1)
     }
 
+    @Test("An upload to a route whose bodies the loopback server counts and drops: the count is exact, no byte is kept")
+    func countedUpload() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        let (client, _) = try makeClient(store)
+        let size = (3 << 20) + 17
+        let receipt = try await client.uploadBlob(path: .init(name: "sink"), body: .binary(patternBody(size, length: .known(Int64(size)), iteration: .single))).ok.body.json
+        #expect(receipt.bytes == Int64(size))
+        let requests = store.server.requests(path: "/v1/blobs/sink")
+        #expect(requests.map(\.bodyLength) == [size])
+        #expect(requests.map(\.body.count) == [0])
+        // Another route keeps its body as before.
+        _ = try await client.uploadBlob(path: .init(name: "kept"), body: .binary(patternBody(1000, length: .known(1000), iteration: .multiple))).ok
+        #expect(store.server.requests(path: "/v1/blobs/kept").map { [$0.bodyLength, $0.body.count] } == [[1000, 1000]])
+    }
+
     @Test("A .multiple body is sent again to a 307's target")
     func multipleBodyFollows307() async throws {
         let store = try await PetStoreServer.start()

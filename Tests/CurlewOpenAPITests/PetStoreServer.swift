@@ -12,7 +12,8 @@ final class PetStoreServer: Sendable {
         var flakyStatuses: [Int] = []
         /// Requests per `"METHOD /path"`.
         var counts: [String: Int] = [:]
-        /// What each upload received: bytes and whether every byte matched the pattern.
+        /// What each upload received: bytes and whether every byte matched the pattern (for
+        /// `sink`, whose body is counted and dropped: whether the server kept no byte).
         var uploads: [(name: String, bytes: Int, intact: Bool)] = []
         /// Paths whose held handler saw its connection close.
         var closedWhileHeld: [String] = []
@@ -49,7 +50,8 @@ final class PetStoreServer: Sendable {
 
     static func start() async throws -> PetStoreServer {
         let link = Link()
-        let server = try await LoopbackServer.start { request in
+        // `PUT /v1/blobs/sink` bodies are counted and dropped: a gigabyte upload costs no memory.
+        let server = try await LoopbackServer.start(discardingRequestBodies: { method, path in method == "PUT" && path == "/v1/blobs/sink" }) { request in
             guard let store = link.store.withLock({ $0 }) else { return .text("not ready", status: 500) }
             return await store.handle(request)
         }
@@ -127,6 +129,9 @@ final class PetStoreServer: Sendable {
             return .text("too late", status: 500)
         case ("GET", ["v1", "pets", "*"]):
             return .json(#"{"id":\#(last),"name":"Pet \#(last)"}"#)
+        case ("PUT", ["v1", "blobs", "*"]) where last == "sink":
+            state.withLock { $0.uploads.append((last, request.bodyLength, request.body.isEmpty)) }
+            return .json(#"{"bytes":\#(request.bodyLength)}"#)
         case ("PUT", ["v1", "blobs", "*"]) where last == "moved":
             return .redirect(to: "/v1/blobs/target", status: 307)
         case ("PUT", ["v1", "blobs", "*"]):
