@@ -32,6 +32,8 @@ final class PetStoreServer: Sendable {
 
     let state = Mutex(State())
     let server: LoopbackServer
+    /// Held event streams send their second event when this opens.
+    let eventGate = EventGate()
     /// The server's handler reaches this store through the link; ``shutdown()`` clears it, so
     /// the store and the server do not keep each other alive (LeakSanitizer reports a cycle).
     private let link: Link
@@ -149,10 +151,14 @@ final class PetStoreServer: Sendable {
                 for _ in 0..<mebibytes { try await writer.write(Self.patternChunk) }
             }
         case ("GET", ["v1", "events"]):
-            // One event, then nothing until the client goes away (a stall, or a reader that stops).
+            // One event, then nothing until ``eventGate`` opens (a second event) or the client
+            // goes away (a stall, or a reader that stops).
             let connection = request.connection
+            let gate = eventGate
             return .stream(headers: [("Content-Type", "text/event-stream")]) { writer in
                 try await writer.write("data: {\"pet\":1}\n\n")
+                await gate.wait()
+                if !connection.isClosed { try? await writer.write("data: {\"pet\":2}\n\n") }
                 await connection.closed()
                 self.state.withLock { $0.closedWhileHeld.append("/v1/events") }
             }
@@ -188,6 +194,45 @@ final class PetStoreServer: Sendable {
                 index += 1
             }
             return true
+        }
+    }
+}
+
+/// Opens once; a waiter resumes then, or when its task is cancelled (its connection closed).
+final class EventGate: Sendable {
+    private struct State {
+        var isOpen = false
+        var lastID = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [:] }
+            return state.waiters
+        }
+        for waiter in waiters.values { waiter.resume() }
+    }
+
+    func wait() async {
+        let id = state.withLock { state in
+            state.lastID += 1
+            return state.lastID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.isOpen || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }
