@@ -127,8 +127,14 @@ let package = Package(
             name: "SearchDemo",
             // CurlewTesting for the tour's mock steps (fixtures, generated data); CurlewFleet for the
             // fleet step (its in-memory store: the tour needs no database).
-            dependencies: ["Curlew", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types")] + fleet(["CurlewFleet"]),
+            // CurlewOpenAPI for the generated-client step (its client generated once and committed
+            // under OpenAPI/Generated).
+            dependencies: [
+                "Curlew", "CurlewTesting", "LoopbackServer", "CurlewOpenAPI", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ] + fleet(["CurlewFleet"]),
             path: "Samples/SearchDemo",
+            exclude: ["OpenAPI/openapi.yaml", "OpenAPI/openapi-generator-config.yaml"],
             swiftSettings: swiftSettings
         ),
         // What every test target shares: the real servers of a plain `swift test` (TestServers,
@@ -154,10 +160,12 @@ let package = Package(
         .testTarget(
             name: "CurlewOpenAPITests",
             dependencies: [
-                "CurlewOpenAPI", "Curlew", "LoopbackServer",
+                "CurlewOpenAPI", "Curlew", "CurlewTesting", "LoopbackServer",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml"],
             swiftSettings: swiftSettings

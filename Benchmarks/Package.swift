@@ -17,6 +17,8 @@ let package = Package(
         // Benchmarks/openapi on CurlewOpenAPI's transport and on AsyncHTTPClientTransport.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", exact: "1.5.0"),
+        // And on URLSessionTransport (--clients openapi-urlsession).
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", exact: "1.4.0"),
     ],
     targets: [
         // The fleet's second tier through postgres-nio next to pgbench (Benchmarks/fleet.sh).
@@ -44,6 +46,7 @@ let package = Package(
                 .product(name: "CurlewOpenAPI", package: "Curlew"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

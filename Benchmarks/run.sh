@@ -4,9 +4,11 @@
 #   bash Benchmarks/run.sh                      # 5000 requests per client and concurrency level
 #   bash Benchmarks/run.sh --requests 20000     # any CurlewBenchmark argument passes through
 #   bash Benchmarks/run.sh --clients curlew-data,curlew-cache-memory,curlew-cache-disk,curlew-revalidate
-#   bash Benchmarks/run.sh --clients openapi-curlew,openapi-ahc
+#   bash Benchmarks/run.sh --clients openapi-curlew,openapi-ahc,openapi-ahc-shared,openapi-urlsession
 #                                               # one generated client (Benchmarks/openapi) on
-#                                               # CurlewTransport and on AsyncHTTPClientTransport
+#                                               # CurlewTransport, AsyncHTTPClientTransport (a
+#                                               # tuned HTTPClient, HTTPClient.shared) and
+#                                               # URLSessionTransport
 #   BENCH_HTTPS=1 bash Benchmarks/run.sh        # the HTTPS rows: Curlew, AsyncHTTPClient and raw
 #                                               # libcurl at c=16 and 64 over TLS, HTTP/1.1 then
 #                                               # HTTP/2 (ALPN), one table each; extra arguments pass

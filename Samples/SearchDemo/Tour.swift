@@ -43,6 +43,7 @@ struct Tour {
         FilesStep(),
         ObservabilityStep(),
         ResilienceStep(),
+        OpenAPIStep(),
     ]
 
     let client: APIClient

@@ -40,6 +40,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private var context: ChannelHandlerContext?
     private var phase = Phase.idle
     private var requestBody: [UInt8] = []
+    /// The bytes of the current request's body counted and dropped (`nil`: the body is kept).
+    private var discardedBodyLength: Int?
     private var backlog: [HTTPServerRequestPart] = []
     private var handlerTask: Task<Void, Never>?
     private var lastExchangeID = 0
@@ -118,6 +120,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case .head(let head):
             phase = .receiving(head)
             requestBody = []
+            let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? head.uri
+            discardedBodyLength = core.discardsBody(head.method.rawValue, path) ? 0 : nil
             if head.version.major == 1, head.version.minor >= 1,
                 head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
             {
@@ -125,21 +129,28 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
             }
         case .body(let buffer):
-            requestBody.append(contentsOf: buffer.readableBytesView)
+            if let discarded = discardedBodyLength {
+                discardedBodyLength = discarded + buffer.readableBytes
+            } else {
+                requestBody.append(contentsOf: buffer.readableBytesView)
+            }
         case .end:
             guard case .receiving(let head) = phase else { return }
             let body = requestBody
             requestBody = []
-            startExchange(head: head, body: body, context: context)
+            let discarded = discardedBodyLength
+            discardedBodyLength = nil
+            startExchange(head: head, body: body, discardedBodyLength: discarded, context: context)
         }
     }
 
-    private func startExchange(head: HTTPRequestHead, body: [UInt8], context: ChannelHandlerContext) {
+    private func startExchange(head: HTTPRequestHead, body: [UInt8], discardedBodyLength: Int?, context: ChannelHandlerContext) {
         let request = ServerRequest(
             method: head.method.rawValue,
             uri: head.uri,
             headerFields: head.headers.map { ServerRequest.Field(name: $0.name, value: $0.value) },
             body: body,
+            discardedBodyLength: discardedBodyLength,
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
             connection: ConnectionHandle(id: connectionID, state: connectionState)
         )

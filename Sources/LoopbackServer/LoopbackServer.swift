@@ -39,13 +39,23 @@ public final class LoopbackServer: Sendable {
     /// Starts listening on `host`:`port` (port `0` picks a free ephemeral port) and serves each
     /// request with `handler`.
     ///
+    /// - Parameters:
+    ///   - host: The address to listen on.
+    ///   - port: The port, `0` for a free ephemeral one.
+    ///   - discardingRequestBodies: Decides, from a request's method and path (percent-encoded,
+    ///     without query), whether its body is only counted: its bytes are dropped as they
+    ///     arrive, so a gigabyte upload costs the server no memory; the handler and ``requests``
+    ///     see an empty ``ServerRequest/body`` and the count in ``ServerRequest/bodyLength``.
+    ///     Default: every body is kept.
+    ///   - handler: Answers each request.
     /// - Throws: the socket error if the address cannot be bound.
     public static func start(
         host: String = "127.0.0.1",
         port: Int = 0,
+        discardingRequestBodies: @escaping @Sendable (_ method: String, _ path: String) -> Bool = { _, _ in false },
         handler: @escaping @Sendable (ServerRequest) async -> ServerResponse
     ) async throws -> LoopbackServer {
-        let core = ServerCore(handler: handler)
+        let core = ServerCore(discardsBody: discardingRequestBodies, handler: handler)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -11,10 +11,16 @@ final class ServerCore: Sendable {
     }
 
     let handler: @Sendable (ServerRequest) async -> ServerResponse
+    /// Whether the body of a request (method, path without query) is counted and dropped.
+    let discardsBody: @Sendable (_ method: String, _ path: String) -> Bool
     let statistics = ServerStatistics()
     private let registry = Mutex(Registry())
 
-    init(handler: @escaping @Sendable (ServerRequest) async -> ServerResponse) {
+    init(
+        discardsBody: @escaping @Sendable (_ method: String, _ path: String) -> Bool = { _, _ in false },
+        handler: @escaping @Sendable (ServerRequest) async -> ServerResponse
+    ) {
+        self.discardsBody = discardsBody
         self.handler = handler
     }
 

@@ -38,6 +38,10 @@ public struct ServerRequest: Sendable {
     public var headers: [Field]
     /// The complete request body.
     public var body: [UInt8]
+    /// The number of body bytes received: `body.count`, or, for a body the server was told to
+    /// count and drop (``LoopbackServer/start(host:port:discardingRequestBodies:handler:)``),
+    /// the bytes dropped.
+    public var bodyLength: Int
     /// The HTTP version as sent on the request line, e.g. `"HTTP/1.1"`.
     public var httpVersion: String
     /// The 1-based index of the TCP connection the request arrived on.
@@ -71,6 +75,7 @@ public struct ServerRequest: Sendable {
         uri: String,
         headerFields: [Field],
         body: [UInt8],
+        discardedBodyLength: Int? = nil,
         httpVersion: String,
         connection: ConnectionHandle
     ) {
@@ -88,6 +93,7 @@ public struct ServerRequest: Sendable {
         }
         self.headers = headerFields
         self.body = body
+        self.bodyLength = discardedBodyLength ?? body.count
         self.httpVersion = httpVersion
         self.connectionID = connection.id
         self.connection = connection

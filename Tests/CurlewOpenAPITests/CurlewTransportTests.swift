@@ -148,6 +148,22 @@ struct CurlewTransportTests {
         #expect(store.uploads.count == 1)
     }
 
+    @Test("An upload to a route whose bodies the loopback server counts and drops: the count is exact, no byte is kept")
+    func countedUpload() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        let (client, _) = try makeClient(store)
+        let size = (3 << 20) + 17
+        let receipt = try await client.uploadBlob(path: .init(name: "sink"), body: .binary(patternBody(size, length: .known(Int64(size)), iteration: .single))).ok.body.json
+        #expect(receipt.bytes == Int64(size))
+        let requests = store.server.requests(path: "/v1/blobs/sink")
+        #expect(requests.map(\.bodyLength) == [size])
+        #expect(requests.map(\.body.count) == [0])
+        // Another route keeps its body as before.
+        _ = try await client.uploadBlob(path: .init(name: "kept"), body: .binary(patternBody(1000, length: .known(1000), iteration: .multiple))).ok
+        #expect(store.server.requests(path: "/v1/blobs/kept").map { [$0.bodyLength, $0.body.count] } == [[1000, 1000]])
+    }
+
     @Test("A .multiple body is sent again to a 307's target")
     func multipleBodyFollows307() async throws {
         let store = try await PetStoreServer.start()
@@ -342,11 +358,11 @@ struct CurlewTransportTests {
         #expect(heads.last?.headerFields[values: HTTPField.Name("X-Trace")!] == ["first", "second"])
     }
 
-    @Test("Twenty concurrent 401s share one token refresh; every call then succeeds")
+    @Test("A hundred concurrent 401s share one token refresh; every call then succeeds")
     func concurrentRefresh() async throws {
         let store = try await PetStoreServer.start()
         defer { Task { await store.shutdown() } }
-        let calls = 20
+        let calls = 100
         store.state.withLock { $0.refreshWaitsFor = calls }
         let tokens = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
         let transport = CurlTransport()

@@ -2,6 +2,7 @@ import Curlew
 import CurlewOpenAPI
 import Foundation
 import OpenAPIRuntime
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -41,9 +42,74 @@ enum ResidentMemory {
     }
 }
 
+/// The largest resident-set growth seen at the samples, after `malloc_trim` (a lock guards it).
+final class ResidentSampler: Sendable {
+    let start: Int
+    private let held = Mutex(0)
+
+    init(start: Int) { self.start = start }
+
+    func sample() {
+        ResidentMemory.trimAllocator()
+        let growth = ResidentMemory.current - start
+        held.withLock { $0 = max($0, growth) }
+    }
+
+    var largestGrowth: Int { held.withLock { $0 } }
+}
+
+/// `count` pattern bytes in 1 MiB chunks, calling `sample` every `interval` bytes handed out.
+struct SampledChunks: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+    typealias Failure = any Error
+    let count: Int
+    let interval: Int
+    let sample: @Sendable () -> Void
+
+    func makeAsyncIterator() -> Iterator { Iterator(chunks: PatternChunks(count: count).makeAsyncIterator(), interval: interval, sample: sample) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        typealias Element = ArraySlice<UInt8>
+        typealias Failure = any Error
+        var chunks: PatternChunks.Iterator
+        let interval: Int
+        let sample: @Sendable () -> Void
+        var handedOut = 0
+        var nextSample = 0
+
+        mutating func next() async throws -> ArraySlice<UInt8>? {
+            if handedOut >= nextSample {
+                nextSample += interval
+                if handedOut > 0 { sample() }
+            }
+            guard let chunk = try await chunks.next() else { return nil }
+            handedOut += chunk.count
+            return chunk
+        }
+    }
+}
+
 @Suite("CurlewTransport memory")
 struct ResidentMemoryTests {
-    /// A 512 MiB download through the generated client, in a child process of its own (so no
+    /// The size of the streamed bodies: 1 GiB, as the issue asks.
+    static let mebibytes = 1024
+
+    /// Checks the child's figures (`held peakGrowth start`, written to its standard error).
+    static func judge(_ result: ExitTest.Result?, what: String) {
+        // The child measures, this side judges, so a failure shows the figures.
+        let figures = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self).split(separator: " ").compactMap { Int($0) } } ?? []
+        #expect(figures.count == 3)
+        guard figures.count == 3 else { return }
+        let (held, peakGrowth, start) = (figures[0], figures[1], figures[2])
+        print(
+            "CurlewOpenAPI \(what): resident set \(start >> 20) MiB at start; held at most \(held >> 10) KiB more (sampled every 16 MiB after malloc_trim); peak growth \(peakGrowth >> 10) KiB (ru_maxrss, glibc's caching included)"
+        )
+        #expect(held < 32 << 20, "the \(what) held \(held >> 10) KiB")
+        // Far below the body's size even with everything the allocator caches.
+        #expect(peakGrowth < 384 << 20, "the peak resident set grew by \(peakGrowth >> 10) KiB")
+    }
+
+    /// A 1 GiB download through the generated client, in a child process of its own (so no
     /// other test's memory counts). Sampled every 16 MiB after `malloc_trim`, the resident set
     /// stays within 32 MiB of what it was after a small warm-up download; the peak resident set
     /// (`ru_maxrss`, which also counts what glibc's per-thread arenas keep — up to 190 MiB seen on
@@ -53,7 +119,7 @@ struct ResidentMemoryTests {
     /// Not under a sanitizer (`ASAN_OPTIONS`/`TSAN_OPTIONS` set by `scripts/sanitize.sh`): their
     /// allocators keep freed memory (quarantine, shadow), so the resident set measures them.
     @Test(
-        "A 512 MiB download holds less than 32 MiB of resident memory (child process)",
+        "A 1 GiB download holds less than 32 MiB of resident memory (child process)",
         .disabled(if: ProcessInfo.processInfo.environment["ASAN_OPTIONS"] != nil || ProcessInfo.processInfo.environment["TSAN_OPTIONS"] != nil, "a sanitizer's allocator keeps freed memory"))
     func downloadResidentSet() async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
@@ -62,7 +128,7 @@ struct ResidentMemoryTests {
             ResidentMemory.limitAllocatorCaching()
             let store = try await PetStoreServer.start()
             var configuration = CurlewTransport.Configuration()
-            configuration.operations[Operations.DownloadBlob.id] = OperationPolicy(options: RequestOptions(totalTimeout: .seconds(600)))
+            configuration.operations[Operations.DownloadBlob.id] = OperationPolicy(options: RequestOptions(totalTimeout: .seconds(900)))
             let api = APIClient(configuration: ClientConfiguration(baseURL: store.server.baseURL))
             let client = Client(serverURL: try store.serverURL, transport: CurlewTransport(client: api, configuration: configuration))
             func download(mebibytes: Int) async throws -> Int {
@@ -73,36 +139,56 @@ struct ResidentMemoryTests {
             }
             guard try await download(mebibytes: 8) == 8 << 20 else { exit(2) }
             ResidentMemory.trimAllocator()
-            let start = ResidentMemory.current
+            let sampler = ResidentSampler(start: ResidentMemory.current)
             // While the body is read: the resident set every 16 MiB, after the allocator gave
             // back its free pages — what the download holds, not what glibc keeps cached.
-            let body = try await client.downloadBlob(path: .init(name: "512")).ok.body.binary
+            let body = try await client.downloadBlob(path: .init(name: String(Self.mebibytes))).ok.body.binary
             var received = 0
             var nextSample = 16 << 20
-            var held = 0
             for try await chunk in body {
                 received += chunk.count
                 if received >= nextSample {
                     nextSample += 16 << 20
-                    ResidentMemory.trimAllocator()
-                    held = max(held, ResidentMemory.current - start)
+                    sampler.sample()
                 }
             }
-            guard received == 512 << 20 else { exit(3) }
-            let peakGrowth = ResidentMemory.peak - start
-            FileHandle.standardError.write(Data("\(held) \(peakGrowth) \(start)".utf8))
+            guard received == Self.mebibytes << 20 else { exit(3) }
+            let peakGrowth = ResidentMemory.peak - sampler.start
+            FileHandle.standardError.write(Data("\(sampler.largestGrowth) \(peakGrowth) \(sampler.start)".utf8))
         }
-        // The child measures, this side judges, so a failure shows the figures.
-        let figures = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self).split(separator: " ").compactMap { Int($0) } } ?? []
-        #expect(figures.count == 3)
-        if figures.count == 3 {
-            let (held, peakGrowth, start) = (figures[0], figures[1], figures[2])
-            print(
-                "CurlewOpenAPI 512 MiB download: resident set \(start >> 20) MiB at start; held at most \(held >> 10) KiB more (sampled every 16 MiB after malloc_trim); peak growth \(peakGrowth >> 10) KiB (ru_maxrss, glibc's caching included)"
-            )
-            #expect(held < 32 << 20, "the download held \(held >> 10) KiB")
-            // Far below the body's size even with everything the allocator caches.
-            #expect(peakGrowth < 384 << 20, "the peak resident set grew by \(peakGrowth >> 10) KiB")
+        Self.judge(result, what: "1 GiB download")
+    }
+
+    /// A 1 GiB upload through the generated client (a `.single` body of known length, pulled
+    /// in libcurl's read callback), in a child process of its own. The loopback server in the
+    /// same process counts and drops the route's body (`discardingRequestBodies`), so what is
+    /// measured is the client; the server's count must be exactly 1 GiB. Sampled every 16 MiB
+    /// handed to the transport, as the download is.
+    @Test(
+        "A 1 GiB upload holds less than 32 MiB of resident memory (child process); the server counts every byte",
+        .disabled(if: ProcessInfo.processInfo.environment["ASAN_OPTIONS"] != nil || ProcessInfo.processInfo.environment["TSAN_OPTIONS"] != nil, "a sanitizer's allocator keeps freed memory"))
+    func uploadResidentSet() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            ResidentMemory.limitAllocatorCaching()
+            let store = try await PetStoreServer.start()
+            var configuration = CurlewTransport.Configuration()
+            configuration.operations[Operations.UploadBlob.id] = OperationPolicy(options: RequestOptions(totalTimeout: .seconds(900)))
+            let api = APIClient(configuration: ClientConfiguration(baseURL: store.server.baseURL))
+            let client = Client(serverURL: try store.serverURL, transport: CurlewTransport(client: api, configuration: configuration))
+            func upload(_ body: HTTPBody) async throws -> Int64 {
+                try await client.uploadBlob(path: .init(name: "sink"), body: .binary(body)).ok.body.json.bytes
+            }
+            guard try await upload(patternBody(8 << 20, length: .known(8 << 20), iteration: .single)) == 8 << 20 else { exit(2) }
+            ResidentMemory.trimAllocator()
+            let sampler = ResidentSampler(start: ResidentMemory.current)
+            let size = Self.mebibytes << 20
+            let chunks = SampledChunks(count: size, interval: 16 << 20) { sampler.sample() }
+            guard try await upload(HTTPBody(chunks, length: .known(Int64(size)), iterationBehavior: .single)) == Int64(size) else { exit(3) }
+            // What the server saw, and that it kept none of it.
+            guard store.server.requests(path: "/v1/blobs/sink").map(\.bodyLength) == [8 << 20, size], store.server.requests(path: "/v1/blobs/sink").allSatisfy(\.body.isEmpty) else { exit(4) }
+            let peakGrowth = ResidentMemory.peak - sampler.start
+            FileHandle.standardError.write(Data("\(sampler.largestGrowth) \(peakGrowth) \(sampler.start)".utf8))
         }
+        Self.judge(result, what: "1 GiB upload")
     }
 }

@@ -35,6 +35,11 @@ enum ClientKind: String, CaseIterable, Sendable {
     /// The same generated client on swift-openapi-async-http-client's `AsyncHTTPClientTransport`
     /// (AsyncHTTPClient configured as the `async-http-client` row). Opt-in.
     case openAPIAHC = "openapi-ahc"
+    /// The same on `AsyncHTTPClientTransport` with its default client, `HTTPClient.shared`
+    /// (8 connections per host). Opt-in.
+    case openAPIAHCShared = "openapi-ahc-shared"
+    /// The same on swift-openapi-urlsession's `URLSessionTransport` (ephemeral session). Opt-in.
+    case openAPIURLSession = "openapi-urlsession"
 
     /// The clients run when `--clients` is not given: the rows of the main table. The cache rows
     /// are named explicitly, so adding them did not change the default run.
@@ -58,6 +63,8 @@ enum ClientKind: String, CaseIterable, Sendable {
         case .curlewRevalidate: "Curlew (304 revalidation)"
         case .openAPICurlew: "OpenAPI on CurlewTransport"
         case .openAPIAHC: "OpenAPI on AsyncHTTPClientTransport"
+        case .openAPIAHCShared: "OpenAPI on AsyncHTTPClientTransport (HTTPClient.shared)"
+        case .openAPIURLSession: "OpenAPI on URLSessionTransport"
         }
     }
 
@@ -96,6 +103,10 @@ enum ClientKind: String, CaseIterable, Sendable {
             return TaskGroupDriver(client: try OpenAPICurlewClient(url: options.url, expectedBytes: expected, engines: options.engines), expectedBytes: expected)
         case .openAPIAHC:
             return TaskGroupDriver(client: try OpenAPIAHCClient(url: options.url, expectedBytes: expected), expectedBytes: expected)
+        case .openAPIAHCShared:
+            return TaskGroupDriver(client: try OpenAPIAHCClient(url: options.url, expectedBytes: expected, shared: true), expectedBytes: expected)
+        case .openAPIURLSession:
+            return TaskGroupDriver(client: try OpenAPIURLSessionClient(url: options.url, expectedBytes: expected), expectedBytes: expected)
         }
     }
 }

@@ -6,6 +6,11 @@ import NIOCore
 import NIOPosix
 import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
+import OpenAPIURLSession
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The generated client of `Benchmarks/openapi/openapi.yaml` (nginx's `/small.json` as the
 /// operation `getSmall`), its body decoded into `Components.Schemas.SmallRecord` by the generated
@@ -70,20 +75,25 @@ struct OpenAPICurlewClient: BenchmarkClient {
 
 /// The generated client on swift-openapi-async-http-client 1.5.0's `AsyncHTTPClientTransport`,
 /// over an `HTTPClient` configured as the `async-http-client` row's (HTTP/1.1, 64 connections per
-/// host, NIO's shared two-thread group) and the transport's default 60 s timeout.
+/// host, NIO's shared two-thread group) and the transport's default 60 s timeout — or, with
+/// `shared`, over the transport's default client, `HTTPClient.shared` (8 connections per host).
 struct OpenAPIAHCClient: BenchmarkClient {
-    private let httpClient: HTTPClient
+    /// The client this benchmark made (and shuts down); `nil` for `HTTPClient.shared`.
+    private let ownClient: HTTPClient?
     private let client: Client
     private let expectedBytes: Int?
 
-    init(url: String, expectedBytes: Int?) throws {
-        var configuration = HTTPClient.Configuration()
-        configuration.httpVersion = .http1Only
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-        httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
-        client = Client(
-            serverURL: try GeneratedSmall.serverURL(of: url),
-            transport: AsyncHTTPClientTransport(configuration: .init(client: httpClient)))
+    init(url: String, expectedBytes: Int?, shared: Bool = false) throws {
+        if shared {
+            ownClient = nil
+        } else {
+            var configuration = HTTPClient.Configuration()
+            configuration.httpVersion = .http1Only
+            configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+            ownClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        }
+        let transport = ownClient.map { AsyncHTTPClientTransport(configuration: .init(client: $0)) } ?? AsyncHTTPClientTransport()
+        client = Client(serverURL: try GeneratedSmall.serverURL(of: url), transport: transport)
         self.expectedBytes = expectedBytes
     }
 
@@ -92,10 +102,34 @@ struct OpenAPIAHCClient: BenchmarkClient {
     }
 
     func shutdown() async {
+        guard let ownClient else { return }
         do {
-            try await httpClient.shutdown()
+            try await ownClient.shutdown()
         } catch {
             Console.error("AsyncHTTPClient shutdown failed: \(error)")
         }
+    }
+}
+
+/// The generated client on swift-openapi-urlsession 1.4.0's `URLSessionTransport`, over an
+/// ephemeral `URLSession` (as the `urlsession` row). On Linux the transport collects both bodies
+/// whole before handing them on.
+struct OpenAPIURLSessionClient: BenchmarkClient {
+    private let session: URLSession
+    private let client: Client
+    private let expectedBytes: Int?
+
+    init(url: String, expectedBytes: Int?) throws {
+        session = URLSession(configuration: .ephemeral)
+        client = Client(serverURL: try GeneratedSmall.serverURL(of: url), transport: URLSessionTransport(configuration: .init(session: session)))
+        self.expectedBytes = expectedBytes
+    }
+
+    func fetch() async throws -> (status: Int, bodyBytes: Int) {
+        try await GeneratedSmall.fetch(client, expectedBytes: expectedBytes)
+    }
+
+    func shutdown() async {
+        session.invalidateAndCancel()
     }
 }

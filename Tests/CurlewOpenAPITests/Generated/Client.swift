@@ -4,7 +4,7 @@ import struct Foundation.URL
 import struct Foundation.Data
 import struct Foundation.Date
 import HTTPTypes
-/// The sample API of CurlewOpenAPI's tests: JSON bodies, a binary upload and download, a server-sent-event stream and an operation behind a bearer token. Its client (Generated/Types.swift, Generated/Client.swift) was generated once and committed.
+/// The sample API of CurlewOpenAPI's tests: JSON bodies, a multipart upload, a binary upload and download, a server-sent-event stream and an operation behind a bearer token. Its client (Generated/Types.swift, Generated/Client.swift) was generated once and committed.
 ///
 internal struct Client: APIProtocol {
     /// The underlying HTTP client.
@@ -217,6 +217,133 @@ internal struct Client: APIProtocol {
                     return .ok(.init(body: body))
                 case 404:
                     return .notFound(.init())
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// - Remark: HTTP `POST /pets/{petId}/photos`.
+    /// - Remark: Generated from `#/paths//pets/{petId}/photos/post(uploadPhoto)`.
+    internal func uploadPhoto(_ input: Operations.UploadPhoto.Input) async throws -> Operations.UploadPhoto.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.UploadPhoto.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/pets/{}/photos",
+                    parameters: [
+                        input.path.petId
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .multipartForm(value):
+                    body = try converter.setRequiredRequestBodyAsMultipart(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "multipart/form-data",
+                        allowsUnknownParts: true,
+                        requiredExactlyOncePartNames: [
+                            "caption",
+                            "photo"
+                        ],
+                        requiredAtLeastOncePartNames: [],
+                        atMostOncePartNames: [],
+                        zeroOrMoreTimesPartNames: [
+                            "notes"
+                        ],
+                        encoding: { part in
+                            switch part {
+                            case let .caption(wrapped):
+                                var headerFields: HTTPTypes.HTTPFields = .init()
+                                let value = wrapped.payload
+                                let body = try converter.setRequiredRequestBodyAsBinary(
+                                    value.body,
+                                    headerFields: &headerFields,
+                                    contentType: "text/plain"
+                                )
+                                return .init(
+                                    name: "caption",
+                                    filename: wrapped.filename,
+                                    headerFields: headerFields,
+                                    body: body
+                                )
+                            case let .photo(wrapped):
+                                var headerFields: HTTPTypes.HTTPFields = .init()
+                                let value = wrapped.payload
+                                let body = try converter.setRequiredRequestBodyAsBinary(
+                                    value.body,
+                                    headerFields: &headerFields,
+                                    contentType: "image/png"
+                                )
+                                return .init(
+                                    name: "photo",
+                                    filename: wrapped.filename,
+                                    headerFields: headerFields,
+                                    body: body
+                                )
+                            case let .notes(wrapped):
+                                var headerFields: HTTPTypes.HTTPFields = .init()
+                                let value = wrapped.payload
+                                let body = try converter.setRequiredRequestBodyAsBinary(
+                                    value.body,
+                                    headerFields: &headerFields,
+                                    contentType: "text/plain"
+                                )
+                                return .init(
+                                    name: "notes",
+                                    filename: wrapped.filename,
+                                    headerFields: headerFields,
+                                    body: body
+                                )
+                            case let .undocumented(value):
+                                return value
+                            }
+                        }
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 201:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.UploadPhoto.Output.Created.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            [Components.Schemas.PartReceipt].self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .created(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

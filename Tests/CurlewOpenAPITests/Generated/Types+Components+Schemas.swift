@@ -73,6 +73,41 @@ extension Components {
                 case bytes
             }
         }
+        /// - Remark: Generated from `#/components/schemas/PartReceipt`.
+        internal struct PartReceipt: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PartReceipt/name`.
+            internal var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PartReceipt/filename`.
+            internal var filename: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PartReceipt/contentType`.
+            internal var contentType: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PartReceipt/bytes`.
+            internal var bytes: Swift.Int64
+            /// Creates a new `PartReceipt`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - filename:
+            ///   - contentType:
+            ///   - bytes:
+            internal init(
+                name: Swift.String,
+                filename: Swift.String? = nil,
+                contentType: Swift.String? = nil,
+                bytes: Swift.Int64
+            ) {
+                self.name = name
+                self.filename = filename
+                self.contentType = contentType
+                self.bytes = bytes
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case name
+                case filename
+                case contentType
+                case bytes
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Profile`.
         internal struct Profile: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Profile/user`.

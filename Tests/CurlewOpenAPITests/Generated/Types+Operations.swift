@@ -446,6 +446,181 @@ internal enum Operations {
             }
         }
     }
+    /// - Remark: HTTP `POST /pets/{petId}/photos`.
+    /// - Remark: Generated from `#/paths//pets/{petId}/photos/post(uploadPhoto)`.
+    internal enum UploadPhoto {
+        internal static let id: Swift.String = "uploadPhoto"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/path/petId`.
+                internal var petId: Swift.Int
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - petId:
+                internal init(petId: Swift.Int) {
+                    self.petId = petId
+                }
+            }
+            internal var path: Operations.UploadPhoto.Input.Path
+            /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UploadPhoto.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                internal init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UploadPhoto.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.UploadPhoto.Input.Headers
+            /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/requestBody/multipartForm`.
+                internal enum MultipartFormPayload: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/requestBody/multipartForm/caption`.
+                    internal struct CaptionPayload: Sendable, Hashable {
+                        internal var body: OpenAPIRuntime.HTTPBody
+                        /// Creates a new `CaptionPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - body:
+                        internal init(body: OpenAPIRuntime.HTTPBody) {
+                            self.body = body
+                        }
+                    }
+                    case caption(OpenAPIRuntime.MultipartPart<Operations.UploadPhoto.Input.Body.MultipartFormPayload.CaptionPayload>)
+                    /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/requestBody/multipartForm/photo`.
+                    internal struct PhotoPayload: Sendable, Hashable {
+                        internal var body: OpenAPIRuntime.HTTPBody
+                        /// Creates a new `PhotoPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - body:
+                        internal init(body: OpenAPIRuntime.HTTPBody) {
+                            self.body = body
+                        }
+                    }
+                    case photo(OpenAPIRuntime.MultipartPart<Operations.UploadPhoto.Input.Body.MultipartFormPayload.PhotoPayload>)
+                    /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/requestBody/multipartForm/notes`.
+                    internal struct NotesPayload: Sendable, Hashable {
+                        internal var body: OpenAPIRuntime.HTTPBody
+                        /// Creates a new `NotesPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - body:
+                        internal init(body: OpenAPIRuntime.HTTPBody) {
+                            self.body = body
+                        }
+                    }
+                    case notes(OpenAPIRuntime.MultipartPart<Operations.UploadPhoto.Input.Body.MultipartFormPayload.NotesPayload>)
+                    case undocumented(OpenAPIRuntime.MultipartRawPart)
+                }
+                /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/requestBody/content/multipart\/form-data`.
+                case multipartForm(OpenAPIRuntime.MultipartBody<Operations.UploadPhoto.Input.Body.MultipartFormPayload>)
+            }
+            internal var body: Operations.UploadPhoto.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.UploadPhoto.Input.Path,
+                headers: Operations.UploadPhoto.Input.Headers = .init(),
+                body: Operations.UploadPhoto.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/pets/{petId}/photos/POST/responses/201/content/application\/json`.
+                    case json([Components.Schemas.PartReceipt])
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    internal var json: [Components.Schemas.PartReceipt] {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.UploadPhoto.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                internal init(body: Operations.UploadPhoto.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The parts the server received, in order.
+            ///
+            /// - Remark: Generated from `#/paths//pets/{petId}/photos/post(uploadPhoto)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.UploadPhoto.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.UploadPhoto.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// - Remark: HTTP `GET /blobs/{name}`.
     /// - Remark: Generated from `#/paths//blobs/{name}/get(downloadBlob)`.
     internal enum DownloadBlob {

@@ -14,6 +14,9 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /pets/{petId}`.
     /// - Remark: Generated from `#/paths//pets/{petId}/get(getPet)`.
     func getPet(_ input: Operations.GetPet.Input) async throws -> Operations.GetPet.Output
+    /// - Remark: HTTP `POST /pets/{petId}/photos`.
+    /// - Remark: Generated from `#/paths//pets/{petId}/photos/post(uploadPhoto)`.
+    func uploadPhoto(_ input: Operations.UploadPhoto.Input) async throws -> Operations.UploadPhoto.Output
     /// - Remark: HTTP `GET /blobs/{name}`.
     /// - Remark: Generated from `#/paths//blobs/{name}/get(downloadBlob)`.
     func downloadBlob(_ input: Operations.DownloadBlob.Input) async throws -> Operations.DownloadBlob.Output
@@ -61,6 +64,19 @@ extension APIProtocol {
         try await getPet(Operations.GetPet.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// - Remark: HTTP `POST /pets/{petId}/photos`.
+    /// - Remark: Generated from `#/paths//pets/{petId}/photos/post(uploadPhoto)`.
+    internal func uploadPhoto(
+        path: Operations.UploadPhoto.Input.Path,
+        headers: Operations.UploadPhoto.Input.Headers = .init(),
+        body: Operations.UploadPhoto.Input.Body
+    ) async throws -> Operations.UploadPhoto.Output {
+        try await uploadPhoto(Operations.UploadPhoto.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// - Remark: HTTP `GET /blobs/{name}`.
