@@ -6,7 +6,9 @@ internal import Synchronization
 /// shrinks by ``Policy/backoff`` when a call takes longer or is dropped (a timeout, a reset, a
 /// 429 or 5xx). A call over the limit waits — up to ``Policy/maximumWaiting`` calls per origin,
 /// first come first served — or, when no place is left, fails at once with
-/// ``CurlewError/Code/concurrencyLimitExceeded`` and nothing is sent.
+/// ``CurlewError/Code/concurrencyLimitExceeded`` and nothing is sent. A waiting call whose
+/// deadline (``withDeadline(in:isolation:operation:)``) passes leaves the line with
+/// ``CurlewError/Code/deadlineExceeded``, also unsent.
 ///
 /// Beside the fixed named queues (``QueueActor``), which limit what you decide; this limits what
 /// the origin can take. Its phase, ``MiddlewarePhase/limiter``, is inside hedging and outside the
@@ -116,6 +118,9 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
             return state.nextWaiter
         }
         let maximumWaiting = policy.maximumWaiting
+        let deadline = CallDeadline.current
+        var alarm: Task<Void, Never>?
+        defer { alarm?.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Decision {
@@ -134,7 +139,14 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                 }
                 switch decision {
                 case .go: continuation.resume()
-                case .wait: break
+                case .wait:
+                    // The deadline takes the waiter out of line as cancellation does.
+                    guard let deadline else { break }
+                    let summary = request.summary
+                    alarm = CallDeadline.alarm(at: deadline) {
+                        self.removeWaiter(id, at: origin)?
+                            .resume(throwing: CallDeadline.exceededWhileWaiting(for: "a slot under \(origin)'s adaptive limit", request: summary))
+                    }
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 case .shed(let limit):
                     continuation.resume(
@@ -145,11 +157,16 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                 }
             }
         } onCancel: {
-            let removed = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                guard let index = state.origins[origin]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.origins[origin]?.waiters.remove(at: index).continuation
-            }
-            removed?.resume(throwing: CancellationError())
+            removeWaiter(id, at: origin)?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Takes a waiter that gives up (cancelled, or its deadline passed) out of line; `nil` when it
+    /// no longer waits (it was let in).
+    private func removeWaiter(_ id: UInt64, at origin: String) -> CheckedContinuation<Void, any Error>? {
+        state.withLock { state in
+            guard let index = state.origins[origin]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.origins[origin]?.waiters.remove(at: index).continuation
         }
     }
 
