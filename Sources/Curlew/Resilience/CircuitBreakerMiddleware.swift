@@ -27,7 +27,9 @@ internal import Synchronization
 ///
 /// Transitions are published as ``ClientEvent/Kind/circuitOpened``,
 /// ``ClientEvent/Kind/circuitHalfOpen`` and ``ClientEvent/Kind/circuitClosed`` (with
-/// ``ClientEvent/origin``) by the call that caused them; ``state(of:)`` reads a breaker.
+/// ``ClientEvent/origin``) by the call that caused them, and recorded as the gauge
+/// `curlew_circuit_state` (0 closed, 1 half-open, 2 open; dimension `origin`) into that call's
+/// metrics factory (``RequestOptions/instrumentation``); ``state(of:)`` reads a breaker.
 public final class CircuitBreakerMiddleware: APIMiddleware {
     /// When a breaker opens and for how long.
     public struct Policy: Sendable, Hashable {
@@ -131,6 +133,7 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
         case .closed: kind = .circuitClosed
         }
         context.logger.debug("circuit breaker: \(origin) is now \(state)")
+        OriginMeter.recordBreaker(state, origin: origin, options: context.options)
         context.events.report(kind) { $0.origin = origin }
     }
 

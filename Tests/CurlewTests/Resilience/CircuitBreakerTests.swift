@@ -2,6 +2,7 @@
 import Foundation
 import HTTPTypes
 import LoopbackServer
+import MetricsTestKit
 import Synchronization
 import Testing
 
@@ -111,9 +112,11 @@ struct CircuitBreakerTests {
 
     /// An origin that fails with 503 until told to recover: the breaker opens after four
     /// failures, refuses calls without sending while open, lets one probe through per break, and
-    /// closes on the first successful probe. The server's request count is exact at every step.
+    /// closes on the first successful probe. The server's request count is exact at every step;
+    /// each transition is an event and a value of the `curlew_circuit_state` gauge.
     @Test func anOriginThatFailsThenRecovers() async throws {
         let failing = Mutex(true)
+        let metrics = TestMetrics()
         try await withLoopback(handler: { request in
             failing.withLock { $0 } ? .text("down", status: 503) : .text(request.path)
         }) { server, _, transport in
@@ -124,7 +127,7 @@ struct CircuitBreakerTests {
             let transitions = Task { await EventTests.collect(events, until: 1, of: .circuitClosed) }
             func send(_ index: Int) async -> CurlewError? {
                 do {
-                    _ = try await client.send(Numbered(index: index))
+                    _ = try await client.send(Numbered(index: index)) { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }
                     return nil
                 } catch {
                     return error as? CurlewError
@@ -155,6 +158,9 @@ struct CircuitBreakerTests {
             let seen = await transitions.value.filter { [.circuitOpened, .circuitHalfOpen, .circuitClosed].contains($0.kind) }
             #expect(seen.map(\.kind) == [.circuitOpened, .circuitHalfOpen, .circuitOpened, .circuitHalfOpen, .circuitClosed])
             #expect(Set(seen.compactMap(\.origin)) == [TrustedOrigins.origin(of: server.baseURL)])
+            let origin = try #require(TrustedOrigins.origin(of: server.baseURL))
+            #expect(try metrics.expectGauge("curlew_circuit_state", [("origin", origin)]).values == [2, 1, 2, 1, 0])
+            #expect(metrics.counterTotal(label: "curlew_circuit_opened_total", dimensions: [("request", "Numbered")]) == 2)
         }
     }
 }
