@@ -110,7 +110,8 @@ public struct ClientEvent: Sendable {
     public var source: ResponseSource?
     /// The failure (``Kind/failed``, ``Kind/retryScheduled``).
     public var error: CurlewError?
-    /// The back-off before a retry (``Kind/retryScheduled``).
+    /// The back-off before a retry (``Kind/retryScheduled``), or how long the call waited before
+    /// a hedge (``Kind/hedgeSent``).
     public var delay: Duration?
     /// The redirect target (``Kind/redirected``).
     public var location: String?

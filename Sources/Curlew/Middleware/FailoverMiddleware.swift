@@ -32,12 +32,14 @@ public final class FailoverMiddleware: APIMiddleware {
         return baseURLs.indices.contains(index) ? baseURLs[index] : nil
     }
 
-    /// Sends to the current base URL, moving along the list on connect-level failures.
+    /// Sends to the current base URL, moving along the list on connect-level failures. A hedge of
+    /// ``HedgingMiddleware`` with ``HedgingMiddleware/hedgesToFailover`` starts at the next one.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard let path = baseURLs.lazy.compactMap({ Self.remainder(of: request.url, under: $0) }).first else {
             return try await next(request, context)
         }
-        var index = current.withLock { $0 }
+        // A hedge to the failover origin starts past the base URL in use.
+        var index = (current.withLock { $0 } + context.failoverStep) % baseURLs.count
         var tried = 0
         while true {
             var attempt = request
