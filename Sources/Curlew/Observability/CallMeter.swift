@@ -97,7 +97,8 @@ final class CallMeter: Sendable {
 /// metrics factory of the call that moved them (nothing when it has none).
 enum OriginMeter {
     /// The breaker of `origin` is now `state`: 0 closed, 1 half-open, 2 open.
-    static func recordBreaker(_ state: CircuitBreakerMiddleware.State, origin: String, options: RequestOptions) {
+    /// With a breaker per endpoint type, `endpointType` adds the dimension `request`.
+    static func recordBreaker(_ state: CircuitBreakerMiddleware.State, origin: String, endpointType: String?, options: RequestOptions) {
         guard let factory = options.instrumentation.activeMetricsFactory else { return }
         let value: Int
         switch state {
@@ -105,7 +106,9 @@ enum OriginMeter {
         case .halfOpen: value = 1
         case .open: value = 2
         }
-        Gauge(label: "curlew_circuit_state", dimensions: [("origin", origin)], factory: factory).record(value)
+        var dimensions = [("origin", origin)]
+        if let endpointType { dimensions.append(("request", endpointType)) }
+        Gauge(label: "curlew_circuit_state", dimensions: dimensions, factory: factory).record(value)
     }
 
     /// The limiter of `origin` now allows `limit` calls and has `inFlight` out.
