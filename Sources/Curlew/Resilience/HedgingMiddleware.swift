@@ -105,9 +105,10 @@ public final class HedgingMiddleware: APIMiddleware {
         }
     }
 
-    /// The delay before a hedge of a call of `requestName`: the percentile of its recent
-    /// latencies once there are enough, otherwise ``delay``.
-    func hedgeDelay(for requestName: String) -> Duration {
+    /// The delay before a hedge of a call of the endpoint type `requestName` (its type's name,
+    /// ``MiddlewareContext/requestName``): with a ``percentile``, that percentile of the type's
+    /// recent latencies once ``minimumSamples`` were measured; otherwise ``delay``.
+    public func hedgeDelay(for requestName: String) -> Duration {
         guard percentile != nil else { return delay }
         return latencies.withLock { windows in
             guard let window = windows[requestName], window.count >= minimumSamples, let current = window.current else { return nil }
