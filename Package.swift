@@ -137,6 +137,13 @@ let package = Package(
             exclude: ["OpenAPI/openapi.yaml", "OpenAPI/openapi-generator-config.yaml"],
             swiftSettings: swiftSettings
         ),
+        // The issue-scale resilience scenarios, measured (scripts/resilience-scenarios.sh); no tests.
+        .executableTarget(
+            name: "ResilienceScenarios",
+            dependencies: ["Curlew", "LoopbackServer"],
+            path: "Samples/ResilienceScenarios",
+            swiftSettings: swiftSettings
+        ),
         // What every test target shares: the real servers of a plain `swift test` (TestServers,
         // started once per test process) and a child-process runner. Not a product.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),

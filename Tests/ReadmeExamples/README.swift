@@ -28,20 +28,20 @@
 //   block 26 (README.md:1079): skipped (no-compile)
 //   block 27 (README.md:1089): declarations, file scope
 //   block 28 (README.md:1106): skipped (no-compile)
-//   block 29 (README.md:1150): skipped (no-compile)
-//   block 30 (README.md:1181): declarations, file scope
-//   block 31 (README.md:1200): declarations, file scope
-//   block 32 (README.md:1220): declarations, file scope
-//   block 33 (README.md:1232): declarations, file scope
-//   block 34 (README.md:1247): declarations, file scope
-//   block 35 (README.md:1315): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1360): skipped (no-compile)
-//   block 37 (README.md:1393): declarations, file scope
-//   block 38 (README.md:1414): skipped (no-compile)
-//   block 39 (README.md:1513): declarations, file scope
-//   block 40 (README.md:1615): declarations, file scope
-//   block 41 (README.md:1655): declarations, file scope
-//   block 42 (README.md:1689): declarations, file scope
+//   block 29 (README.md:1152): skipped (no-compile)
+//   block 30 (README.md:1183): declarations, file scope
+//   block 31 (README.md:1202): declarations, file scope
+//   block 32 (README.md:1224): declarations, file scope
+//   block 33 (README.md:1236): declarations, file scope
+//   block 34 (README.md:1256): declarations, file scope
+//   block 35 (README.md:1324): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1369): skipped (no-compile)
+//   block 37 (README.md:1402): declarations, file scope
+//   block 38 (README.md:1423): skipped (no-compile)
+//   block 39 (README.md:1522): declarations, file scope
+//   block 40 (README.md:1624): declarations, file scope
+//   block 41 (README.md:1664): declarations, file scope
+//   block 42 (README.md:1698): declarations, file scope
 
 import Curlew
 import Foundation
@@ -682,8 +682,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1181
-#sourceLocation(file: "README.md", line: 1182)
+// MARK: block 30, README.md:1183
+#sourceLocation(file: "README.md", line: 1184)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -697,8 +697,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1200
-#sourceLocation(file: "README.md", line: 1201)
+// MARK: block 31, README.md:1202
+#sourceLocation(file: "README.md", line: 1203)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -712,36 +712,36 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1220
-#sourceLocation(file: "README.md", line: 1221)
+// MARK: block 32, README.md:1224
+#sourceLocation(file: "README.md", line: 1225)
 func hedgedClient() -> APIClient {
     let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1232
-#sourceLocation(file: "README.md", line: 1233)
+// MARK: block 33, README.md:1236
+#sourceLocation(file: "README.md", line: 1237)
 func limitedClient() -> APIClient {
     let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 16, latencyThreshold: .milliseconds(250), maximumWaiting: 100))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [limiter]))
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1247
-#sourceLocation(file: "README.md", line: 1248)
+// MARK: block 34, README.md:1256
+#sourceLocation(file: "README.md", line: 1257)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1315
+// MARK: block 35, README.md:1324
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1316)
+#sourceLocation(file: "README.md", line: 1325)
 
 
 
@@ -770,8 +770,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1393
-#sourceLocation(file: "README.md", line: 1394)
+// MARK: block 37, README.md:1402
+#sourceLocation(file: "README.md", line: 1403)
 
 
 
@@ -788,8 +788,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1513
-#sourceLocation(file: "README.md", line: 1514)
+// MARK: block 39, README.md:1522
+#sourceLocation(file: "README.md", line: 1523)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -889,8 +889,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1615
-#sourceLocation(file: "README.md", line: 1616)
+// MARK: block 40, README.md:1624
+#sourceLocation(file: "README.md", line: 1625)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -928,8 +928,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1655
-#sourceLocation(file: "README.md", line: 1656)
+// MARK: block 41, README.md:1664
+#sourceLocation(file: "README.md", line: 1665)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -961,8 +961,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1689
-#sourceLocation(file: "README.md", line: 1690)
+// MARK: block 42, README.md:1698
+#sourceLocation(file: "README.md", line: 1699)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

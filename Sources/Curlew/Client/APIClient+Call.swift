@@ -51,7 +51,7 @@ extension APIClient {
             // Accessories draw the progress of a download or upload.
             let drawn = AccessoryProgress.options(options, drawingTo: accessories, activity: activity, request: ready, responseBody: responseBody)
             let output = try await AccessoryScope.run(activity, accessories: accessories) {
-                try await queued(drawn, reporter: reporter) {
+                try await queued(drawn, reporter: reporter, request: ready.summary) {
                     try await exchange(request, ready, options: drawn, responseBody: responseBody, reporter: reporter, finish: finish)
                 }
             }
@@ -85,13 +85,14 @@ extension APIClient {
         }
     }
 
-    /// Waits in the call's queue (if any), then runs the work.
+    /// Waits in the call's queue (if any), then runs the work; a wait still going when the call's
+    /// deadline passes ends with `.deadlineExceeded` and sends nothing.
     private nonisolated(nonsending) func queued<T: Sendable>(
-        _ options: RequestOptions, reporter: EventReporter, _ work: nonisolated(nonsending) () async throws -> T
+        _ options: RequestOptions, reporter: EventReporter, request: RequestSummary, _ work: nonisolated(nonsending) () async throws -> T
     ) async throws -> T {
         guard let queue = options.queue else { return try await work() }
         reporter.report(.queued) { $0.queue = queue }
-        return try await queues.runHere(in: queue, priority: options.priority) {
+        return try await queues.runHere(in: queue, priority: options.priority, deadline: CallDeadline.current, request: request) {
             reporter.report(.dequeued) { $0.queue = queue }
             return try await work()
         }

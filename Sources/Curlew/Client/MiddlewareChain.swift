@@ -35,6 +35,8 @@ enum MiddlewareChain {
     /// (``withDeadline(in:isolation:operation:)``) the attempt's total timeout is capped by the
     /// time left, and an attempt that would start after it fails without sending.
     private static let innermost: MiddlewareNext = { prepared, context in
+        // An open breaker's call that no failover origin took is refused after all.
+        if let refusal = context.circuitRefusal { throw refusal }
         let deadline = CallDeadline.current
         var prepared = prepared
         let capped =

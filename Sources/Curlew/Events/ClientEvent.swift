@@ -69,6 +69,12 @@ public struct ClientEvent: Sendable {
         public static let circuitHalfOpen = Kind("circuitHalfOpen")
         /// The circuit breaker of ``ClientEvent/origin`` closed again after a successful probe.
         public static let circuitClosed = Kind("circuitClosed")
+        /// The adaptive concurrency limit of ``ClientEvent/origin`` moved to ``ClientEvent/limit``
+        /// (``AdaptiveConcurrencyMiddleware``).
+        public static let concurrencyLimitChanged = Kind("concurrencyLimitChanged")
+        /// A call to ``ClientEvent/origin`` was shed: ``ClientEvent/limit`` calls were in flight
+        /// and the line was full; it fails with ``CurlewError/Code/concurrencyLimitExceeded`` unsent.
+        public static let concurrencyShed = Kind("concurrencyShed")
         /// A hedge of a slow call went out as attempt ``ClientEvent/attempt``
         /// (``HedgingMiddleware``).
         public static let hedgeSent = Kind("hedgeSent")
@@ -104,7 +110,8 @@ public struct ClientEvent: Sendable {
     public var source: ResponseSource?
     /// The failure (``Kind/failed``, ``Kind/retryScheduled``).
     public var error: CurlewError?
-    /// The back-off before a retry (``Kind/retryScheduled``).
+    /// The back-off before a retry (``Kind/retryScheduled``), or how long the call waited before
+    /// a hedge (``Kind/hedgeSent``).
     public var delay: Duration?
     /// The redirect target (``Kind/redirected``).
     public var location: String?
@@ -113,8 +120,12 @@ public struct ClientEvent: Sendable {
     /// The new credential version (``Kind/credentialRefreshed``).
     public var credentialVersion: Int?
     /// The origin (`scheme://host:port`) of a circuit breaker event (``Kind/circuitOpened``,
-    /// ``Kind/circuitHalfOpen``, ``Kind/circuitClosed``).
+    /// ``Kind/circuitHalfOpen``, ``Kind/circuitClosed``) or an adaptive limit event
+    /// (``Kind/concurrencyLimitChanged``, ``Kind/concurrencyShed``).
     public var origin: String?
+    /// The origin's adaptive concurrency limit (``Kind/concurrencyLimitChanged``,
+    /// ``Kind/concurrencyShed``).
+    public var limit: Int?
 
     /// Creates an event of a kind, now, with no facts; set the ones the kind has.
     public init(_ kind: Kind, requestID: CallID? = nil, requestName: String? = nil) {
@@ -138,6 +149,7 @@ extension ClientEvent: CustomStringConvertible {
         if let error { text += " error=\(error.code)" }
         if let reason { text += " reason=\(reason)" }
         if let origin { text += " origin=\(origin)" }
+        if let limit { text += " limit=\(limit)" }
         return text
     }
 }

@@ -5,8 +5,15 @@ internal import Synchronization
 /// refresh shared by many requests). `task.value` alone would wait until the task finished.
 enum CancellableWait {
     /// The task's result, or `CancellationError` when the caller is cancelled first.
-    static func value<T: Sendable>(of task: Task<T, any Error>) async throws -> T {
+    ///
+    /// With a `deadline`, the wait also ends when it passes, with `.deadlineExceeded` about
+    /// `request`; the task carries on.
+    static func value<T: Sendable>(of task: Task<T, any Error>, deadline: ContinuousClock.Instant? = nil, request: RequestSummary? = nil) async throws -> T {
         let slot = Slot<T>()
+        let alarm = deadline.map { deadline in
+            CallDeadline.alarm(at: deadline) { slot.resume(with: .failure(CallDeadline.exceededWhileWaiting(for: "the token refresh", request: request))) }
+        }
+        defer { alarm?.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 slot.install(continuation)

@@ -32,13 +32,22 @@ public final class FailoverMiddleware: APIMiddleware {
         return baseURLs.indices.contains(index) ? baseURLs[index] : nil
     }
 
-    /// Sends to the current base URL, moving along the list on connect-level failures.
+    /// Sends to the current base URL, moving along the list on connect-level failures. A hedge of
+    /// ``HedgingMiddleware`` with ``HedgingMiddleware/hedgesToFailover`` starts at the next one.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard let path = baseURLs.lazy.compactMap({ Self.remainder(of: request.url, under: $0) }).first else {
             return try await next(request, context)
         }
-        var index = current.withLock { $0 }
+        // A hedge to the failover origin, or a call an open breaker diverts, starts past the base
+        // URL in use; a diverted call never comes back to it.
+        var index = (current.withLock { $0 } + context.failoverStep) % baseURLs.count
         var tried = 0
+        var context = context
+        let diverted = context.circuitRefusal != nil
+        if diverted {
+            guard baseURLs.count > 1 else { return try await next(request, context) }
+            context.circuitRefusal = nil
+        }
         while true {
             var attempt = request
             attempt.replaceURL(baseURLs[index] + path)
@@ -46,7 +55,7 @@ public final class FailoverMiddleware: APIMiddleware {
                 return try await next(attempt, context)
             } catch let error as CurlewError where Self.isConnectLevel(error.code) {
                 tried += 1
-                guard tried < baseURLs.count else { throw error }
+                guard tried < baseURLs.count - (diverted ? 1 : 0) else { throw error }
                 let failed = index
                 index = current.withLock { current in
                     if current == failed { current = (failed + 1) % self.baseURLs.count }

@@ -103,6 +103,11 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                     if started { context.events.report(.credentialRefreshed) { $0.credentialVersion = newVersion } }
                 } catch let failure {
                     if failure is CancellationError || (failure as? CurlewError)?.code == .cancelled { throw CancellationError() }
+                    if var expired = failure as? CurlewError, expired.code == .deadlineExceeded, expired.stage == .deadline {
+                        // This call's deadline ended its wait; the refresh itself goes on.
+                        expired.request = request.summary
+                        throw expired
+                    }
                     let failed = CurlewError(code: .refreshFailed, message: "the token refresh failed: \(CurlewError.wrapping(failure).message)", request: request.summary, underlying: failure)
                     // Only a refresh that was answered ends the session: an unreachable token
                     // server (a transport failure) says nothing about the credential.

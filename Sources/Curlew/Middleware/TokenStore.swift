@@ -102,7 +102,9 @@ public actor TokenStore {
     }
 
     /// A credential newer than `failedVersion`: the current one if it already is, else the result
-    /// of the refresh in flight, else of a new refresh.
+    /// of the refresh in flight, else of a new refresh. A caller under a deadline
+    /// (``withDeadline(in:isolation:operation:)``) stops waiting when it passes, with
+    /// `.deadlineExceeded`; the refresh carries on for the others.
     /// - Throws: `.notLoggedIn` without a credential; otherwise what the refresher threw.
     public func refreshed(after failedVersion: Int, using refresher: @escaping @Sendable (Credential) async throws -> Credential) async throws -> (Credential, Int) {
         let (credential, version, _) = try await refresh(after: failedVersion, using: refresher)
@@ -114,7 +116,7 @@ public actor TokenStore {
     func refresh(after failedVersion: Int, using refresher: @escaping Refresher) async throws -> (Credential, Int, started: Bool) {
         if version > failedVersion, let credential { return (credential, version, false) }
         if let flight = refreshInFlight, flight.from == version {
-            let (credential, version) = try await CancellableWait.value(of: flight.task)
+            let (credential, version) = try await CancellableWait.value(of: flight.task, deadline: CallDeadline.current)
             return (credential, version, false)
         }
         guard let current = credential else {
@@ -131,7 +133,7 @@ public actor TokenStore {
             }
         }
         refreshInFlight = (from, task)
-        let (fresh, newVersion) = try await CancellableWait.value(of: task)
+        let (fresh, newVersion) = try await CancellableWait.value(of: task, deadline: CallDeadline.current)
         return (fresh, newVersion, true)
     }
 

@@ -15,6 +15,14 @@ internal import HTTPTypes
 /// | `curlew_retries_total` | counter | request |
 /// | `curlew_credential_refreshes_total` | counter | request, outcome (`success`, `failure`) |
 /// | `curlew_cache_hits_total`, `curlew_cache_misses_total` | counter | request |
+/// | `curlew_hedges_total`, `curlew_hedges_won_total`, `curlew_circuit_opened_total` | counter | request |
+/// | `curlew_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | origin |
+/// | `curlew_concurrency_limit`, `curlew_concurrency_in_flight` | gauge | origin |
+/// | `curlew_concurrency_shed_total` | counter | origin |
+///
+/// The per-origin instruments are recorded by ``CircuitBreakerMiddleware`` and
+/// ``AdaptiveConcurrencyMiddleware`` into the factory of the call that changed them
+/// (``OriginMeter``).
 ///
 /// A class (immutable): a call's ``EventReporter`` carries an optional meter, and an optional
 /// reference is one word that copies with a retain, where an optional struct of an existential
@@ -82,5 +90,37 @@ final class CallMeter: Sendable {
         default: return
         }
         Counter(label: label, dimensions: [("request", request)], factory: factory).increment()
+    }
+}
+
+/// The per-origin instruments of the circuit breaker and the adaptive limiter, recorded into the
+/// metrics factory of the call that moved them (nothing when it has none).
+enum OriginMeter {
+    /// The breaker of `origin` is now `state`: 0 closed, 1 half-open, 2 open.
+    /// With a breaker per endpoint type, `endpointType` adds the dimension `request`.
+    static func recordBreaker(_ state: CircuitBreakerMiddleware.State, origin: String, endpointType: String?, options: RequestOptions) {
+        guard let factory = options.instrumentation.activeMetricsFactory else { return }
+        let value: Int
+        switch state {
+        case .closed: value = 0
+        case .halfOpen: value = 1
+        case .open: value = 2
+        }
+        var dimensions = [("origin", origin)]
+        if let endpointType { dimensions.append(("request", endpointType)) }
+        Gauge(label: "curlew_circuit_state", dimensions: dimensions, factory: factory).record(value)
+    }
+
+    /// The limiter of `origin` now allows `limit` calls and has `inFlight` out.
+    static func recordLimit(_ limit: Int, inFlight: Int, origin: String, options: RequestOptions) {
+        guard let factory = options.instrumentation.activeMetricsFactory else { return }
+        Gauge(label: "curlew_concurrency_limit", dimensions: [("origin", origin)], factory: factory).record(limit)
+        Gauge(label: "curlew_concurrency_in_flight", dimensions: [("origin", origin)], factory: factory).record(inFlight)
+    }
+
+    /// A call to `origin` was shed.
+    static func recordShed(origin: String, options: RequestOptions) {
+        guard let factory = options.instrumentation.activeMetricsFactory else { return }
+        Counter(label: "curlew_concurrency_shed_total", dimensions: [("origin", origin)], factory: factory).increment()
     }
 }

@@ -32,10 +32,12 @@ public struct ClientScheduler: APIMiddleware {
     /// ``MiddlewarePhase/scheduling``.
     public var phase: MiddlewarePhase? { .scheduling }
 
-    /// Waits for a slot by priority (unless the call has a named queue), then sends.
+    /// Waits for a slot by priority (unless the call has a named queue), then sends; a call whose
+    /// deadline (``withDeadline(in:isolation:operation:)``) passes while it waits fails with
+    /// `.deadlineExceeded` and is not sent.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.options.queue == nil else { return try await next(request, context) }
-        return try await queues.run(in: queueName, priority: context.options.priority) {
+        return try await queues.runHere(in: queueName, priority: context.options.priority, deadline: context.deadline, request: request.summary) {
             try await next(request, context)
         }
     }

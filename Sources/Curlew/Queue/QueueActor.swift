@@ -62,10 +62,14 @@ public actor QueueActor {
     /// ``run(in:priority:_:)`` for Curlew's own calls: `operation` runs on the caller's executor
     /// (the engine's, for a request task that prefers it), so a queued call changes executor
     /// no more often than an unqueued one.
+    ///
+    /// A caller still waiting when `deadline` passes leaves the line with `.deadlineExceeded`
+    /// (about `request`) without ever holding a slot.
     nonisolated(nonsending) func runHere<T: Sendable>(
-        in queue: String, priority: QueuePriority, _ operation: nonisolated(nonsending) () async throws -> T
+        in queue: String, priority: QueuePriority, deadline: ContinuousClock.Instant? = nil, request: RequestSummary? = nil,
+        _ operation: nonisolated(nonsending) () async throws -> T
     ) async throws -> T {
-        try await enter(queue, priority: priority)
+        try await enter(queue, priority: priority, deadline: deadline, request: request)
         defer { leave(queue) }
         return try await operation()
     }
@@ -128,9 +132,16 @@ public actor QueueActor {
     /// A waiter cancelled before it is queued is never queued: the cancellation flag is set
     /// before the handler runs, and the check below and the handler's removal both happen under
     /// the lock.
-    private nonisolated(nonsending) func enter(_ queue: String, priority: QueuePriority) async throws {
+    ///
+    /// With a `deadline`, an alarm set once the waiter is in line removes it when the deadline
+    /// passes — under the lock, as cancellation does — and fails it with `.deadlineExceeded`.
+    private nonisolated(nonsending) func enter(
+        _ queue: String, priority: QueuePriority, deadline: ContinuousClock.Instant? = nil, request: RequestSummary? = nil
+    ) async throws {
         try Task.checkCancellation()
         guard let ticket = book.withLock({ $0.startOrTicket(queue) }) else { return }
+        var alarm: Task<Void, Never>?
+        defer { alarm?.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: QueueBook.Waiter) in
                 let startsNow: Bool? = book.withLock { state in
@@ -139,7 +150,9 @@ public actor QueueActor {
                 switch startsNow {
                 case nil: waiter.resume(throwing: CancellationError())
                 case true?: waiter.resume()
-                case false?: break
+                case false?:
+                    guard let deadline else { break }
+                    alarm = CallDeadline.alarm(at: deadline) { self.expire(queue, ticket: ticket, request: request) }
                 }
             }
         } onCancel: {
@@ -147,6 +160,13 @@ public actor QueueActor {
             waiter.resume(throwing: CancellationError())
             carryOut(aftermath, queue)
         }
+    }
+
+    /// Takes a waiter whose deadline passed out of line (if it still waits) and fails it.
+    private nonisolated func expire(_ queue: String, ticket: UInt64, request: RequestSummary?) {
+        guard let (waiter, aftermath) = book.withLock({ $0.leave(queue, ticket: ticket) }) else { return }
+        waiter.resume(throwing: CallDeadline.exceededWhileWaiting(for: "a slot in the queue \"\(queue)\"", request: request))
+        carryOut(aftermath, queue)
     }
 
     /// Gives a slot back.

@@ -6,7 +6,15 @@ internal import Synchronization
 /// shrinks by ``Policy/backoff`` when a call takes longer or is dropped (a timeout, a reset, a
 /// 429 or 5xx). A call over the limit waits — up to ``Policy/maximumWaiting`` calls per origin,
 /// first come first served — or, when no place is left, fails at once with
-/// ``CurlewError/Code/concurrencyLimitExceeded`` and nothing is sent.
+/// ``CurlewError/Code/concurrencyLimitExceeded`` and nothing is sent. A waiting call whose
+/// deadline (``withDeadline(in:isolation:operation:)``) passes leaves the line with
+/// ``CurlewError/Code/deadlineExceeded``, also unsent.
+///
+/// A change of limit is published as ``ClientEvent/Kind/concurrencyLimitChanged`` and a shed call
+/// as ``ClientEvent/Kind/concurrencyShed`` (both with ``ClientEvent/origin`` and
+/// ``ClientEvent/limit``); the calls' metrics factory (``RequestOptions/instrumentation``) gets
+/// the gauges `curlew_concurrency_limit` and `curlew_concurrency_in_flight` and the counter
+/// `curlew_concurrency_shed_total`, each with the dimension `origin`.
 ///
 /// Beside the fixed named queues (``QueueActor``), which limit what you decide; this limits what
 /// the origin can take. Its phase, ``MiddlewarePhase/limiter``, is inside hedging and outside the
@@ -88,34 +96,41 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
     /// Sends once the origin has a free slot; waits or fails with `.concurrencyLimitExceeded`.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard let origin = TrustedOrigins.origin(of: request.url) else { return try await next(request, context) }
-        try await acquire(origin, request: request)
+        try await acquire(origin, request: request, context: context)
         let started = ContinuousClock.now
         do {
             let raw = try await next(request, context)
-            release(origin, latency: .now - started, dropped: raw.status.code == 429 || raw.status.code >= 500)
+            release(origin, latency: .now - started, dropped: raw.status.code == 429 || raw.status.code >= 500, context: context)
             return raw
         } catch {
             switch CircuitBreakerMiddleware.outcome(of: error) {
-            case .failure: release(origin, latency: .now - started, dropped: true)
-            case .success: release(origin, latency: .now - started, dropped: (error as? CurlewError)?.status?.code == 429)
-            case .ignored: release(origin, latency: nil, dropped: false)
+            case .failure: release(origin, latency: .now - started, dropped: true, context: context)
+            case .success: release(origin, latency: .now - started, dropped: (error as? CurlewError)?.status?.code == 429, context: context)
+            case .ignored: release(origin, latency: nil, dropped: false, context: context)
             }
             throw error
         }
     }
 
     /// Takes a slot, waiting in line when the policy allows.
-    private nonisolated(nonsending) func acquire(_ origin: String, request: PreparedRequest) async throws {
+    private nonisolated(nonsending) func acquire(_ origin: String, request: PreparedRequest, context: MiddlewareContext) async throws {
         let fresh = AdaptiveLimit(policy: policy)
-        let taken = state.withLock { state in
-            state.origins[origin, default: Origin(limit: fresh)].limit.acquire()
+        let taken = state.withLock { state -> (limit: Int, inFlight: Int)? in
+            guard state.origins[origin, default: Origin(limit: fresh)].limit.acquire(), let limit = state.origins[origin]?.limit else { return nil }
+            return (limit.capacity, limit.inFlight)
         }
-        if taken { return }
+        if let taken {
+            OriginMeter.recordLimit(taken.limit, inFlight: taken.inFlight, origin: origin, options: context.options)
+            return
+        }
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
         }
         let maximumWaiting = policy.maximumWaiting
+        let deadline = CallDeadline.current
+        var alarm: Task<Void, Never>?
+        defer { alarm?.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Decision {
@@ -134,9 +149,21 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                 }
                 switch decision {
                 case .go: continuation.resume()
-                case .wait: break
+                case .wait:
+                    // The deadline takes the waiter out of line as cancellation does.
+                    guard let deadline else { break }
+                    let summary = request.summary
+                    alarm = CallDeadline.alarm(at: deadline) {
+                        self.removeWaiter(id, at: origin)?
+                            .resume(throwing: CallDeadline.exceededWhileWaiting(for: "a slot under \(origin)'s adaptive limit", request: summary))
+                    }
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 case .shed(let limit):
+                    context.events.report(.concurrencyShed) {
+                        $0.origin = origin
+                        $0.limit = limit
+                    }
+                    OriginMeter.recordShed(origin: origin, options: context.options)
                     continuation.resume(
                         throwing: CurlewError(
                             code: .concurrencyLimitExceeded,
@@ -145,24 +172,39 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                 }
             }
         } onCancel: {
-            let removed = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                guard let index = state.origins[origin]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.origins[origin]?.waiters.remove(at: index).continuation
-            }
-            removed?.resume(throwing: CancellationError())
+            removeWaiter(id, at: origin)?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Takes a waiter that gives up (cancelled, or its deadline passed) out of line; `nil` when it
+    /// no longer waits (it was let in).
+    private func removeWaiter(_ id: UInt64, at origin: String) -> CheckedContinuation<Void, any Error>? {
+        state.withLock { state in
+            guard let index = state.origins[origin]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.origins[origin]?.waiters.remove(at: index).continuation
         }
     }
 
     /// Gives a slot back, adjusts the limit and lets waiters in while slots are free.
-    private func release(_ origin: String, latency: Duration?, dropped: Bool) {
-        let admitted = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            guard var entry = state.origins[origin] else { return [] }
+    private func release(_ origin: String, latency: Duration?, dropped: Bool, context: MiddlewareContext) {
+        let (admitted, before, after) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], AdaptiveLimit?, AdaptiveLimit?) in
+            guard var entry = state.origins[origin] else { return ([], nil, nil) }
+            let before = entry.limit
             entry.limit.release(latency: latency, dropped: dropped)
             var admitted: [CheckedContinuation<Void, any Error>] = []
             while !entry.waiters.isEmpty, entry.limit.acquire() { admitted.append(entry.waiters.removeFirst().continuation) }
             state.origins[origin] = entry
-            return admitted
+            return (admitted, before, entry.limit)
         }
         for continuation in admitted { continuation.resume() }
+        guard let before, let after else { return }
+        if after.capacity != before.capacity {
+            context.logger.debug("adaptive limit: \(origin) now allows \(after.capacity) calls at once")
+            context.events.report(.concurrencyLimitChanged) {
+                $0.origin = origin
+                $0.limit = after.capacity
+            }
+        }
+        OriginMeter.recordLimit(after.capacity, inFlight: after.inFlight, origin: origin, options: context.options)
     }
 }

@@ -1,7 +1,8 @@
 internal import Synchronization
 
 /// Stops sending to an origin that keeps failing: a circuit breaker per origin
-/// (`scheme://host:port`), shared by every call of the clients it is registered with.
+/// (`scheme://host:port`), or per origin and endpoint type (``Policy/perEndpointType``), shared
+/// by every call of the clients it is registered with.
 ///
 /// While an origin's breaker is closed, calls go out and their outcomes are counted in a sliding
 /// window. Once the window holds at least ``Policy/minimumThroughput`` outcomes and
@@ -18,7 +19,8 @@ internal import Synchronization
 /// Its phase, ``MiddlewarePhase/circuitBreaker``, is outside ``RetryMiddleware``: a call is one
 /// outcome however many attempts it took, and an open breaker keeps retries from starting. It sees
 /// the URL before ``FailoverMiddleware`` rewrites it, so with failover the breaker is the
-/// primary origin's.
+/// primary origin's; with ``Policy/failsOverWhileOpen``, the calls it refuses go to the failover
+/// origin instead of failing.
 ///
 /// ```swift
 /// let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
@@ -27,7 +29,9 @@ internal import Synchronization
 ///
 /// Transitions are published as ``ClientEvent/Kind/circuitOpened``,
 /// ``ClientEvent/Kind/circuitHalfOpen`` and ``ClientEvent/Kind/circuitClosed`` (with
-/// ``ClientEvent/origin``) by the call that caused them; ``state(of:)`` reads a breaker.
+/// ``ClientEvent/origin``) by the call that caused them, and recorded as the gauge
+/// `curlew_circuit_state` (0 closed, 1 half-open, 2 open; dimension `origin`) into that call's
+/// metrics factory (``RequestOptions/instrumentation``); ``state(of:)`` reads a breaker.
 public final class CircuitBreakerMiddleware: APIMiddleware {
     /// When a breaker opens and for how long.
     public struct Policy: Sendable, Hashable {
@@ -39,13 +43,26 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
         public var window: Duration
         /// How long an open breaker refuses calls before it lets a probe through. Default: 5 s.
         public var breakDuration: Duration
+        /// Whether each endpoint type has a breaker of its own at an origin (one failing endpoint
+        /// then does not stop the others); `false`: one breaker per origin. Default: `false`.
+        public var perEndpointType: Bool
+        /// Whether a call the open breaker refuses goes to the next base URL of the client's
+        /// ``FailoverMiddleware`` instead of failing with ``CurlewError/Code/circuitOpen``
+        /// (it still fails so without a failover origin). Its outcome is not the breaker's.
+        /// Default: `false`.
+        public var failsOverWhileOpen: Bool
 
         /// Creates a policy.
-        public init(failureRatio: Double = 0.5, minimumThroughput: Int = 20, window: Duration = .seconds(30), breakDuration: Duration = .seconds(5)) {
+        public init(
+            failureRatio: Double = 0.5, minimumThroughput: Int = 20, window: Duration = .seconds(30), breakDuration: Duration = .seconds(5),
+            perEndpointType: Bool = false, failsOverWhileOpen: Bool = false
+        ) {
             self.failureRatio = min(1, max(0, failureRatio))
             self.minimumThroughput = max(1, minimumThroughput)
             self.window = window > .zero ? window : .seconds(30)
             self.breakDuration = breakDuration
+            self.perEndpointType = perEndpointType
+            self.failsOverWhileOpen = failsOverWhileOpen
         }
     }
 
@@ -84,46 +101,62 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
     public var phase: MiddlewarePhase? { .circuitBreaker }
 
     /// The state of the breaker of `url`'s origin (`.closed` for an origin never called, or a URL
-    /// that is not http(s)).
-    public func state(of url: String) -> State {
+    /// that is not http(s)); with ``Policy/perEndpointType``, of the calls of `endpointType` (the
+    /// request type's name, ``MiddlewareContext/requestName``) there.
+    public func state(of url: String, endpointType: String? = nil) -> State {
         guard let origin = TrustedOrigins.origin(of: url) else { return .closed }
-        return breakers.withLock { $0[origin]?.state ?? .closed }
+        let key = breakerKey(origin, endpointType: endpointType ?? "")
+        return breakers.withLock { $0[key]?.state ?? .closed }
+    }
+
+    /// The breaker of a call: its origin's, or with ``Policy/perEndpointType`` its origin's and
+    /// endpoint type's.
+    private func breakerKey(_ origin: String, endpointType: String) -> String {
+        policy.perEndpointType ? origin + " " + endpointType : origin
     }
 
     /// Sends when the origin's breaker lets the call through; fails with `.circuitOpen` otherwise.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard let origin = TrustedOrigins.origin(of: request.url) else { return try await next(request, context) }
+        let key = breakerKey(origin, endpointType: context.requestName)
         let (admission, halfOpened) = breakers.withLock { breakers in
-            var breaker = breakers[origin] ?? CircuitBreaker(policy: policy)
+            var breaker = breakers[key] ?? CircuitBreaker(policy: policy)
             let before = breaker.state
             let admission = breaker.admit(at: now())
-            breakers[origin] = breaker
+            breakers[key] = breaker
             return (admission, before == .open && breaker.state == .halfOpen)
         }
-        if halfOpened { Self.report(.halfOpen, origin: origin, context: context) }
+        if halfOpened { report(.halfOpen, origin: origin, context: context) }
         if case .refused(let retryAfter) = admission {
-            throw CurlewError(
+            var refusal = CurlewError(
                 code: .circuitOpen,
-                message: "the circuit breaker of \(origin) is open; nothing was sent"
+                message: "the circuit breaker of \(origin)\(policy.perEndpointType ? " for \(context.requestName)" : "") is open; nothing was sent"
                     + (retryAfter > .zero ? " (next probe in \(CallDeadline.milliseconds(retryAfter)) ms)" : " (a probe is out)"),
                 request: request.summary)
+            guard policy.failsOverWhileOpen else { throw refusal }
+            refusal.stage = .middleware(.circuitBreaker)
+            // To the next failover origin; the refusal stands unless FailoverMiddleware takes it.
+            var diverted = context
+            diverted.failoverStep = max(1, context.failoverStep)
+            diverted.circuitRefusal = refusal
+            return try await next(request, diverted)
         }
         do {
             let raw = try await next(request, context)
-            record(raw.status.code >= 500 ? .failure : .success, of: admission, origin: origin, context: context)
+            record(raw.status.code >= 500 ? .failure : .success, of: admission, key: key, origin: origin, context: context)
             return raw
         } catch {
-            record(Self.outcome(of: error), of: admission, origin: origin, context: context)
+            record(Self.outcome(of: error), of: admission, key: key, origin: origin, context: context)
             throw error
         }
     }
 
-    private func record(_ outcome: CircuitBreaker.Outcome, of admission: CircuitBreaker.Admission, origin: String, context: MiddlewareContext) {
-        let changed = breakers.withLock { breakers in breakers[origin]?.record(outcome, of: admission, at: now()) }
-        if let changed { Self.report(changed, origin: origin, context: context) }
+    private func record(_ outcome: CircuitBreaker.Outcome, of admission: CircuitBreaker.Admission, key: String, origin: String, context: MiddlewareContext) {
+        let changed = breakers.withLock { breakers in breakers[key]?.record(outcome, of: admission, at: now()) }
+        if let changed { report(changed, origin: origin, context: context) }
     }
 
-    private static func report(_ state: State, origin: String, context: MiddlewareContext) {
+    private func report(_ state: State, origin: String, context: MiddlewareContext) {
         let kind: ClientEvent.Kind
         switch state {
         case .open: kind = .circuitOpened
@@ -131,6 +164,7 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
         case .closed: kind = .circuitClosed
         }
         context.logger.debug("circuit breaker: \(origin) is now \(state)")
+        OriginMeter.recordBreaker(state, origin: origin, endpointType: policy.perEndpointType ? context.requestName : nil, options: context.options)
         context.events.report(kind) { $0.origin = origin }
     }
 

@@ -56,6 +56,25 @@ enum CallDeadline {
         return error
     }
 
+    /// Runs `expire` once `deadline` passes, unless the returned task is cancelled first: what ends
+    /// a wait (for a queue slot, a limiter slot, a token refresh) at the call's deadline. `expire`
+    /// must remove the waiter under the same lock its other exits take, so exactly one of them
+    /// resumes it.
+    static func alarm(at deadline: ContinuousClock.Instant, _ expire: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+        Task.detached {
+            do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+            expire()
+        }
+    }
+
+    /// The error for a call whose deadline passed while it waited for `what`, before anything
+    /// was sent.
+    static func exceededWhileWaiting(for what: String, request: RequestSummary?) -> CurlewError {
+        var error = CurlewError(code: .deadlineExceeded, message: "the deadline passed while the call waited for \(what); nothing was sent", request: request)
+        error.stage = .deadline
+        return error
+    }
+
     /// Fails when `deadline` has passed at `now`.
     static func check(_ deadline: ContinuousClock.Instant, now: ContinuousClock.Instant, request: RequestSummary?) throws(CurlewError) {
         if now >= deadline { throw exceeded(request, by: now - deadline) }

@@ -20,11 +20,31 @@ internal import Synchronization
 /// let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
 /// ```
 ///
-/// Each hedge is published as ``ClientEvent/Kind/hedgeSent`` and a hedge that wins as
-/// ``ClientEvent/Kind/hedgeWon`` (with the winning ``ClientEvent/attempt``, 2 for the first hedge).
+/// With a ``percentile`` the delay follows the origin: each endpoint type's recent latencies (the
+/// last 200 calls) give its hedge delay, their p95 for `percentile: 0.95`; until a type has
+/// ``minimumSamples`` of them, ``delay`` is used. With ``hedgesToFailover`` and a
+/// ``FailoverMiddleware`` of several base URLs, a hedge goes to the next base URL after the one
+/// in use, so a slow primary is raced against its mirror:
+///
+/// ```swift
+/// let hedging = HedgingMiddleware(delay: .milliseconds(50), percentile: 0.95, hedgesToFailover: true)
+/// ```
+///
+/// Each hedge is published as ``ClientEvent/Kind/hedgeSent`` (with the ``ClientEvent/delay`` it
+/// waited) and a hedge that wins as ``ClientEvent/Kind/hedgeWon`` (with the winning
+/// ``ClientEvent/attempt``, 2 for the first hedge).
 public final class HedgingMiddleware: APIMiddleware {
-    /// How long a call waits for an answer before the next hedge goes out.
+    /// How long a call waits for an answer before the next hedge goes out; with a
+    /// ``percentile``, the delay of an endpoint type with fewer than ``minimumSamples`` calls.
     public let delay: Duration
+    /// The percentile (0…1) of an endpoint type's recent latencies that its calls wait before a
+    /// hedge goes out (0.95: the p95); `nil` for the fixed ``delay``. Default: `nil`.
+    public let percentile: Double?
+    /// Calls of an endpoint type measured before its percentile replaces ``delay``. Default: 20.
+    public let minimumSamples: Int
+    /// Whether a hedge goes to the next base URL of the client's ``FailoverMiddleware`` rather
+    /// than the one in use. Default: `false`.
+    public let hedgesToFailover: Bool
     /// Extra attempts per call at most. Default: 1.
     public let maximumHedges: Int
     /// Hedges each call earns (0…1, in thousandths): the long-run ceiling on extra requests.
@@ -34,15 +54,28 @@ public final class HedgingMiddleware: APIMiddleware {
     public let burst: Int
     /// The hedges earned and not spent, guarded by the mutex.
     private let tokens: Mutex<HedgeBudget>
+    /// Recent latencies by endpoint type (``percentile`` only), guarded by the mutex.
+    private let latencies = Mutex<[String: LatencyWindow]>([:])
 
     /// Creates the middleware.
     /// - Parameters:
-    ///   - delay: How long a call waits before a hedge goes out (about the p95 of its latency).
+    ///   - delay: How long a call waits before a hedge goes out (about the p95 of its latency);
+    ///     with a `percentile`, until its endpoint type has `minimumSamples` measured calls.
+    ///   - percentile: The percentile of an endpoint type's recent latencies to wait instead
+    ///     (0.95 for the p95); `nil` for the fixed `delay`.
+    ///   - minimumSamples: Calls of a type measured before its percentile is used.
     ///   - maximumHedges: Extra attempts per call at most.
     ///   - budget: Hedges each call earns: the long-run share of extra requests.
     ///   - burst: Hedges that can be saved up.
-    public init(delay: Duration, maximumHedges: Int = 1, budget: Double = 0.1, burst: Int = 10) {
+    ///   - hedgesToFailover: Send hedges to the next base URL of the ``FailoverMiddleware``.
+    public init(
+        delay: Duration, percentile: Double? = nil, minimumSamples: Int = 20, maximumHedges: Int = 1, budget: Double = 0.1, burst: Int = 10,
+        hedgesToFailover: Bool = false
+    ) {
         self.delay = delay
+        self.percentile = percentile.map { min(1, max(0, $0)) }
+        self.minimumSamples = max(1, minimumSamples)
+        self.hedgesToFailover = hedgesToFailover
         self.maximumHedges = max(0, maximumHedges)
         self.budget = budget
         self.burst = burst
@@ -72,9 +105,27 @@ public final class HedgingMiddleware: APIMiddleware {
         }
     }
 
+    /// The delay before a hedge of a call of the endpoint type `requestName` (its type's name,
+    /// ``MiddlewareContext/requestName``): with a ``percentile``, that percentile of the type's
+    /// recent latencies once ``minimumSamples`` were measured; otherwise ``delay``.
+    public func hedgeDelay(for requestName: String) -> Duration {
+        guard percentile != nil else { return delay }
+        return latencies.withLock { windows in
+            guard let window = windows[requestName], window.count >= minimumSamples, let current = window.current else { return nil }
+            return current
+        } ?? delay
+    }
+
+    /// Adds a call's latency to its endpoint type's window (``percentile`` only).
+    func record(_ latency: Duration, for requestName: String) {
+        guard let percentile else { return }
+        latencies.withLock { windows in windows[requestName, default: LatencyWindow(percentile: percentile)].record(latency) }
+    }
+
     /// Runs the attempts in a task group until one answers.
     private nonisolated(nonsending) func race(_ request: PreparedRequest, context: MiddlewareContext, next: @escaping MiddlewareNext) async throws -> RawResponse {
-        let delay = self.delay
+        let delay = hedgeDelay(for: context.requestName)
+        let started = ContinuousClock.now
         return try await withThrowingTaskGroup(of: Finish.self) { group in
             group.addTask { .answer(attempt: 0, await Self.result { try await next(request, context) }) }
             group.addTask {
@@ -91,7 +142,11 @@ public final class HedgingMiddleware: APIMiddleware {
                     let index = sent
                     var hedged = context
                     hedged.attempt = context.attempt + index
-                    context.events.report(.hedgeSent) { $0.attempt = index + 1 }
+                    if hedgesToFailover { hedged.failoverStep = index }
+                    context.events.report(.hedgeSent) {
+                        $0.attempt = index + 1
+                        $0.delay = delay
+                    }
                     group.addTask { .answer(attempt: index, await Self.result { try await next(request, hedged) }) }
                     sent += 1
                     running += 1
@@ -103,6 +158,9 @@ public final class HedgingMiddleware: APIMiddleware {
                     }
                 case .answer(let index, .success(let raw)):
                     group.cancelAll()
+                    // When a hedge wins, the first attempt's latency is at least this long: a
+                    // lower bound, which keeps slow calls in the window.
+                    record(.now - started, for: context.requestName)
                     if index > 0 { context.events.report(.hedgeWon) { $0.attempt = index + 1 } }
                     return raw
                 case .answer(_, .failure(let error)):

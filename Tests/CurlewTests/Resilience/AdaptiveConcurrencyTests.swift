@@ -1,6 +1,7 @@
 @testable import Curlew
 import Foundation
 import LoopbackServer
+import MetricsTestKit
 import Synchronization
 import Testing
 
@@ -99,6 +100,54 @@ struct AdaptiveConcurrencyTests {
             let after = try await client.send(Numbered(index: 3))
             #expect(after == "/n/3")
             #expect(server.requests.map(\.uri) == ["/n/1", "/n/3"])
+        }
+    }
+
+    struct Failing: Endpoint {
+        typealias Response = String
+        var path: String { "fail" }
+    }
+
+    /// The limit's moves and a shed call are published as events and recorded in the calls'
+    /// metrics factory: one fast busy call raises the limit from 1 to 2, two held calls fill it,
+    /// a third is shed, and a 503 halves the limit back to 1. Every gauge value is exact.
+    @Test func limitChangesAndShedCallsShowInEventsAndMetrics() async throws {
+        let gate = Mutex(false)
+        let metrics = TestMetrics()
+        try await withLoopback(handler: { request in
+            if request.path == "/fail" { return .text("busy", status: 503) }
+            if request.path != "/n/0" { while !gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) } }
+            return .text(request.path)
+        }) { server, _, transport in
+            let limiter = AdaptiveConcurrencyMiddleware(
+                policy: .init(initialLimit: 1, minimumLimit: 1, maximumLimit: 2, latencyThreshold: .seconds(60), backoff: 0.5))
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
+            let events = client.events
+            let collected = Task { await EventTests.collect(events, until: 2, of: .concurrencyLimitChanged) }
+            let metered: @Sendable (inout RequestOptions) -> Void = { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }
+            _ = try await client.send(Numbered(index: 0), options: metered)
+            #expect(limiter.limit(of: server.baseURL) == 2)
+            let first = Task { try await client.send(Numbered(index: 1), options: metered) }
+            let second = Task { try await client.send(Numbered(index: 2), options: metered) }
+            await waitForRequests(server, count: 3)
+            let shed = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 3), options: metered) }
+            #expect(shed?.code == .concurrencyLimitExceeded)
+            gate.withLock { $0 = true }
+            _ = try await (first.value, second.value)
+            let failed = await #expect(throws: CurlewError.self) { try await client.send(Failing(), options: metered) }
+            #expect(failed?.status?.code == 503)
+            #expect(limiter.limit(of: server.baseURL) == 1)
+            let origin = try #require(TrustedOrigins.origin(of: server.baseURL))
+            let seen = await collected.value.filter { [.concurrencyLimitChanged, .concurrencyShed].contains($0.kind) }
+            #expect(seen.map(\.kind) == [.concurrencyLimitChanged, .concurrencyShed, .concurrencyLimitChanged])
+            #expect(seen.map(\.limit) == [2, 2, 1])
+            #expect(seen.allSatisfy { $0.origin == origin })
+            let dimensions = [("origin", origin)]
+            #expect(metrics.counterTotal(label: "curlew_concurrency_shed_total", dimensions: dimensions) == 1)
+            // Acquire and release of /n/0, /n/1, /n/2 and /fail; the shed call took no slot.
+            #expect(try metrics.expectGauge("curlew_concurrency_limit", dimensions).values == [1, 2, 2, 2, 2, 2, 2, 1])
+            #expect(try metrics.expectGauge("curlew_concurrency_in_flight", dimensions).values == [1, 0, 1, 2, 1, 0, 1, 0])
+            #expect(server.requests.map(\.uri).filter { $0 == "/n/3" }.isEmpty)
         }
     }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import HTTPTypes
 import LoopbackServer
+import MetricsTestKit
 import Synchronization
 import Testing
 
@@ -111,9 +112,11 @@ struct CircuitBreakerTests {
 
     /// An origin that fails with 503 until told to recover: the breaker opens after four
     /// failures, refuses calls without sending while open, lets one probe through per break, and
-    /// closes on the first successful probe. The server's request count is exact at every step.
+    /// closes on the first successful probe. The server's request count is exact at every step;
+    /// each transition is an event and a value of the `curlew_circuit_state` gauge.
     @Test func anOriginThatFailsThenRecovers() async throws {
         let failing = Mutex(true)
+        let metrics = TestMetrics()
         try await withLoopback(handler: { request in
             failing.withLock { $0 } ? .text("down", status: 503) : .text(request.path)
         }) { server, _, transport in
@@ -124,7 +127,7 @@ struct CircuitBreakerTests {
             let transitions = Task { await EventTests.collect(events, until: 1, of: .circuitClosed) }
             func send(_ index: Int) async -> CurlewError? {
                 do {
-                    _ = try await client.send(Numbered(index: index))
+                    _ = try await client.send(Numbered(index: index)) { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }
                     return nil
                 } catch {
                     return error as? CurlewError
@@ -155,6 +158,75 @@ struct CircuitBreakerTests {
             let seen = await transitions.value.filter { [.circuitOpened, .circuitHalfOpen, .circuitClosed].contains($0.kind) }
             #expect(seen.map(\.kind) == [.circuitOpened, .circuitHalfOpen, .circuitOpened, .circuitHalfOpen, .circuitClosed])
             #expect(Set(seen.compactMap(\.origin)) == [TrustedOrigins.origin(of: server.baseURL)])
+            let origin = try #require(TrustedOrigins.origin(of: server.baseURL))
+            #expect(try metrics.expectGauge("curlew_circuit_state", [("origin", origin)]).values == [2, 1, 2, 1, 0])
+            #expect(metrics.counterTotal(label: "curlew_circuit_opened_total", dimensions: [("request", "Numbered")]) == 2)
         }
+    }
+
+    struct Broken: Endpoint {
+        typealias Response = String
+        var path: String { "broken" }
+    }
+
+    /// With a breaker per endpoint type, the endpoint that fails opens its own breaker; another
+    /// endpoint of the same origin keeps going out.
+    @Test func aBreakerPerEndpointTypeStopsOnlyTheFailingEndpoint() async throws {
+        try await withLoopback(handler: { request in
+            request.path == "/broken" ? .text("down", status: 503) : .text(request.path)
+        }) { server, _, transport in
+            let policy = CircuitBreakerMiddleware.Policy(minimumThroughput: 2, breakDuration: .seconds(600), perEndpointType: true)
+            let breaker = CircuitBreakerMiddleware(policy: policy)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [breaker]), transport: transport)
+            for _ in 0..<2 {
+                let failed = await #expect(throws: CurlewError.self) { try await client.send(Broken()) }
+                #expect(failed?.status?.code == 503)
+            }
+            let refused = await #expect(throws: CurlewError.self) { try await client.send(Broken()) }
+            #expect(refused?.code == .circuitOpen)
+            let answer = try await client.send(Numbered(index: 1))
+            #expect(answer == "/n/1")
+            #expect(breaker.state(of: server.baseURL, endpointType: "Broken") == .open)
+            #expect(breaker.state(of: server.baseURL, endpointType: "Numbered") == .closed)
+            #expect(server.requests.map(\.uri) == ["/broken", "/broken", "/n/1"])
+        }
+    }
+
+    /// With `failsOverWhileOpen`, a call the open breaker refuses goes to the failover mirror;
+    /// without a failover origin it still fails with `.circuitOpen`, unsent.
+    @Test func whileOpenCallsGoToTheFailoverOrigin() async throws {
+        let mirror = try await LoopbackServer.start { request in .text("mirror \(request.path)") }
+        do {
+            try await withLoopback(handler: { _ in .text("down", status: 503) }) { primary, _, transport in
+                let policy = CircuitBreakerMiddleware.Policy(minimumThroughput: 2, breakDuration: .seconds(600), failsOverWhileOpen: true)
+                let breaker = CircuitBreakerMiddleware(policy: policy)
+                let failover = FailoverMiddleware(baseURLs: [primary.baseURL, mirror.baseURL])
+                let client = APIClient(configuration: ClientConfiguration(baseURL: primary.baseURL, middleware: [breaker, failover]), transport: transport)
+                for index in 0..<2 {
+                    let failed = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: index)) }
+                    #expect(failed?.status?.code == 503)
+                }
+                #expect(breaker.state(of: primary.baseURL) == .open)
+                let diverted = try await client.send(Numbered(index: 2))
+                #expect(diverted == "mirror /n/2")
+                #expect(primary.requests.map(\.uri) == ["/n/0", "/n/1"])
+                #expect(mirror.requests.map(\.uri) == ["/n/2"])
+                // The mirror's answer is not the primary's outcome: the breaker stays open.
+                #expect(breaker.state(of: primary.baseURL) == .open)
+                #expect(failover.currentBaseURL == primary.baseURL)
+
+                let alone = CircuitBreakerMiddleware(policy: policy)
+                let plain = APIClient(configuration: ClientConfiguration(baseURL: primary.baseURL, middleware: [alone]), transport: transport)
+                for index in 3..<5 { _ = try? await plain.send(Numbered(index: index)) }
+                let refused = await #expect(throws: CurlewError.self) { try await plain.send(Numbered(index: 5)) }
+                #expect(refused?.code == .circuitOpen)
+                #expect(refused?.stage == .middleware(.circuitBreaker))
+                #expect(primary.requests.map(\.uri) == ["/n/0", "/n/1", "/n/3", "/n/4"])
+            }
+        } catch {
+            await mirror.shutdown()
+            throw error
+        }
+        await mirror.shutdown()
     }
 }

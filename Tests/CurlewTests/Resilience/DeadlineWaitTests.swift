@@ -1,0 +1,148 @@
+@testable import Curlew
+import Foundation
+import LoopbackServer
+import Synchronization
+import Testing
+
+/// A deadline ends a call's waits, not only its attempts: a call waiting for a named queue's
+/// slot, for the adaptive limiter's slot or for a token refresh leaves with `.deadlineExceeded`
+/// when the deadline passes, is never sent, and leaves the slot accounting as it found it.
+///
+/// Each waiting call would otherwise wait until the test opens its gate, which happens only after
+/// the call has failed: without the deadline ending the wait, the test runs into its time limit.
+@Suite("Deadlines end waits", .timeLimit(.minutes(1)))
+struct DeadlineWaitTests {
+    final class Gate: Sendable {
+        private let state = Mutex(false)
+        func open() { state.withLock { $0 = true } }
+        var isOpen: Bool { state.withLock { $0 } }
+    }
+
+    /// Answers `/n/1` only once the gate opens, everything else at once.
+    static func gated(_ gate: Gate) -> @Sendable (ServerRequest) async -> ServerResponse {
+        { request in
+            if request.path == "/n/1" {
+                while !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+            return .text(request.path)
+        }
+    }
+
+    @Test func aCallWaitingInANamedQueueFailsAtItsDeadlineAndIsNeverSent() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: Self.gated(gate)) { server, _, transport in
+            let queues = QueueActor(limits: ["one": 1])
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport, queues: queues)
+            let first = Task { try await client.send(Numbered(index: 1), queue: "one") }
+            await waitForRequests(server, count: 1)
+            let error = await #expect(throws: CurlewError.self) {
+                try await withDeadline(in: .milliseconds(200)) { try await client.send(Numbered(index: 2), queue: "one") }
+            }
+            #expect(error?.code == .deadlineExceeded)
+            #expect(error?.stage == .deadline)
+            #expect(error?.request?.redactedURL.hasSuffix("/n/2") == true)
+            // The expired waiter left the line without taking the slot the first call holds.
+            let during = await queues.status(of: "one")
+            #expect(during.running == 1 && during.waiting == 0)
+            #expect(server.requestCount == 1)
+            gate.open()
+            let answer1 = try await first.value
+            #expect(answer1 == "/n/1")
+            // The slot came back exactly once: the next call runs, and the queue ends idle.
+            let answer2 = try await client.send(Numbered(index: 3), queue: "one")
+            #expect(answer2 == "/n/3")
+            let after = await queues.status(of: "one")
+            #expect(after.running == 0 && after.waiting == 0)
+            #expect(server.requests.map(\.uri) == ["/n/1", "/n/3"])
+        }
+    }
+
+    @Test func aCallWaitingForTheClientSchedulerFailsAtItsDeadline() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: Self.gated(gate)) { server, _, transport in
+            let scheduler = ClientScheduler(maximumConcurrent: 1)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [scheduler]), transport: transport)
+            let first = Task { try await client.send(Numbered(index: 1)) }
+            await waitForRequests(server, count: 1)
+            let error = await #expect(throws: CurlewError.self) {
+                try await withDeadline(in: .milliseconds(200)) { try await client.send(Numbered(index: 2)) }
+            }
+            #expect(error?.code == .deadlineExceeded)
+            let during = await scheduler.queues.status(of: scheduler.queueName)
+            #expect(during.running == 1 && during.waiting == 0)
+            gate.open()
+            let answer3 = try await first.value
+            #expect(answer3 == "/n/1")
+            let answer4 = try await client.send(Numbered(index: 3))
+            #expect(answer4 == "/n/3")
+            #expect(server.requests.map(\.uri) == ["/n/1", "/n/3"])
+        }
+    }
+
+    @Test func aCallWaitingForTheAdaptiveLimiterFailsAtItsDeadline() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: Self.gated(gate)) { server, _, transport in
+            // One slot, one place in line: a leaked slot or a stale waiter would shed the last call.
+            let limiter = AdaptiveConcurrencyMiddleware(
+                policy: .init(initialLimit: 1, minimumLimit: 1, maximumLimit: 1, latencyThreshold: .seconds(60), maximumWaiting: 1))
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
+            let first = Task { try await client.send(Numbered(index: 1)) }
+            await waitForRequests(server, count: 1)
+            let error = await #expect(throws: CurlewError.self) {
+                try await withDeadline(in: .milliseconds(200)) { try await client.send(Numbered(index: 2)) }
+            }
+            #expect(error?.code == .deadlineExceeded)
+            #expect(error?.stage == .deadline)
+            #expect(limiter.waiting(at: server.baseURL) == 0)
+            #expect(server.requestCount == 1)
+            gate.open()
+            let answer5 = try await first.value
+            #expect(answer5 == "/n/1")
+            let answer6 = try await client.send(Numbered(index: 3))
+            #expect(answer6 == "/n/3")
+            let answer7 = try await client.send(Numbered(index: 4))
+            #expect(answer7 == "/n/4")
+            #expect(server.requests.map(\.uri) == ["/n/1", "/n/3", "/n/4"])
+        }
+    }
+
+    /// A call without a deadline starts a refresh that waits for the gate; a second call, under a
+    /// deadline, is answered 401 too and joins that refresh: it fails at its deadline, while the
+    /// refresh carries on and serves the first call once the gate opens.
+    @Test func aCallWaitingForATokenRefreshFailsAtItsDeadlineWhileTheRefreshGoesOn() async throws {
+        let gate = Gate()
+        let refreshes = Mutex(0)
+        let started = Gate()
+        try await withLoopback(handler: { request in
+            request.header("Authorization") == "Bearer fresh" ? .text(request.path) : .text("expired", status: 401)
+        }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "stale", refreshToken: "r"))
+            let refresh = TokenRefreshMiddleware(store: store) { _ in
+                started.open()
+                while !gate.isOpen { try await Task.sleep(for: .milliseconds(5)) }
+                refreshes.withLock { $0 += 1 }
+                return .init(accessToken: "fresh", refreshToken: "r2")
+            }
+            let configuration = ClientConfiguration(baseURL: server.baseURL, middleware: [refresh, AuthorizationMiddleware(store: store)])
+            let client = APIClient(configuration: configuration, transport: transport)
+            let first = Task { try await client.send(Numbered(index: 1)) }
+            #expect(await eventually { started.isOpen })
+            let error = await #expect(throws: CurlewError.self) {
+                try await withDeadline(in: .seconds(1)) { try await client.send(Numbered(index: 2)) }
+            }
+            #expect(error?.code == .deadlineExceeded)
+            #expect(error?.stage == .deadline)
+            #expect(error?.request?.redactedURL.hasSuffix("/n/2") == true)
+            // Each call was sent once with the stale token; the second was not resent.
+            #expect(server.requests.map { $0.header("Authorization") } == ["Bearer stale", "Bearer stale"])
+            // The refresh it left carries on and serves the first call.
+            gate.open()
+            let answer = try await first.value
+            #expect(answer == "/n/1")
+            #expect(await store.refreshCount == 1)
+            #expect(refreshes.withLock { $0 } == 1)
+            #expect(server.requests.map(\.uri) == ["/n/1", "/n/2", "/n/1"])
+            #expect(server.requests.last?.header("Authorization") == "Bearer fresh")
+        }
+    }
+}
