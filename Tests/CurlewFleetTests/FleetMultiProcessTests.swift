@@ -226,6 +226,60 @@ struct FleetMultiProcessTests {
         await running.stop()
     }
 
+    // MARK: A dead holder's single-flight lock
+
+    @Test func aSingleFlightLockOfAKilledProcessIsFreeLongBeforeItsTimeToLive() async throws {
+        if let child = FleetChildEnvironment.current { return try await Self.lockHoldingChild(child) }
+        let fleet = try await FleetRun(test: "aSingleFlightLockOfAKilledProcessIsFreeLongBeforeItsTimeToLive", children: 1)
+        defer { fleet.end() }
+        let observer = try await RunningStore.start(schema: fleet.schema, url: fleet.database)
+        await observer.store.waitUntilListening()
+        let key = FleetKeys.describe("1|public|GET \(fleet.origin.baseURL)/item/3").key
+        _ = try await fleet.reports("locked", of: [0])
+        #expect(try await observer.store.tryLock(key, owner: "probe", ttl: .seconds(600)) == false, "the child holds the lock")
+        // Ten callers of this process miss and wait for the child's fetch — for up to ten minutes,
+        // as long as the child's lock lasts.
+        var configuration = FleetCacheStorage.Configuration.generousForTests
+        var flight = FleetCacheStorage.SingleFlight()
+        flight.wait = .seconds(600)
+        flight.lockTimeToLive = .seconds(600)
+        configuration.singleFlight = flight
+        let instance = FleetInstance(baseURL: fleet.origin.baseURL, store: observer.store, configuration: configuration)
+        let answers = Task {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<10 { group.addTask { try await instance.client.send(FleetText(path: "item/3")) } }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+        }
+        #expect(await eventually { instance.storage.waitingCallers == 10 })
+        #expect(fleet.origin.requests(path: "/item/3").isEmpty)
+        #expect(fleet.children[0].kill(SIGKILL))
+        let killed = ContinuousClock.now
+        // PostgreSQL ends the dead process's session, releasing its liveness lock: the waiting
+        // instance finds the lock free (not timed out: wait and lock last 600 s) and its callers
+        // fetch for themselves.
+        let fetched = try await answers.value
+        let freed = ContinuousClock.now - killed
+        #expect(fetched == Array(repeating: "item 3", count: 10))
+        let statistics = instance.storage.statistics
+        #expect(statistics.singleFlightTimeouts == 0, "no caller waited out its 600 s")
+        #expect(statistics.singleFlightLeads == 0)
+        #expect(statistics.misses == 10, "the abandoned flight's callers each fetched")
+        #expect(fleet.origin.requests(path: "/item/3").count == 10)
+        #expect(fleet.children[0].termination == SpawnedProcess.Termination(reason: .uncaughtSignal, status: SIGKILL))
+        print("fleet (2 processes): a single-flight lock with a 600 s time to live, its holder SIGKILLed: the waiting callers were answered after \(milliseconds(freed))")
+        await observer.stop()
+    }
+
+    private static func lockHoldingChild(_ child: FleetChildEnvironment) async throws {
+        let running = try await child.store()
+        let key = FleetKeys.describe("1|public|GET \(child.origin)/item/3").key
+        #expect(try await running.store.tryLock(key, owner: "child", ttl: .seconds(600)))
+        child.say("locked")
+        // Held until the parent kills this process.
+        try await child.waitFor("never")
+    }
+
     // MARK: d. PostgreSQL stopped mid-run
 
     @Test func postgresStoppedMidRunInAFleetFailsNoCallAndReplaysTheWrites() async throws {
@@ -471,7 +525,7 @@ final class FleetRun: Sendable {
     let database: String
     let children: [FleetChild]
 
-    init(test: String, suite: String = "FleetMultiProcessTests", gated: Bool = false, database: String? = nil) async throws {
+    init(test: String, suite: String = "FleetMultiProcessTests", children count: Int = 3, gated: Bool = false, database: String? = nil) async throws {
         let phase = FleetPhase()
         let gate = Gate()
         let schema = RunningStore.schema()
@@ -492,7 +546,7 @@ final class FleetRun: Sendable {
         self.origin = origin
         let url = try database ?? RunningStore.url()
         self.database = url
-        children = try (0..<3).map { index in
+        children = try (0..<count).map { index in
             try FleetChild(
                 filter: "\(suite)/\(test)",
                 environment: [FleetChildEnvironment.variable: FleetChildEnvironment.value(index: index, database: url, schema: schema, origin: origin.baseURL)])
