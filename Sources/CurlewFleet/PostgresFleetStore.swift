@@ -71,6 +71,9 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         var listenWaiters: [CheckedContinuation<Void, Never>] = []
         /// The key of this store's liveness lock while the listener's connection holds it.
         var livenessToken: Int32?
+        /// The key it held last: taken again after a reconnection, so the locks stamped with it
+        /// count as alive again.
+        var lastLivenessToken: Int32?
     }
 
     /// The first key of every store's liveness lock (`pg_advisory_lock(class, token)`): "CFLT".
@@ -155,14 +158,20 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
     /// connection under a random key: PostgreSQL releases it the moment that connection ends —
     /// the process died, was killed, or lost the database — so the single-flight locks this store
     /// takes (which carry the key) are free for others at once rather than after their time to
-    /// live (see ``tryLock(_:owner:ttl:)``).
+    /// live (see ``tryLock(_:owner:ttl:)``). After a reconnection it takes the same key again
+    /// when it can, so this store's locks count as alive again (between the two, another instance
+    /// may take them: a second fetch, never a failed call).
     private func holdLiveness(on connection: PostgresConnection) async throws {
         let logger = configuration.logger
-        for _ in 0..<8 {
-            let token = Int32.random(in: 1...Int32.max)
+        let previous = state.withLock { $0.lastLivenessToken }
+        for attempt in 0..<8 {
+            let token = attempt == 0 ? previous ?? Int32.random(in: 1...Int32.max) : Int32.random(in: 1...Int32.max)
             for try await taken in try await connection.query("SELECT pg_try_advisory_lock(\(Self.livenessClass), \(token))", logger: logger).decode(Bool.self)
             where taken {
-                state.withLock { $0.livenessToken = token }
+                state.withLock { state in
+                    state.livenessToken = token
+                    state.lastLivenessToken = token
+                }
                 return
             }
         }

@@ -63,7 +63,7 @@ struct FleetMultiProcessTests {
                 "answers": answers.filter { $0 == "item 9" }.count, "leads": statistics.singleFlightLeads,
                 "follows": statistics.singleFlightFollows, "failOpen": statistics.failOpenReads,
             ])
-        await running.stop()
+        await child.finish(running)
     }
 
     // MARK: b. purge
@@ -130,7 +130,7 @@ struct FleetMultiProcessTests {
         try await child.waitFor("reread")
         if child.index != 1 { try await fetch() }
         child.say("reread", ["secondTierHits": instance.storage.statistics.secondTierHits])
-        await running.stop()
+        await child.finish(running)
     }
 
     // MARK: c. limit and SIGKILL
@@ -223,7 +223,7 @@ struct FleetMultiProcessTests {
         child.say("done", ["calls": tally.calls, "failures": tally.failures, "leases": status?.leases ?? 0, "fallbacks": status?.fallbacks ?? -1])
         limiting.cancel()
         _ = await limiting.result
-        await running.stop()
+        await child.finish(running)
     }
 
     // MARK: A dead holder's single-flight lock
@@ -321,6 +321,7 @@ struct FleetMultiProcessTests {
                 )
             }
             try await fleet.expectChildrenExited()
+            print("fleet (3 processes, PostgreSQL stopped mid-run): store shut down within 10 s afterwards: \(fleet.children.map { $0.report("stopped")?["clean"] ?? "?" })")
         } catch {
             _ = try? await postgres.run("stop")
             throw error
@@ -394,7 +395,7 @@ struct FleetMultiProcessTests {
                 "beforeCalls": timings.filter { $0.phase == "before" }.count, "failOpenBefore": await failOpenBeforeOutage.value,
                 "before": percentiles(["before"]), "down": percentiles(["stopping", "down"]), "up": percentiles(["up"]),
             ])
-        await running.stop()
+        await child.finish(running)
     }
 }
 
@@ -473,6 +474,15 @@ struct FleetChildEnvironment: Sendable {
         phase.startPolling(origin)
         let reached = await eventually(within: 150) { phase.value == wanted }
         try #require(reached, "phase \(wanted) never came (last: \(phase.value))")
+    }
+
+    /// Stops the store, waiting at most 10 s, and says whether it stopped (`stopped clean=…`).
+    /// After a PostgreSQL outage, postgres-nio 1.33.2 was seen to leave requests made during it
+    /// waiting for good; a store whose shutdown waits for them must not keep the child from
+    /// exiting — the parent reports it.
+    func finish(_ running: RunningStore) async {
+        let stopped = await withSoftTimeout(.seconds(10)) { await running.stop() }
+        if case .answered = stopped { say("stopped", ["clean": true]) } else { say("stopped", ["clean": false]) }
     }
 
     /// A running store on the fleet's schema, listening and migrated.
