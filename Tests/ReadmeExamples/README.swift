@@ -35,13 +35,13 @@
 //   block 33 (README.md:1232): declarations, file scope
 //   block 34 (README.md:1247): declarations, file scope
 //   block 35 (README.md:1315): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1360): skipped (no-compile)
-//   block 37 (README.md:1393): declarations, file scope
-//   block 38 (README.md:1414): skipped (no-compile)
-//   block 39 (README.md:1513): declarations, file scope
-//   block 40 (README.md:1615): declarations, file scope
-//   block 41 (README.md:1655): declarations, file scope
-//   block 42 (README.md:1689): declarations, file scope
+//   block 36 (README.md:1361): skipped (no-compile)
+//   block 37 (README.md:1394): declarations, file scope
+//   block 38 (README.md:1415): skipped (no-compile)
+//   block 39 (README.md:1514): declarations, file scope
+//   block 40 (README.md:1616): declarations, file scope
+//   block 41 (README.md:1656): declarations, file scope
+//   block 42 (README.md:1690): declarations, file scope
 
 import Curlew
 import Foundation
@@ -770,8 +770,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1393
-#sourceLocation(file: "README.md", line: 1394)
+// MARK: block 37, README.md:1394
+#sourceLocation(file: "README.md", line: 1395)
 
 
 
@@ -788,8 +788,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1513
-#sourceLocation(file: "README.md", line: 1514)
+// MARK: block 39, README.md:1514
+#sourceLocation(file: "README.md", line: 1515)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -889,8 +889,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1615
-#sourceLocation(file: "README.md", line: 1616)
+// MARK: block 40, README.md:1616
+#sourceLocation(file: "README.md", line: 1617)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -928,8 +928,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1655
-#sourceLocation(file: "README.md", line: 1656)
+// MARK: block 41, README.md:1656
+#sourceLocation(file: "README.md", line: 1657)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -961,8 +961,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1689
-#sourceLocation(file: "README.md", line: 1690)
+// MARK: block 42, README.md:1690
+#sourceLocation(file: "README.md", line: 1691)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
