@@ -211,6 +211,7 @@ let package = Package(
                     .product(name: "PostgresNIO", package: "postgres-nio"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                     .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                    .product(name: "MetricsTestKit", package: "swift-metrics"),
                 ],
                 swiftSettings: swiftSettings
             ),

@@ -8,15 +8,19 @@
 #   bash scripts/postgres.sh stop              # stops it (pg_ctl stop -m fast)
 #   bash scripts/postgres.sh down              # stops it at once (an outage; the fleet tests use it)
 #   bash scripts/postgres.sh up                # starts it again on the same port
+#
+# CURLEW_POSTGRES_NAME=outage bash scripts/postgres.sh start|stop|down|up: a second, private server
+# of its own (data in .postgres-test-outage/), which a test may stop without disturbing the others.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DIR="$PWD/.postgres-test"
+SUFFIX="${CURLEW_POSTGRES_NAME:+-$CURLEW_POSTGRES_NAME}"
+DIR="$PWD/.postgres-test$SUFFIX"
 mkdir -p "$DIR"
 if [ "$(id -u)" -eq 0 ]; then
     chown postgres: "$DIR" 2>/dev/null || true
     # A clone under a directory the postgres user cannot enter keeps its data under /tmp instead.
     if ! runuser -u postgres -- test -w "$DIR" 2>/dev/null; then
-        DIR="/tmp/curlew-postgres-$(echo "$PWD" | md5sum | cut -c1-12)"
+        DIR="/tmp/curlew-postgres-$(echo "$PWD" | md5sum | cut -c1-12)$SUFFIX"
         mkdir -p "$DIR" && chown postgres: "$DIR"
     fi
 fi

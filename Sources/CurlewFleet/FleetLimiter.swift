@@ -1,7 +1,7 @@
 public import Curlew
 internal import Foundation
 public import Logging
-internal import Metrics
+public import Metrics
 public import ServiceLifecycle
 internal import Synchronization
 
@@ -19,6 +19,14 @@ internal import Synchronization
 /// When the store does not answer within ``Configuration/leaseTimeout``, the instance falls back
 /// to a local share of the limit (limit ÷ the last known instance count) and says so
 /// (``Status/isFallback``, the `curlew_fleet_fail_open` metric with `what=limit`); calls go on.
+///
+/// Metrics, each with the dimension `queue` (swift-metrics, ``Configuration/metricsFactory``):
+/// `curlew_fleet_limit_slots` (gauge: slots this instance may use now),
+/// `curlew_fleet_limit_instances` (gauge: instances sharing the limit, as last known),
+/// `curlew_fleet_limit_fallback` (gauge: 1 while the local share is in force, else 0),
+/// `curlew_fleet_limit_fallbacks_total` (counter: times the instance fell back),
+/// `curlew_fleet_limit_leases_total` (counter: lease requests the store answered) and
+/// `curlew_fleet_fail_open` with `what=limit` (counter: lease requests that went unanswered).
 ///
 /// ```swift
 /// let queues = QueueActor()
@@ -50,6 +58,9 @@ public final class FleetLimiter: Service, Sendable {
         public var instance = UUID().uuidString
         /// Where fallbacks are logged.
         public var logger = Logger(label: "curlew.fleet.limits")
+        /// Where the limiter's metrics go (see ``FleetLimiter``); `nil` (the default): the
+        /// process-wide `MetricsSystem`, which records nothing until the application bootstraps it.
+        public var metricsFactory: (any MetricsFactory)?
 
         /// The defaults.
         public init() {}
@@ -80,7 +91,7 @@ public final class FleetLimiter: Service, Sendable {
     /// Timing of the leases.
     public let configuration: Configuration
     private let state: Mutex<[String: Status]>
-    private let failOpen = Counter(label: "curlew_fleet_fail_open", dimensions: [("what", "limit")])
+    private let metrics: [String: LimitMetrics]
 
     /// A limiter for `limits` (queue name → fleet-wide concurrency) on `queues`.
     public init(queues: QueueActor, store: any FleetStore, limits: [String: Int], configuration: Configuration = Configuration()) {
@@ -88,6 +99,8 @@ public final class FleetLimiter: Service, Sendable {
         self.store = store
         self.limits = limits.mapValues { max(1, $0) }
         self.configuration = configuration
+        let factory = configuration.metricsFactory ?? MetricsSystem.factory
+        self.metrics = Dictionary(uniqueKeysWithValues: limits.keys.map { ($0, LimitMetrics(queue: $0, factory: factory)) })
         self.state = Mutex(
             self.limits.mapValues {
                 Status(capacity: $0, slots: 0, instances: max(1, configuration.assumedInstances), isFallback: false, fallbacks: 0, leases: 0)
@@ -154,19 +167,21 @@ public final class FleetLimiter: Service, Sendable {
                         states[name]?.isFallback = false
                         states[name]?.leases += 1
                     }
+                    metrics[name]?.answered(slots: lease.granted, instances: max(1, lease.holders))
                 case .failed, .timedOut:
-                    let share = state.withLock { states -> Int in
+                    let (share, fellBack) = state.withLock { states -> (Int, Bool) in
                         let instances = states[name]?.instances ?? 1
                         let share = max(1, capacity / max(1, instances))
-                        if states[name]?.isFallback == false { states[name]?.fallbacks += 1 }
+                        let fellBack = states[name]?.isFallback == false
+                        if fellBack { states[name]?.fallbacks += 1 }
                         states[name]?.isFallback = true
                         states[name]?.slots = share
-                        return share
+                        return (share, fellBack)
                     }
                     if localLimit != share {
                         configuration.logger.warning("fleet limit \(name): store unreachable, using a local share of \(share)")
                     }
-                    failOpen.increment()
+                    metrics[name]?.unanswered(share: share, fellBack: fellBack)
                     localLimit = share
                     lastShortfall = ContinuousClock.now
                     await apply(name, slots: share)
@@ -184,5 +199,41 @@ public final class FleetLimiter: Service, Sendable {
             await queues.setLimit(slots, for: name)
             if await queues.status(of: name).isHeld { await queues.resume(name) }
         }
+    }
+}
+
+/// The swift-metrics instruments of one fleet-limited queue.
+struct LimitMetrics: Sendable {
+    let slots: Gauge
+    let instances: Gauge
+    let fallback: Gauge
+    let fallbacks: Counter
+    let leases: Counter
+    let failOpen: Counter
+
+    init(queue: String, factory: any MetricsFactory) {
+        let dimensions = [("queue", queue)]
+        slots = Gauge(label: "curlew_fleet_limit_slots", dimensions: dimensions, factory: factory)
+        instances = Gauge(label: "curlew_fleet_limit_instances", dimensions: dimensions, factory: factory)
+        fallback = Gauge(label: "curlew_fleet_limit_fallback", dimensions: dimensions, factory: factory)
+        fallbacks = Counter(label: "curlew_fleet_limit_fallbacks_total", dimensions: dimensions, factory: factory)
+        leases = Counter(label: "curlew_fleet_limit_leases_total", dimensions: dimensions, factory: factory)
+        failOpen = Counter(label: "curlew_fleet_fail_open", dimensions: [("what", "limit"), ("queue", queue)], factory: factory)
+    }
+
+    /// The store answered a lease request.
+    func answered(slots granted: Int, instances holders: Int) {
+        leases.increment()
+        slots.record(granted)
+        instances.record(holders)
+        fallback.record(0)
+    }
+
+    /// A lease request went unanswered: the local share is in force.
+    func unanswered(share: Int, fellBack: Bool) {
+        failOpen.increment()
+        if fellBack { fallbacks.increment() }
+        slots.record(share)
+        fallback.record(1)
     }
 }

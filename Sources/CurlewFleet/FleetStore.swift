@@ -20,7 +20,8 @@ public protocol FleetStore: Sendable {
     /// subscription; it ends when the store shuts down.
     func invalidations() -> AsyncStream<FleetInvalidation>
     /// Takes the lock on `key` for `owner` unless another owner holds it and its time to live has
-    /// not run out; returns whether `owner` holds it now.
+    /// not run out; returns whether `owner` holds it now. A store that can tell a holder has died
+    /// frees its locks sooner (``PostgresFleetStore``: once the holder's connection has ended).
     func tryLock(_ key: String, owner: String, ttl: Duration) async throws -> Bool
     /// Gives back the lock on `key` when `owner` holds it.
     func unlock(_ key: String, owner: String) async throws

@@ -69,7 +69,15 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         var migration: Task<Void, any Error>?
         var listening = false
         var listenWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The key of this store's liveness lock while the listener's connection holds it.
+        var livenessToken: Int32?
+        /// The key it held last: taken again after a reconnection, so the locks stamped with it
+        /// count as alive again.
+        var lastLivenessToken: Int32?
     }
+
+    /// The first key of every store's liveness lock (`pg_advisory_lock(class, token)`): "CFLT".
+    static let livenessClass: Int32 = 0x4346_4C54
 
     /// A store; nothing connects until ``run()``.
     public init(configuration: Configuration) {
@@ -115,6 +123,12 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
             do {
                 try await migrateIfNeeded()
                 try await client.withConnection { connection in
+                    try await holdLiveness(on: connection)
+                    // No unlock afterwards: the listener ends with its connection (lost, or
+                    // closed at shutdown), which releases the lock; a query on it then was seen to
+                    // hang the shutdown. A lock left on a pooled connection only keeps the old
+                    // key looking alive: locks carrying it last their time to live.
+                    defer { state.withLock { $0.livenessToken = nil } }
                     try await connection.listen(on: channel) { notifications in
                         let waiters = state.withLock { state in
                             state.listening = true
@@ -138,6 +152,30 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .seconds(2))
         }
+    }
+
+    /// Takes this store's liveness lock, a session-level advisory lock on the listener's
+    /// connection under a random key: PostgreSQL releases it the moment that connection ends —
+    /// the process died, was killed, or lost the database — so the single-flight locks this store
+    /// takes (which carry the key) are free for others at once rather than after their time to
+    /// live (see ``tryLock(_:owner:ttl:)``). After a reconnection it takes the same key again
+    /// when it can, so this store's locks count as alive again (between the two, another instance
+    /// may take them: a second fetch, never a failed call).
+    private func holdLiveness(on connection: PostgresConnection) async throws {
+        let logger = configuration.logger
+        let previous = state.withLock { $0.lastLivenessToken }
+        for attempt in 0..<8 {
+            let token = attempt == 0 ? previous ?? Int32.random(in: 1...Int32.max) : Int32.random(in: 1...Int32.max)
+            for try await taken in try await connection.query("SELECT pg_try_advisory_lock(\(Self.livenessClass), \(token))", logger: logger).decode(Bool.self)
+            where taken {
+                state.withLock { state in
+                    state.livenessToken = token
+                    state.lastLivenessToken = token
+                }
+                return
+            }
+        }
+        throw FleetStoreError("no free liveness lock key")
     }
 
     private func publish(_ invalidation: FleetInvalidation) {
@@ -164,7 +202,12 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
                 name text NOT NULL, holder text NOT NULL, slots integer NOT NULL, wanted integer NOT NULL,
                 expires_at timestamptz NOT NULL, PRIMARY KEY (name, holder))
             """,
-        ]
+        ],
+        [
+            // The key of the holder's liveness lock: a lock whose holder's connection has ended
+            // is free before its time to live runs out.
+            "ALTER TABLE curlew_fleet_locks ADD COLUMN IF NOT EXISTS holder_token integer"
+        ],
     ]
 
     /// Creates the schema and runs the migrations not yet applied, once per store: concurrent
@@ -281,14 +324,28 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         subscribers.subscribe()
     }
 
-    /// Takes the lock unless another owner holds an unexpired one; returns whether `owner` holds it.
+    /// Takes the lock unless another owner holds an unexpired one whose store is alive; returns
+    /// whether `owner` holds it.
+    ///
+    /// A lock carries the key of its store's liveness lock (a session-level advisory lock on the
+    /// store's listener connection, taken by ``run()``): once that connection has ended — the
+    /// holder's process died or was killed — PostgreSQL has released the advisory lock and the
+    /// lock is free at once, whatever its time to live. A lock taken while the store's listener
+    /// is not connected carries no key and lasts its time to live.
     public func tryLock(_ key: String, owner: String, ttl: Duration) async throws -> Bool {
         try await withSchema {
             let milliseconds = Int(nanoseconds(ttl) / 1_000_000)
+            let token = state.withLock { $0.livenessToken }
             let query: PostgresQuery = """
-                INSERT INTO curlew_fleet_locks (key, owner, expires_at) VALUES (\(key), \(owner), now() + \(milliseconds) * interval '1 millisecond')
-                ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+                INSERT INTO curlew_fleet_locks (key, owner, expires_at, holder_token)
+                VALUES (\(key), \(owner), now() + \(milliseconds) * interval '1 millisecond', \(token))
+                ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, holder_token = EXCLUDED.holder_token
                 WHERE curlew_fleet_locks.expires_at <= now() OR curlew_fleet_locks.owner = EXCLUDED.owner
+                    OR (curlew_fleet_locks.holder_token IS NOT NULL AND NOT EXISTS (
+                        SELECT 1 FROM pg_locks l
+                        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+                            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                            AND l.classid = \(Self.livenessClass)::oid AND l.objid = curlew_fleet_locks.holder_token::oid))
                 RETURNING owner
                 """
             for try await _ in try await client.query(query) { return true }

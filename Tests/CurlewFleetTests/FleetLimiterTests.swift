@@ -2,6 +2,7 @@ import Curlew
 @testable import CurlewFleet
 import Foundation
 import LoopbackServer
+import MetricsTestKit
 import Testing
 
 @Suite("Fleet-wide queue limits (in-memory store)")
@@ -68,6 +69,8 @@ struct FleetLimiterTests {
         var configuration = Self.configuration()
         configuration.leaseTimeout = .milliseconds(50)
         configuration.assumedInstances = 4
+        let metrics = TestMetrics()
+        configuration.metricsFactory = metrics
         await store.setOutage(.failing)
         let queues = QueueActor()
         let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
@@ -80,11 +83,21 @@ struct FleetLimiterTests {
         #expect(status.slots == 2)
         #expect(status.fallbacks == 1)
         #expect(server.peakInFlight(path: "/slow/0") <= 2)
+        let queue = [("queue", "partner")]
+        #expect(try metrics.expectGauge("curlew_fleet_limit_fallback", queue).lastValue == 1)
+        #expect(try metrics.expectGauge("curlew_fleet_limit_slots", queue).lastValue == 2)
+        #expect(try metrics.expectCounter("curlew_fleet_limit_fallbacks_total", queue).totalValue == 1)
+        #expect(try metrics.expectCounter("curlew_fleet_fail_open", [("what", "limit"), ("queue", "partner")]).totalValue >= 1)
         // The store comes back: leases resume.
         await store.setOutage(.none)
         #expect(await eventually { limiter.status(of: "partner")?.isFallback == false })
+        #expect(await eventually { (try? metrics.expectGauge("curlew_fleet_limit_fallback", queue).lastValue) == 0 })
+        #expect(try metrics.expectGauge("curlew_fleet_limit_instances", queue).lastValue == 1)
+        #expect(try metrics.expectCounter("curlew_fleet_limit_fallbacks_total", queue).totalValue == 1, "one fallback, one recovery")
         running.cancel()
         _ = await running.result
+        let leases = try #require(limiter.status(of: "partner")?.leases)
+        #expect(try metrics.expectCounter("curlew_fleet_limit_leases_total", queue).totalValue == Int64(leases))
         await server.shutdown()
     }
 

@@ -1,9 +1,6 @@
 import Curlew
 @testable import CurlewFleet
 import Foundation
-#if canImport(Glibc)
-    import Glibc
-#endif
 import LoopbackServer
 import PostgresNIO
 import TestSupport
@@ -188,25 +185,22 @@ struct PostgresFleetTests {
         await running.stop()
         await server.shutdown()
     }
-    /// Runs `scripts/postgres.sh down|up` (the same server, port and data directory), with
-    /// posix_spawn and waitpid: Foundation's `Process.waitUntilExit()` was seen never to return
-    /// here once `pg_ctl start` had left the server running behind it.
-    static func postgres(_ command: String) throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let arguments = ["/bin/bash", root.appendingPathComponent("scripts/postgres.sh").path, command]
-        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { pointers.forEach { free($0) } }
-        var pid: pid_t = 0
-        #expect(posix_spawn(&pid, "/bin/bash", nil, nil, &pointers, environ) == 0)
-        var status: Int32 = 0
-        var waited: pid_t = -1
-        repeat { waited = waitpid(pid, &status, 0) } while waited == -1 && errno == EINTR
-        if waited == pid { #expect(status == 0, "postgres.sh \(command) exited with \(status)") }
+    @Test func postgresStoppedMidRunFailsNoCallAndTheWritesAreReplayed() async throws {
+        // A PostgreSQL of this test's own: the tests running in parallel keep the shared one.
+        let postgres = PrivatePostgres(name: "single-outage")
+        let url = try await postgres.start()
+        do {
+            try await Self.stopPostgresMidRun(postgres, url: url)
+        } catch {
+            _ = try? await postgres.run("stop")
+            throw error
+        }
+        try await postgres.run("stop")
     }
 
-    @Test func postgresStoppedMidRunFailsNoCallAndTheWritesAreReplayed() async throws {
+    static func stopPostgresMidRun(_ postgres: PrivatePostgres, url: String) async throws {
         let server = try await startOrigin()
-        let running = try await RunningStore.start(schema: RunningStore.schema())
+        let running = try await RunningStore.start(schema: RunningStore.schema(), url: url)
         await running.store.waitUntilListening()
         var configuration = FleetCacheStorage.Configuration()
         configuration.softTimeout = .milliseconds(50)
@@ -218,7 +212,7 @@ struct PostgresFleetTests {
         await a.cache.waitForPendingWrites()
         #expect(await a.storage.flush())
 
-        try Self.postgres("down")
+        try await postgres.run("down")
         var added: [Duration] = []
         for n in 5..<25 {
             let started = ContinuousClock.now
@@ -231,7 +225,7 @@ struct PostgresFleetTests {
         added.sort()
         print("fleet: PostgreSQL down, 20 calls, none failed; call time p50 \(added[10]), p99 \(added[19]) (soft timeout 50 ms)")
 
-        try Self.postgres("up")
+        try await postgres.run("up")
         // No restart of the instance: the breaker's probe finds the database again, the queued
         // writes land, and another instance reads them.
         #expect(await a.storage.flush(timeout: .seconds(60)))

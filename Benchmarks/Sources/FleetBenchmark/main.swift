@@ -39,6 +39,9 @@ func measure(_ label: String, count: Int, _ body: () async throws -> Void) async
     samples.sort()
     let mean = microseconds(total) / Double(count)
     print(String(format: "%@: mean %.1f µs, p50 %.1f µs, p99 %.1f µs (%d calls)", label, mean, percentile(samples, 0.5), percentile(samples, 0.99), count))
+    // Each row as soon as it is measured, also into a pipe or file (a fully buffered stdout made a
+    // run look stuck before its first row when it was in fact waiting further on).
+    fflush(nil)
 }
 
 let arguments = CommandLine.arguments
@@ -92,9 +95,13 @@ try await measure("plain queue, limit 8 (QueueActor.run)", count: 200_000) {
 let fleetQueues = QueueActor()
 let limiter = FleetLimiter(queues: fleetQueues, store: store, limits: ["partner": 8])
 let limiting = Task { try await limiter.run() }
-// Demand makes the limiter lease: one waiting call is enough.
-_ = try await fleetQueues.run(in: "partner") { 1 }
-while (limiter.status(of: "partner")?.slots ?? 0) < 1 { try await Task.sleep(for: .milliseconds(1)) }
+// Demand makes the limiter lease: a call that waits until the lease is in hand. (This used to wait
+// for slots after the call had ended: with no demand left the limiter may already have given its
+// slot back, and the loop then waited for ever — the benchmark's "hang".)
+_ = try await fleetQueues.run(in: "partner") {
+    while (limiter.status(of: "partner")?.slots ?? 0) < 1 { try await Task.sleep(for: .milliseconds(1)) }
+    return 1
+}
 try await measure("fleet-limited queue, lease in hand", count: 200_000) {
     _ = try await fleetQueues.run(in: "partner") { 1 }
 }
