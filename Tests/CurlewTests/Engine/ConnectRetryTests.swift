@@ -49,13 +49,16 @@ struct ConnectRetryTests {
         let client = APIClient(baseURL: upstream.baseURL, transport: transport)
         let events = client.events
         let calls = 20
-        // The upstream is down when every call starts; it comes back after two seconds.
+        // The upstream is down when every call starts; it comes back two seconds after they
+        // started (counted from the start, not from when the retries were seen: on a loaded
+        // machine seeing them can take a while, and the outage must stay two seconds long).
+        let started = ContinuousClock.now
         let results = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<calls {
                 group.addTask { try await client.send(Numbered(index: index)) { $0.totalTimeout = .seconds(30) } }
             }
             #expect(await eventually { transport.statistics.connectRetries >= calls })
-            try await Task.sleep(for: .seconds(2))
+            try await Task.sleep(until: started + .seconds(2))
             let server = try upstream.listen { _, request in .ok(String(request.path.dropFirst("/n/".count))) }
             var answers: [String] = []
             for try await answer in group { answers.append(answer) }
