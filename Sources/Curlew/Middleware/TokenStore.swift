@@ -123,13 +123,18 @@ public actor TokenStore {
             throw CurlewError(code: .notLoggedIn, message: "there is no credential to refresh")
         }
         let from = version
+        // The refresh serves every caller that joins it, so it does not inherit the deadline of
+        // the call that happened to start it (a Curlew call made by the refresher would be cut
+        // at that deadline); each caller's own wait still ends at its own.
         let task = Task<(Credential, Int), any Error> {
-            do {
-                let fresh = try await refresher(current)
-                return self.install(fresh, from: from)
-            } catch {
-                self.abandonRefresh(from: from)
-                throw error
+            try await CallDeadline.$current.withValue(nil) {
+                do {
+                    let fresh = try await refresher(current)
+                    return self.install(fresh, from: from)
+                } catch {
+                    self.abandonRefresh(from: from)
+                    throw error
+                }
             }
         }
         refreshInFlight = (from, task)

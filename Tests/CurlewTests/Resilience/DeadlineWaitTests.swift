@@ -145,4 +145,45 @@ struct DeadlineWaitTests {
             #expect(server.requests.last?.header("Authorization") == "Bearer fresh")
         }
     }
+
+    /// The call that starts a refresh is under a short deadline, and the refresher itself calls
+    /// the token endpoint through Curlew: the refresh serves every caller waiting on it, so it is
+    /// not bound by that one call's deadline. The starting call fails at its deadline; the token
+    /// call goes on past it, and the call waiting without a deadline gets the fresh token.
+    @Test func aRefreshIsNotBoundByTheDeadlineOfTheCallThatStartedIt() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: { request in
+            if request.path == "/token" {
+                while !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
+                return .text("fresh")
+            }
+            return request.header("Authorization") == "Bearer fresh" ? .text(request.path) : .text("expired", status: 401)
+        }) { server, _, transport in
+            struct TokenCall: Endpoint {
+                typealias Response = String
+                var path: String { "token" }
+            }
+            let store = TokenStore(credential: .init(accessToken: "stale", refreshToken: "r"))
+            let tokens = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport)
+            let refresh = TokenRefreshMiddleware(store: store) { _ in
+                .init(accessToken: try await tokens.send(TokenCall()), refreshToken: "r2")
+            }
+            let configuration = ClientConfiguration(baseURL: server.baseURL, middleware: [refresh, AuthorizationMiddleware(store: store)])
+            let client = APIClient(configuration: configuration, transport: transport)
+            let error = await #expect(throws: CurlewError.self) {
+                try await withDeadline(in: .milliseconds(300)) { try await client.send(Numbered(index: 1)) }
+            }
+            #expect(error?.code == .deadlineExceeded)
+            // The token call is still in flight past that deadline; a call without one joins it.
+            #expect(server.requests.map(\.uri) == ["/n/1", "/token"])
+            let waiting = Task { try await client.send(Numbered(index: 2)) }
+            await waitForRequests(server, count: 3)
+            gate.open()
+            let answer = try await waiting.value
+            #expect(answer == "/n/2")
+            #expect(await store.refreshCount == 1)
+            #expect(server.requests.map(\.uri) == ["/n/1", "/token", "/n/2", "/n/2"])
+            #expect(server.requests.last?.header("Authorization") == "Bearer fresh")
+        }
+    }
 }
