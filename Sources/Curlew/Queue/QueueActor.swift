@@ -51,12 +51,17 @@ public actor QueueActor {
     ///   - queue: The queue's name.
     ///   - priority: Where it stands among waiters of the same queue.
     ///   - operation: The work; it runs outside the actor.
+    ///
+    /// Under a deadline (``withDeadline(in:isolation:operation:)``) a caller still waiting for its
+    /// slot when the deadline passes leaves the line with `.deadlineExceeded`, never having held
+    /// a slot, as Curlew's own calls do.
     /// - Throws: `CancellationError` when the caller is cancelled while waiting or the held queue
-    ///   is cancelled with ``cancelHeld(_:)``; otherwise whatever `operation` throws.
+    ///   is cancelled with ``cancelHeld(_:)``; ``CurlewError`` `.deadlineExceeded` when its
+    ///   deadline passes while it waits; otherwise whatever `operation` throws.
     public nonisolated func run<T: Sendable>(
         in queue: String, priority: QueuePriority = .normal, _ operation: @Sendable () async throws -> T
     ) async throws -> T {
-        try await runHere(in: queue, priority: priority) { try await operation() }
+        try await runHere(in: queue, priority: priority, deadline: CallDeadline.current) { try await operation() }
     }
 
     /// ``run(in:priority:_:)`` for Curlew's own calls: `operation` runs on the caller's executor
@@ -74,9 +79,10 @@ public actor QueueActor {
         return try await operation()
     }
 
-    /// Waits for a slot in the named queue.
+    /// Waits for a slot in the named queue; under a deadline, until the deadline at the latest
+    /// (then `.deadlineExceeded`, no slot taken).
     public func acquire(_ queue: String, priority: QueuePriority = .normal) async throws {
-        try await enter(queue, priority: priority)
+        try await enter(queue, priority: priority, deadline: CallDeadline.current)
     }
 
     /// Frees a slot taken with ``acquire(_:priority:)``.

@@ -186,4 +186,28 @@ struct DeadlineWaitTests {
             #expect(server.requests.last?.header("Authorization") == "Bearer fresh")
         }
     }
+
+    /// The public queue API obeys the deadline too: `run(in:)` and `acquire` leave the line with
+    /// `.deadlineExceeded` when it passes, holding no slot; the queue then serves the next caller.
+    @Test func queueRunAndAcquireLeaveTheLineAtTheirDeadline() async throws {
+        let queues = QueueActor(limits: ["one": 1])
+        try await queues.acquire("one")
+        let ran = Mutex(0)
+        let run = await #expect(throws: CurlewError.self) {
+            try await withDeadline(in: .milliseconds(100)) { try await queues.run(in: "one") { ran.withLock { $0 += 1 } } }
+        }
+        #expect(run?.code == .deadlineExceeded)
+        let acquired = await #expect(throws: CurlewError.self) {
+            try await withDeadline(in: .milliseconds(100)) { try await queues.acquire("one") }
+        }
+        #expect(acquired?.code == .deadlineExceeded)
+        var status = await queues.status(of: "one")
+        #expect(status.running == 1 && status.waiting == 0)
+        #expect(ran.withLock { $0 } == 0)
+        await queues.release("one")
+        try await withDeadline(in: .seconds(30)) { try await queues.run(in: "one") { ran.withLock { $0 += 1 } } }
+        status = await queues.status(of: "one")
+        #expect(status.running == 0 && status.waiting == 0)
+        #expect(ran.withLock { $0 } == 1)
+    }
 }
