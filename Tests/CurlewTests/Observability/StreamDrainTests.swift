@@ -89,7 +89,9 @@ struct StreamDrainTests {
             let response = try await client.stream(Feed())
             #expect(service.inFlight == 1)
             response.body.cancel()
-            #expect(service.inFlight == 0)
+            // Counted out when the engine has stopped the transfer (the end carries what libcurl
+            // measured until then), a moment after the cancel.
+            #expect(await eventually { service.inFlight == 0 })
             await service.shutdown()
             gate.release()
         }
