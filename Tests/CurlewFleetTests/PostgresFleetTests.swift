@@ -137,7 +137,12 @@ struct PostgresFleetTests {
             }
         }
         #expect(await eventually { server.requestCount >= 1 })
-        try await Task.sleep(for: .milliseconds(200))
+        // Every caller has missed and waits before the origin answers (none arrives after it).
+        #expect(
+            await eventually {
+                let leads = instances.map(\.storage.statistics).reduce(0) { $0 + $1.singleFlightLeads }
+                return leads + instances.reduce(0) { $0 + $1.storage.waitingCallers } == 300
+            })
         gate.release()
         let answers = try await results.value
         #expect(answers.count == 300)
