@@ -10,7 +10,8 @@ import Testing
 @Suite("Resuming a compressed download", .serialized, .timeLimit(.minutes(2)))
 struct CompressedResumeTests {
     /// 512 KiB drawn from 16 letters: compresses to about half, so the cut lands mid-stream.
-    static let plain: Data = {
+    /// Made per test (a static `Data` would outlive the run and read as a leak to LeakSanitizer).
+    static func makePlain() -> Data {
         var state: UInt32 = 2_463_534_242
         return Data(
             (0..<512 * 1024).map { _ in
@@ -19,8 +20,7 @@ struct CompressedResumeTests {
                 state ^= state << 5
                 return UInt8(ascii: "a") + UInt8(state % 16)
             })
-    }()
-    static let encoded = compressed(plain, .gzip)
+    }
     static let lastModified = "Wed, 21 Oct 2015 07:28:00 GMT"
 
     /// What the route does, as nginx's `gzip_static` does: a client that accepts `gzip` gets the
@@ -35,6 +35,9 @@ struct CompressedResumeTests {
     /// The route's behaviour, changed by a test between requests.
     final class State: Sendable {
         let behaviour = Mutex(Behaviour())
+        let plain = CompressedResumeTests.makePlain()
+        let encoded: Data
+        init() { encoded = compressed(plain, .gzip) }
     }
 
     /// `GET /gz`: the file, `Last-Modified` as its validator.
@@ -47,7 +50,7 @@ struct CompressedResumeTests {
             }
             let acceptsGzip = request.header("Accept-Encoding")?.contains("gzip") ?? false
             let encodes = acceptsGzip || current.alwaysEncodes
-            let form = encodes ? encoded : plain
+            let form = encodes ? state.encoded : state.plain
             var headers: [(name: String, value: String)] = [("Content-Type", "text/plain"), ("Last-Modified", lastModified)]
             if encodes { headers.append(("Content-Encoding", "gzip")) }
             var status = 200
@@ -91,7 +94,7 @@ struct CompressedResumeTests {
             let partial = try #require(Self.partialFile(in: folder))
             let kept = try Data(contentsOf: partial)
             #expect(kept.count > 100_000, "decoded bytes: more than the encoded bytes that arrived")
-            #expect(kept == Self.plain.prefix(kept.count))
+            #expect(kept == state.plain.prefix(kept.count))
             #expect(server.requests.first?.header("Accept-Encoding") == "gzip, deflate")
             try await body(server, client, target, kept.count)
         }
@@ -103,7 +106,7 @@ struct CompressedResumeTests {
             let file = try await client.download(FileGet(path: "/gz"), to: target, options: DownloadOptions(resumable: true))
             #expect(file.status == .partialContent)
             #expect(file.resumedBytes == Int64(kept))
-            #expect(try Data(contentsOf: target) == Self.plain)
+            #expect(try Data(contentsOf: target) == state.plain)
             let resumed = try #require(server.requests.last)
             #expect(resumed.header("Range") == "bytes=\(kept)-")
             #expect(resumed.header("If-Range") == Self.lastModified)
@@ -119,7 +122,7 @@ struct CompressedResumeTests {
             let file = try await client.download(FileGet(path: "/gz"), to: target, options: DownloadOptions(resumable: true))
             #expect(file.status == .ok)
             #expect(file.resumedBytes == 0)
-            #expect(try Data(contentsOf: target) == Self.plain)
+            #expect(try Data(contentsOf: target) == state.plain)
             let requests = server.requests
             #expect(requests.count == 3)
             #expect(requests[1].header("Range") == "bytes=\(kept)-")
