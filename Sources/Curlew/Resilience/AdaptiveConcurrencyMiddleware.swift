@@ -115,14 +115,12 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
     /// Takes a slot, waiting in line when the policy allows.
     private nonisolated(nonsending) func acquire(_ origin: String, request: PreparedRequest, context: MiddlewareContext) async throws {
         let fresh = AdaptiveLimit(policy: policy)
-        let taken = state.withLock { state -> (limit: Int, inFlight: Int)? in
-            guard state.origins[origin, default: Origin(limit: fresh)].limit.acquire(), let limit = state.origins[origin]?.limit else { return nil }
-            return (limit.capacity, limit.inFlight)
+        let taken = state.withLock { state in
+            guard state.origins[origin, default: Origin(limit: fresh)].limit.acquire() else { return false }
+            Self.record(state.origins[origin]?.limit, origin: origin, options: context.options)
+            return true
         }
-        if let taken {
-            OriginMeter.recordLimit(taken.limit, inFlight: taken.inFlight, origin: origin, options: context.options)
-            return
-        }
+        if taken { return }
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -140,7 +138,10 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                 }
                 let decision: Decision = state.withLock { state in
                     if Task.isCancelled { return .cancelled }
-                    if state.origins[origin, default: Origin(limit: fresh)].limit.acquire() { return .go }
+                    if state.origins[origin, default: Origin(limit: fresh)].limit.acquire() {
+                        Self.record(state.origins[origin]?.limit, origin: origin, options: context.options)
+                        return .go
+                    }
                     guard let queued = state.origins[origin]?.waiters.count, queued < maximumWaiting else {
                         return .shed(state.origins[origin]?.limit.capacity ?? 0)
                     }
@@ -194,6 +195,7 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
             var admitted: [CheckedContinuation<Void, any Error>] = []
             while !entry.waiters.isEmpty, entry.limit.acquire() { admitted.append(entry.waiters.removeFirst().continuation) }
             state.origins[origin] = entry
+            Self.record(entry.limit, origin: origin, options: context.options)
             return (admitted, before, entry.limit)
         }
         for continuation in admitted { continuation.resume() }
@@ -205,6 +207,13 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                 $0.limit = after.capacity
             }
         }
-        OriginMeter.recordLimit(after.capacity, inFlight: after.inFlight, origin: origin, options: context.options)
+    }
+
+    /// Records the gauges of `limit`. Called under the state's lock, so that two calls releasing
+    /// at once record their values in the order they changed the state, and the gauges end on
+    /// the current value.
+    private static func record(_ limit: AdaptiveLimit?, origin: String, options: RequestOptions) {
+        guard let limit else { return }
+        OriginMeter.recordLimit(limit.capacity, inFlight: limit.inFlight, origin: origin, options: options)
     }
 }

@@ -124,7 +124,9 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
             let before = breaker.state
             let admission = breaker.admit(at: now())
             breakers[key] = breaker
-            return (admission, before == .open && breaker.state == .halfOpen)
+            let halfOpened = before == .open && breaker.state == .halfOpen
+            if halfOpened { recordGauge(.halfOpen, origin: origin, context: context) }
+            return (admission, halfOpened)
         }
         if halfOpened { report(.halfOpen, origin: origin, context: context) }
         if case .refused(let retryAfter) = admission {
@@ -152,8 +154,18 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
     }
 
     private func record(_ outcome: CircuitBreaker.Outcome, of admission: CircuitBreaker.Admission, key: String, origin: String, context: MiddlewareContext) {
-        let changed = breakers.withLock { breakers in breakers[key]?.record(outcome, of: admission, at: now()) }
+        let changed = breakers.withLock { breakers in
+            let changed = breakers[key]?.record(outcome, of: admission, at: now())
+            if let changed { recordGauge(changed, origin: origin, context: context) }
+            return changed
+        }
         if let changed { report(changed, origin: origin, context: context) }
+    }
+
+    /// Records the breaker's state gauge. Called under the breakers' lock, so that two calls
+    /// changing the state at once record it in the order they changed it.
+    private func recordGauge(_ state: State, origin: String, context: MiddlewareContext) {
+        OriginMeter.recordBreaker(state, origin: origin, endpointType: policy.perEndpointType ? context.requestName : nil, options: context.options)
     }
 
     private func report(_ state: State, origin: String, context: MiddlewareContext) {
@@ -164,7 +176,6 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
         case .closed: kind = .circuitClosed
         }
         context.logger.debug("circuit breaker: \(origin) is now \(state)")
-        OriginMeter.recordBreaker(state, origin: origin, endpointType: policy.perEndpointType ? context.requestName : nil, options: context.options)
         context.events.report(kind) { $0.origin = origin }
     }
 
