@@ -64,8 +64,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // Also zlib's header: Curlew decodes gzip and deflate bodies itself (Curl/ResponseContentDecoder.swift).
-        .target(name: "CCurlShim", dependencies: ["CCurl"], linkerSettings: [.linkedLibrary("z")]),
+        // Also the headers of zlib, brotli's decoder and zstd: Curlew decodes gzip, deflate, br and
+        // zstd bodies itself (CurlewCore/ContentCoding). Debian: zlib1g-dev, libbrotli-dev, libzstd-dev.
+        .target(
+            name: "CCurlShim", dependencies: ["CCurl"],
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlidec"), .linkedLibrary("zstd")]),
         // ThreadSanitizer builds only (`scripts/sanitize.sh thread`, -DCURLEW_TSAN): a `Mutex` whose
         // lock hand-over TSan can see. Compiled always, used by nothing otherwise.
         .target(name: "CTSanHooks"),
@@ -147,10 +150,16 @@ let package = Package(
         // What every test target shares: the real servers of a plain `swift test` (TestServers,
         // started once per test process) and a child-process runner. Not a product.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // The brotli and zstd encoders that compress the tests' fixtures (Debian: libbrotli-dev,
+        // libzstd-dev). Not a product: the library links only the decoders.
+        .target(
+            name: "CTestCompression", path: "Tests/CTestCompression",
+            linkerSettings: [.linkedLibrary("brotlienc"), .linkedLibrary("zstd")]),
         .testTarget(
             name: "CurlewTests",
             dependencies: [
                 "Curlew", "CurlewCore", "CurlewTesting", "LoopbackServer", "CCurlShim", "SanitizerSupport", "TestSupport",
+                "CTestCompression",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

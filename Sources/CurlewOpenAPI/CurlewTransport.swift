@@ -163,7 +163,7 @@ public struct CurlewTransport: ClientTransport {
     // MARK: Response
 
     /// The body length the head announces: `Content-Length` unless the body was re-coded
-    /// (Curlew decodes `gzip` and `deflate` itself, so the announced length is not what arrives).
+    /// (Curlew decodes `gzip`, `deflate`, `br` and `zstd` itself, so the announced length is not what arrives).
     static func length(of headers: HTTPFields) -> HTTPBody.Length {
         guard headers[.contentEncoding] == nil, headers[values: .contentLength].count == 1, let text = headers[.contentLength], let count = Int64(text), count >= 0 else {
             return .unknown

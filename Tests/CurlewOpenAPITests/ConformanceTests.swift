@@ -85,9 +85,11 @@ final class RawAnswerHandler: ChannelInboundHandler {
 /// The proposal's test server on the loopback server: `/request` answers with the request as
 /// JSON, `/echo` with its body, and the other paths as the proposal's server does.
 enum ConformanceServer {
-    /// "TEST\n" gzip- and zlib-compressed.
+    /// "TEST\n" gzip-, zlib-, brotli- and zstd-compressed (`brotli -c`, `zstd -c`).
     static let gzipTest: [UInt8] = [31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 11, 113, 13, 14, 225, 2, 0, 190, 215, 131, 247, 5, 0, 0, 0]
     static let deflateTest: [UInt8] = [120, 156, 11, 113, 13, 14, 225, 2, 0, 4, 104, 1, 75]
+    static let brotliTest: [UInt8] = [33, 16, 0, 4, 84, 69, 83, 84, 10, 3]
+    static let zstdTest: [UInt8] = [40, 181, 47, 253, 32, 5, 41, 0, 0, 84, 69, 83, 84, 10]
 
     final class State: Sendable {
         let etagCounter = Mutex(0)
@@ -109,8 +111,8 @@ enum ConformanceServer {
             case "/request": return .json(json(of: request))
             case "/gzip": return encoded("gzip", gzipTest)
             case "/deflate": return encoded("deflate", deflateTest)
-            // No brotli encoder here: a client that asks for `br` is told so.
-            case "/brotli": return accepted.contains("br") ? .text("client asked for br", status: 406) : .text("TEST\n")
+            case "/brotli": return encoded("br", brotliTest)
+            case "/zstd": return encoded("zstd", zstdTest)
             case "/identity": return .text("TEST\n")
             case "/301": return .redirect(to: "/request", status: 301)
             case "/308": return .redirect(to: "/request", status: 308)
@@ -335,12 +337,22 @@ struct ConformanceTests {
         }
     }
 
-    @Test("testBrotli: Curlew does not advertise br, so the body comes as identity")
+    @Test("testBrotli: Curlew asks for br and decodes it")
     func brotli() async throws {
         try await withServer { transport, base in
             let (response, body) = try await Self.text(transport, base, "/brotli")
             #expect(response.status.code == 200)
-            #expect(response.headerFields[.contentEncoding] == nil)
+            #expect(response.headerFields[.contentEncoding] == "br")
+            #expect(body == "TEST\n")
+        }
+    }
+
+    @Test("zstd (not in the proposal's list): Curlew asks for zstd and decodes it")
+    func zstd() async throws {
+        try await withServer { transport, base in
+            let (response, body) = try await Self.text(transport, base, "/zstd")
+            #expect(response.status.code == 200)
+            #expect(response.headerFields[.contentEncoding] == "zstd")
             #expect(body == "TEST\n")
         }
     }

@@ -677,7 +677,7 @@ func printCurlCommand(_ client: APIClient) throws {
     // curl \
     //   'https://api.example.com/quotes/ACME' \
     //   -H 'User-Agent: Curlew' \
-    //   -H 'Accept-Encoding: gzip, deflate' \
+    //   -H 'Accept-Encoding: gzip, deflate, br, zstd' \
     //   --compressed …
 }
 #sourceLocation()

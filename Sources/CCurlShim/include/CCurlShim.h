@@ -5,9 +5,12 @@
 #define CURLEW_CCURLSHIM_H
 
 #include <curl/curl.h>
-// zlib (linked by Package.swift): Curlew inflates gzip and deflate bodies itself, to tell a
-// complete compressed stream from a truncated one (libcurl 7.88 does not).
+// zlib, brotli's decoder and zstd (linked by Package.swift): Curlew decodes gzip, deflate, br
+// and zstd bodies itself, to tell a complete compressed stream from a truncated one (libcurl
+// 7.88 does not) and to bound what a body may make it allocate.
 #include <zlib.h>
+#include <brotli/decode.h>
+#include <zstd.h>
 #if defined(__GLIBC__)
 // malloc_trim: the engine hands freed memory back to the system after its idle timeout
 // (Connections/ConnectionUpkeep.swift); Swift's Glibc module does not declare it.

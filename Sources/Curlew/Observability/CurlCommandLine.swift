@@ -38,9 +38,11 @@ extension PreparedRequest {
         }
         if options.httpVersion == .http1Only { parts.append("--http1.1") }
         if options.acceptsCompressedResponses {
-            // What Curlew asks for (it decodes gzip and deflate itself); `--compressed` alone
-            // would ask for every coding curl was built with (br, zstd…) and change the answer.
-            if headers[.acceptEncoding] == nil { parts.append("-H \(CurlCommandLine.quote("Accept-Encoding: gzip, deflate"))") }
+            // What Curlew asks for (it decodes gzip, deflate, br and zstd itself); `--compressed`
+            // alone would ask for whatever codings that curl was built with.
+            if headers[.acceptEncoding] == nil {
+                parts.append("-H \(CurlCommandLine.quote("Accept-Encoding: " + ResponseContentDecoder.acceptEncoding))")
+            }
             parts.append("--compressed")
         }
         if options.redirectLimit > 0 { parts.append("--location --max-redirs \(options.redirectLimit)") }

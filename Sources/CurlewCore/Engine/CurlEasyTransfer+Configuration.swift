@@ -107,7 +107,7 @@ extension CurlEasyTransfer {
             let hasContentType = HeaderLines.forEach(in: headers) { lines.append($0) }
             // The header set is part of what the list is kept for, so its own `Accept-Encoding`
             // is looked for only when a list is built.
-            if extras.contains(.acceptEncoding), headers[.acceptEncoding] == nil { lines.append("Accept-Encoding: gzip, deflate") }
+            if extras.contains(.acceptEncoding), headers[.acceptEncoding] == nil { lines.append("Accept-Encoding: " + ResponseContentDecoder.acceptEncoding) }
             guard extras.contains(.bodyRemovals) else { return lines }
             // No `Expect: 100-continue` round trip; no form content type libcurl would invent.
             lines.append("Expect:")

@@ -77,7 +77,7 @@ package struct EasyHandleOptions: Sendable, Equatable {
         if options.acceptsCompressedResponses {
             // Curlew decodes (``ResponseContentDecoder``): libcurl 7.88 takes a compressed
             // stream cut short for a complete body. So only the codings Curlew decodes are asked
-            // for (`Accept-Encoding: gzip, deflate`, a line of the header list:
+            // for (`Accept-Encoding: gzip, deflate, br, zstd`, a line of the header list:
             // ``HeaderListExtras/acceptEncoding``), and libcurl hands the body over as received.
             long(CURLOPT_HTTP_CONTENT_DECODING, 0)
         }

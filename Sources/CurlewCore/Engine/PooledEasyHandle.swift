@@ -185,7 +185,7 @@ package struct HeaderListExtras: OptionSet, Sendable {
     /// `Expect:` and (unless the request has one) `Content-Type:`, removing the headers libcurl
     /// would add to a request with a body.
     package static let bodyRemovals = HeaderListExtras(rawValue: 1 << 0)
-    /// `Accept-Encoding: gzip, deflate` (``TransferOptions/acceptsCompressedResponses``), unless
+    /// `Accept-Encoding: gzip, deflate, br, zstd` (``TransferOptions/acceptsCompressedResponses``), unless
     /// the header set has an `Accept-Encoding` of its own. A line of the list rather than
     /// `CURLOPT_ACCEPT_ENCODING`, which libcurl 7.88 formats twice per transfer, byte by byte
     /// through its `printf`; Curlew decodes the

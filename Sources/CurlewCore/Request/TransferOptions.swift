@@ -33,8 +33,9 @@ public struct TransferOptions: Sendable, Hashable {
     public var redirectLimit: Int = 10
     /// HTTP version policy.
     public var httpVersion: HTTPVersion = .automatic
-    /// Ask for `gzip` and `deflate` and decode them. Curlew decodes itself, so a compressed stream
-    /// cut short fails with `.protocolError` (truncation) even when `Content-Length` matched.
+    /// Ask for `gzip`, `deflate`, `br` (brotli) and `zstd`, and decode them. Curlew decodes
+    /// itself, so a compressed stream cut short fails with `.protocolError` (truncation) even when
+    /// `Content-Length` matched, and a `zstd` frame may not ask for a window over 8 MiB.
     public var acceptsCompressedResponses: Bool = true
     /// A PEM bundle of trusted CA certificates; `nil` uses the system bundle.
     @inlinable public var caBundlePath: String? {

@@ -5,7 +5,7 @@ public struct TransferProgress: Sendable, Hashable {
     /// Request body size, when known.
     public var totalBytesToSend: Int64?
     /// Response body bytes received so far, as libcurl counts them: bytes on the wire, before
-    /// any content decoding (gzip, deflate).
+    /// any content decoding (gzip, deflate, br, zstd).
     public var bytesReceived: Int64
     /// Response body size announced by the server, when known.
     public var totalBytesToReceive: Int64?

@@ -35,17 +35,17 @@ struct CurlDescriptionTests {
         #expect(command.contains("-H 'User-Agent: Curlew'"))
         #expect(command.contains(#""password":"<redacted>""#))
         #expect(command.contains(#""user":"ann""#))
-        #expect(command.hasSuffix("-H 'Accept-Encoding: gzip, deflate' \\\n  --compressed \\\n  --location --max-redirs 10 \\\n  --connect-timeout 10 \\\n  --max-time 2.500"))
+        #expect(command.hasSuffix("-H 'Accept-Encoding: gzip, deflate, br, zstd' \\\n  --compressed \\\n  --location --max-redirs 10 \\\n  --connect-timeout 10 \\\n  --max-time 2.500"))
     }
 
     @Test func aPlainGetHasNoMethodFlagAndABinaryBodyIsNamedNotInlined() {
         let get = PreparedRequest(method: .get, url: "http://127.0.0.1:8080/a?b=c")
-        #expect(get.curlDescription == "curl \\\n  'http://127.0.0.1:8080/a?b=c' \\\n  -H 'Accept-Encoding: gzip, deflate' \\\n  --compressed \\\n  --location --max-redirs 10 \\\n  --connect-timeout 10 \\\n  --max-time 60")
+        #expect(get.curlDescription == "curl \\\n  'http://127.0.0.1:8080/a?b=c' \\\n  -H 'Accept-Encoding: gzip, deflate, br, zstd' \\\n  --compressed \\\n  --location --max-redirs 10 \\\n  --connect-timeout 10 \\\n  --max-time 60")
         let upload = PreparedRequest(method: .put, url: "http://h/x", body: Data([0xFF, 0xFE, 0x00]))
         #expect(upload.curlDescription.contains("--data-binary @- # 3 bytes on standard input"))
     }
 
-    /// `--compressed` alone would ask for br and zstd too; the command asks for what Curlew asks
+    /// `--compressed` alone asks for whatever the curl at hand was built with; the command asks for what Curlew asks
     /// for, and a request's own `Accept-Encoding` is printed once, as it is.
     @Test func theCommandAsksForTheCodingsCurlewAsksFor() {
         var own = PreparedRequest(method: .get, url: "http://h/x")
