@@ -17,7 +17,9 @@ struct QueueCancellationRaceTests {
             for _ in 0..<(round % 4) { await Task.yield() }
             caller.cancel()
             let stranded = Task {
-                try await Task.sleep(for: .seconds(2))
+                // Cancelled at once when the caller comes back; only a stranded caller waits this
+                // out (long, so that a loaded machine is not taken for one).
+                try await Task.sleep(for: .seconds(20))
                 await queues.release("gate")
             }
             let result = await caller.result

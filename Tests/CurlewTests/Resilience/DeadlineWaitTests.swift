@@ -172,8 +172,9 @@ struct DeadlineWaitTests {
             let client = APIClient(configuration: configuration, transport: transport)
             let error = await #expect(throws: CurlewError.self) {
                 // Long enough for its 401 to come back however loaded the machine is (the refresh
-                // starts only then); the token call is held at the server until the test opens it.
-                try await withDeadline(in: .seconds(5)) { try await client.send(Numbered(index: 1)) }
+                // starts only then; a fresh-clone run under load took over 5 s); the token call is
+                // held at the server until the test opens it.
+                try await withDeadline(in: .seconds(15)) { try await client.send(Numbered(index: 1)) }
             }
             #expect(error?.code == .deadlineExceeded)
             // The token call goes out (bound by that deadline it would not, or be cut off) and is
