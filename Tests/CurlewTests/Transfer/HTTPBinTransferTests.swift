@@ -47,6 +47,33 @@ struct HTTPBinTransferTests {
         #expect(echo.headers["Content-Length"].flatMap(Int.init) ?? 0 > text.utf8.count)
     }
 
+    struct Encoded: Decodable {
+        var gzipped: Bool?
+        var deflated: Bool?
+        var brotli: Bool?
+        var headers: [String: String]
+    }
+
+    struct EncodedGet: Endpoint {
+        typealias Response = Encoded
+        var coding: String
+        var path: String { coding }
+    }
+
+    /// httpbin's `/gzip`, `/deflate` and `/brotli` answer in that coding (its own encoders:
+    /// Python's zlib and brotlicffi); each decodes, and httpbin saw what Curlew asked for.
+    @Test(arguments: ["gzip", "deflate", "brotli"])
+    func httpbinsEncodedAnswersDecode(coding: String) async throws {
+        let client = APIClient(baseURL: try httpbin(), transport: CurlTransport())
+        let answer = try await client.send(EncodedGet(coding: coding))
+        switch coding {
+        case "gzip": #expect(answer.gzipped == true)
+        case "deflate": #expect(answer.deflated == true)
+        default: #expect(answer.brotli == true)
+        }
+        #expect(answer.headers["Accept-Encoding"] == "gzip, deflate, br, zstd")
+    }
+
     @Test func aStreamBytesDownloadAndADripDownloadLandWhole() async throws {
         let folder = try temporaryDirectory("httpbin-dl")
         defer { try? FileManager.default.removeItem(at: folder) }
