@@ -50,5 +50,18 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Issue 26's event-stream soak (scripts/sse-soak.sh): 200 SSE streams through the generated
+        // client of Benchmarks/openapi-sse on CurlewTransport for minutes while ordinary calls
+        // are timed; the server (a LoopbackServer) runs as a second process of the same binary.
+        .executableTarget(
+            name: "SSESoak",
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"),
+                .product(name: "CurlewOpenAPI", package: "Curlew"),
+                .product(name: "CurlewTestServer", package: "Curlew"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -111,7 +111,14 @@ public struct CurlewTransport: ClientTransport {
                 response.body.cancel()
                 return (head, nil)
             }
-            let body = HTTPBody(ResponseChunks(stream: response.body), length: Self.length(of: response.headers), iterationBehavior: .single)
+            let length = Self.length(of: response.headers)
+            // A body that arrived whole with its head (a small answer, usually) is handed over
+            // as one chunk: nothing to wait for chunk by chunk. Its length is still the one the
+            // head announced, so the body looks the same however fast it came.
+            if let whole = response.body.buffer.takeWholeIfEnded() {
+                return (head, HTTPBody(whole, length: length, iterationBehavior: .single))
+            }
+            let body = HTTPBody(ResponseChunks(stream: response.body), length: length, iterationBehavior: .single)
             return (head, body)
         } catch let error as CurlewError {
             guard let forwarded = ForwardedResponse.find(in: error) else { throw error }
@@ -125,7 +132,9 @@ public struct CurlewTransport: ClientTransport {
     /// The absolute URL: the base URL's path followed by the request's path and query, both
     /// already percent-encoded by the generated code (the way the other transports join them).
     static func url(of request: HTTPRequest, baseURL: URL) throws(CurlewError) -> String {
-        guard var base = URLComponents(string: baseURL.absoluteString), let relative = URLComponents(string: request.path ?? "") else {
+        let baseText = baseURL.absoluteString
+        if let joined = joined(base: baseText, path: request.path ?? "") { return joined }
+        guard var base = URLComponents(string: baseText), let relative = URLComponents(string: request.path ?? "") else {
             throw CurlewError(
                 code: .malformedURL, message: "the request path \(request.path ?? "<nil>") cannot be joined to the base URL \(baseURL.absoluteString)")
         }
@@ -138,6 +147,34 @@ public struct CurlewTransport: ClientTransport {
                 code: .malformedURL, message: "the request path \(request.path ?? "<nil>") cannot be joined to the base URL \(baseURL.absoluteString)")
         }
         return url
+    }
+
+    /// `base` followed by `path` as text, in the usual case — a base URL with neither query nor
+    /// fragment, and an absolute path (and query) of URL characters with well-formed
+    /// percent-escapes, which the generated code produces — where the two `URLComponents` round
+    /// trips above would give the same string; `nil` otherwise.
+    static func joined(base: String, path: String) -> String? {
+        guard path.utf8.first == UInt8(ascii: "/"), !base.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }),
+            isPlainPathAndQuery(path.utf8)
+        else { return nil }
+        return base.utf8.last == UInt8(ascii: "/") ? String(base.dropLast()) + path : base + path
+    }
+
+    /// Whether `bytes` holds only characters a URL's path and query may carry as they are
+    /// (RFC 3986 unreserved, sub-delims, `:@/?`), `%` only before two hex digits.
+    static func isPlainPathAndQuery(_ bytes: String.UTF8View) -> Bool {
+        var pendingHexDigits = 0
+        for byte in bytes {
+            if pendingHexDigits > 0 {
+                guard byte.isHexDigit else { return false }
+                pendingHexDigits -= 1
+            } else if byte == UInt8(ascii: "%") {
+                pendingHexDigits = 2
+            } else if !byte.isPlainURLCharacter {
+                return false
+            }
+        }
+        return pendingHexDigits == 0
     }
 
     /// The body to send: bytes in memory for a replayable body of known, small length; a stream
@@ -165,10 +202,19 @@ public struct CurlewTransport: ClientTransport {
     /// The body length the head announces: `Content-Length` unless the body was re-coded
     /// (Curlew decodes `gzip`, `deflate`, `br` and `zstd` itself, so the announced length is not what arrives).
     static func length(of headers: HTTPFields) -> HTTPBody.Length {
-        guard headers[.contentEncoding] == nil, headers[values: .contentLength].count == 1, let text = headers[.contentLength], let count = Int64(text), count >= 0 else {
-            return .unknown
+        // One pass over the fields (a response head has a handful): cheaper than three lookups by
+        // name, which build the fields' name index.
+        var length: Int64?
+        var lengthFields = 0
+        for field in headers {
+            if field.name == .contentEncoding { return .unknown }
+            if field.name == .contentLength {
+                lengthFields += 1
+                length = Int64(field.value)
+            }
         }
-        return .known(count)
+        guard lengthFields == 1, let length, length >= 0 else { return .unknown }
+        return .known(length)
     }
 
     /// The statuses the client's (and the call's) retry and token-refresh middleware act on.
@@ -179,5 +225,26 @@ public struct CurlewTransport: ClientTransport {
             if let refresh = middleware as? TokenRefreshMiddleware { statuses.formUnion(refresh.refreshStatuses.union(refresh.sessionEndedStatuses)) }
         }
         return statuses
+    }
+}
+
+extension UInt8 {
+    /// `0-9`, `a-f`, `A-F`.
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+
+    /// An RFC 3986 unreserved or sub-delim character, or one of `:@/?`.
+    fileprivate var isPlainURLCharacter: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        case UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"): true
+        default: false
+        }
     }
 }

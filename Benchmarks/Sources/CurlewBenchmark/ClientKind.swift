@@ -40,6 +40,10 @@ enum ClientKind: String, CaseIterable, Sendable {
     case openAPIAHCShared = "openapi-ahc-shared"
     /// The same on swift-openapi-urlsession's `URLSessionTransport` (ephemeral session). Opt-in.
     case openAPIURLSession = "openapi-urlsession"
+    /// The same generated client on a transport that sends nothing: it answers every call with
+    /// nginx's head and document from memory. What the generated code and the runtime cost on
+    /// their own (the floor under every transport). Opt-in.
+    case openAPICanned = "openapi-canned"
 
     /// The clients run when `--clients` is not given: the rows of the main table. The cache rows
     /// are named explicitly, so adding them did not change the default run.
@@ -65,6 +69,7 @@ enum ClientKind: String, CaseIterable, Sendable {
         case .openAPIAHC: "OpenAPI on AsyncHTTPClientTransport"
         case .openAPIAHCShared: "OpenAPI on AsyncHTTPClientTransport (HTTPClient.shared)"
         case .openAPIURLSession: "OpenAPI on URLSessionTransport"
+        case .openAPICanned: "OpenAPI on a canned transport (no HTTP)"
         }
     }
 
@@ -107,6 +112,8 @@ enum ClientKind: String, CaseIterable, Sendable {
             return TaskGroupDriver(client: try OpenAPIAHCClient(url: options.url, expectedBytes: expected, shared: true), expectedBytes: expected)
         case .openAPIURLSession:
             return TaskGroupDriver(client: try OpenAPIURLSessionClient(url: options.url, expectedBytes: expected), expectedBytes: expected)
+        case .openAPICanned:
+            return TaskGroupDriver(client: try OpenAPICannedClient(url: options.url, expectedBytes: expected), expectedBytes: expected)
         }
     }
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Curlew
 import CurlewOpenAPI
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOPosix
 import OpenAPIAsyncHTTPClient
@@ -131,5 +132,43 @@ struct OpenAPIURLSessionClient: BenchmarkClient {
 
     func shutdown() async {
         session.invalidateAndCancel()
+    }
+}
+
+/// The generated client on ``CannedTransport``: no HTTP, no I/O — the generated code's and the
+/// runtime's own cost per call, which every transport's row includes.
+struct OpenAPICannedClient: BenchmarkClient {
+    private let client: Client
+    private let expectedBytes: Int?
+
+    init(url: String, expectedBytes: Int?) throws {
+        client = Client(serverURL: try GeneratedSmall.serverURL(of: url), transport: CannedTransport())
+        self.expectedBytes = expectedBytes
+    }
+
+    func fetch() async throws -> (status: Int, bodyBytes: Int) {
+        try await GeneratedSmall.fetch(client, expectedBytes: expectedBytes)
+    }
+
+    func shutdown() async {}
+}
+
+/// Answers every request with what nginx answers `GET /small.json` (its head fields and the
+/// document, as one chunk of known length), without sending anything.
+struct CannedTransport: ClientTransport {
+    /// `run.sh`'s document.
+    static let document = ArraySlice(
+        #"{"id":42,"name":"curlew","tags":["bird","wader","numenius","arquata"],"active":true,"score":98.625,"owner":{"id":7,"login":"benchmark"},"created":"2026-01-01T00:00:00Z","description":"a fixed JSON body for client benchmarks"}"#
+            .utf8)
+
+    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let fields = HTTPFields([
+            HTTPField(name: .server, value: "nginx"),
+            HTTPField(name: .date, value: "Fri, 27 Nov 2026 05:00:00 GMT"),
+            HTTPField(name: .contentType, value: "application/json"),
+            HTTPField(name: .contentLength, value: String(Self.document.count)),
+            HTTPField(name: .connection, value: "keep-alive"),
+        ])
+        return (HTTPResponse(status: .ok, headerFields: fields), HTTPBody(Self.document, length: .known(Int64(Self.document.count)), iterationBehavior: .single))
     }
 }

@@ -34,6 +34,9 @@ public struct RequestOptions: Sendable {
         var volatileParameters: Set<String>
         var trustedOrigins: Set<String>
         var ticket: RequestTracker.Ticket?
+        /// ``requestName``: stored, not an extension, so a named call (every generated
+        /// OpenAPI call is one) keeps ``extensions`` empty and every other option's lookup free.
+        var requestName: String?
         var extensions: [ObjectIdentifier: any Sendable] = [:]
     }
 
@@ -106,6 +109,16 @@ public struct RequestOptions: Sendable {
         get { box.value.ticket }
         set { box.value.ticket = newValue }
     }
+    /// The name this call's events, log lines, metrics and spans carry instead of the endpoint
+    /// type's name; `nil` (the default) keeps the type's name.
+    ///
+    /// For a generic endpoint type that stands for many operations — `CurlewOpenAPI`'s transport
+    /// sends every generated operation through one type and names each call after its
+    /// `operationID`. Keep the set of names small: metrics are labelled with it.
+    package var requestName: String? {
+        get { box.value.requestName }
+        set { box.value.requestName = newValue }
+    }
 
     /// The value of an option a capability declares with a ``RequestOptionKey``, or the key's
     /// default. Capabilities expose their options as properties built on this subscript:
@@ -124,7 +137,10 @@ public struct RequestOptions: Sendable {
             // Most calls set no option of this kind: no hashing and no dynamic cast then.
             let extensions = box.value.extensions
             if extensions.isEmpty { return Key.defaultValue }
-            return extensions[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue
+            // Unwrapped before the cast: casting the optional itself costs a dynamic cast even
+            // when the option is not set.
+            guard let value = extensions[ObjectIdentifier(key)] else { return Key.defaultValue }
+            return value as? Key.Value ?? Key.defaultValue
         }
         set { box.value.extensions[ObjectIdentifier(key)] = newValue }
     }
@@ -147,7 +163,7 @@ public struct RequestOptions: Sendable {
         self.box = CopyOnWriteBox(
             Fields(
                 queue: queue, priority: priority, requiresAuthentication: requiresAuthentication, middleware: middleware, skippedMiddleware: skippedMiddleware, accessories: accessories, usesAccessories: usesAccessories,
-                totalTimeout: totalTimeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket))
+                totalTimeout: totalTimeout, maximumBodySize: maximumBodySize, volatileParameters: volatileParameters, trustedOrigins: trustedOrigins, ticket: ticket, requestName: nil))
     }
 
     /// No special policy, shared: what ``Endpoint/options`` returns by default.

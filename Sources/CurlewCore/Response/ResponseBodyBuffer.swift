@@ -100,6 +100,13 @@ package final class ResponseBodyBuffer: Sendable {
         if stop { onCancel() }
     }
 
+    /// The whole body, when it has already ended without an error and nobody has read from
+    /// the buffer yet (a small answer often arrives whole with its head); the buffer is then
+    /// read to its end. `nil` otherwise: read it chunk by chunk.
+    package func takeWholeIfEnded() -> Data? {
+        state.withLock { $0.takeWholeIfEnded() }
+    }
+
     /// The last copy of the stream is gone: stop the transfer unless the body already ended.
     package func consumerGone() {
         guard state.withLock({ $0.consumerGone() }) else { return }
@@ -126,6 +133,8 @@ package struct ResponseBodyBufferState {
     package private(set) var ending: Result<Void, any Error>?
     /// The reader cancelled or went away before the end.
     package private(set) var stopped = false
+    /// A reader asked for a chunk, or took the whole body.
+    private var readingStarted = false
 
     /// Creates an empty buffer state.
     package init(highWaterMark: Int) { self.highWaterMark = highWaterMark }
@@ -182,6 +191,7 @@ package struct ResponseBodyBufferState {
 
     /// A reader asks for the next chunk.
     package mutating func next(_ continuation: Waiter) -> NextAction {
+        readingStarted = true
         if stopped { return .deliver(.failure(CancellationError()), resumeProducer: false) }
         if head < chunks.count {
             let chunk = chunks[head]
@@ -204,6 +214,18 @@ package struct ResponseBodyBufferState {
         waiter = continuation
         defer { producerPaused = false }
         return .wait(resumeProducer: producerPaused)
+    }
+
+    /// The whole body when it ended without an error before any read; the state is then read
+    /// to its end.
+    package mutating func takeWholeIfEnded() -> Data? {
+        guard !readingStarted, !stopped, case .success = ending else { return nil }
+        readingStarted = true
+        let whole = chunks.count == 1 ? chunks[0] : chunks.reduce(into: Data()) { $0.append($1) }
+        chunks.removeAll()
+        head = 0
+        bufferedBytes = 0
+        return whole
     }
 
     /// Returns the waiter to fail and whether the transfer must be stopped.

@@ -302,6 +302,27 @@ struct TransferStateMachineTests {
         }
     }
 
+    @Test func aBodyThatEndedBeforeAnyReadIsTakenWholeOnce() {
+        var state = ResponseBodyBufferState(highWaterMark: 1 << 20)
+        _ = state.offer(count: 3) { Data([1, 2, 3]) }
+        #expect(state.takeWholeIfEnded() == nil, "not ended yet: read it chunk by chunk")
+        _ = state.offer(count: 2) { Data([4, 5]) }
+        _ = state.finish(nil)
+        #expect(state.takeWholeIfEnded() == Data([1, 2, 3, 4, 5]))
+        #expect(state.bufferedBytes == 0)
+        #expect(state.takeWholeIfEnded() == nil, "taken once")
+        #expect(state.consumerGone() == false, "the body ended: nothing to stop")
+
+        var failed = ResponseBodyBufferState(highWaterMark: 1 << 20)
+        _ = failed.offer(count: 1) { Data([1]) }
+        _ = failed.finish(CurlewError(code: .idleTimeout, message: "stalled"))
+        #expect(failed.takeWholeIfEnded() == nil, "a failed body is read chunk by chunk, to its error")
+
+        var empty = ResponseBodyBufferState(highWaterMark: 1 << 20)
+        _ = empty.finish(nil)
+        #expect(empty.takeWholeIfEnded() == Data())
+    }
+
     // MARK: Request body pump
 
     @Test func pumpHandsOverBytesAndPausesTheReaderWhenEmpty() {
