@@ -212,7 +212,9 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                         Self.record(state.origins[origin]?.limit, origin: origin, options: context.options)
                         return .go(state.origins[origin]?.limit.generation ?? 0)
                     }
-                    guard let queued = state.origins[origin]?.waiters.count, queued < maximumWaiting else {
+                    // A gradient probe sheds nothing the limit itself would let through: calls
+                    // it holds back wait for it besides the policy's places in line.
+                    guard let entry = state.origins[origin], entry.waiters.count < maximumWaiting + entry.limit.heldBack else {
                         return .shed(state.origins[origin]?.limit.capacity ?? 0)
                     }
                     state.origins[origin]?.waiters.append((id, continuation))

@@ -59,6 +59,14 @@ struct AdaptiveLimit: Sendable {
         }
     }
 
+    /// Slots a gradient probe holds back: the limit between probes less the probe's concurrency
+    /// (0 under AIMD and between probes). Calls up to this many wait for the probe to end
+    /// rather than being shed.
+    var heldBack: Int {
+        guard let gradient, gradient.probing else { return 0 }
+        return max(0, gradient.steadyCapacity - gradient.capacity)
+    }
+
     /// Takes a slot when one is free.
     mutating func acquire() -> Bool {
         guard inFlight < capacity else { return false }

@@ -60,9 +60,11 @@ struct GradientLimit: Sendable, Equatable {
 
     /// The whole number of calls allowed at once: the probe's concurrency while probing.
     var capacity: Int {
-        let steady = min(maximumLimit, max(minimumLimit, Int(limit)))
-        return probing ? max(1, min(options.probeConcurrency, maximumLimit)) : steady
+        probing ? max(1, min(options.probeConcurrency, maximumLimit)) : steadyCapacity
     }
+
+    /// The whole number of calls allowed at once between probes.
+    var steadyCapacity: Int { min(maximumLimit, max(minimumLimit, Int(limit))) }
 
     /// Calls in the window under way, and how many end it.
     var window: (count: Int, size: Int) { (samples.count, max(options.minimumWindow, Int(limit))) }

@@ -153,10 +153,13 @@ struct GradientLimitTests {
             initialLimit: 6, maximumLimit: 10, algorithm: .gradient(Gradient(smoothing: 1, probeConcurrency: 2, probeSamples: 2, minimumWindow: 4)))
         var limit = AdaptiveLimit(policy: policy)
         #expect([limit.acquire(), limit.acquire(), limit.acquire()] == [true, true, false])
+        // The probe holds back four of the limit's six slots.
+        #expect(limit.heldBack == 4)
         limit.release(latency: .milliseconds(10), dropped: false, generation: 0)
         limit.release(latency: .milliseconds(10), dropped: false, generation: 0)
         #expect(limit.gradient?.baseline == .milliseconds(10))
         #expect(limit.capacity == 6)
+        #expect(limit.heldBack == 0)
         var taken = 0
         while limit.acquire() { taken += 1 }
         #expect(taken == 6)
@@ -178,14 +181,15 @@ struct GradientLimitTests {
     }
 
     /// Against a real server: six calls at once to a new origin go at most two at a time while
-    /// the probe measures it, and all are answered.
+    /// the probe measures it, and all are answered: with no place in line (`maximumWaiting` 0),
+    /// the four the limit of 10 would let through wait for the probe rather than being shed.
     @Test func aNewOriginIsProbedAtLowConcurrency() async throws {
         try await withLoopback(handler: { request in
             try? await Task.sleep(for: .milliseconds(20))
             return .text(request.path)
         }) { server, _, transport in
             let limiter = AdaptiveConcurrencyMiddleware(
-                policy: .init(initialLimit: 10, algorithm: .gradient(Gradient(probeConcurrency: 2, probeSamples: 6)), maximumWaiting: 10))
+                policy: .init(initialLimit: 10, algorithm: .gradient(Gradient(probeConcurrency: 2, probeSamples: 6))))
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
             #expect(limiter.limit(of: server.baseURL) == 10)
             let answers = try await withThrowingTaskGroup(of: String.self) { group in
@@ -199,6 +203,31 @@ struct GradientLimitTests {
             #expect(server.peakOpenConnections <= 2)
             // The probe has ended: the limit is 10 again.
             #expect(limiter.limit(of: server.baseURL) == 10)
+        }
+    }
+
+    /// While a probe holds a limit of 4 down to 2, the two calls the limit would let through wait
+    /// for it; a fifth, beyond the limit with no place in line, is shed and never sent.
+    @Test func aProbeShedsOnlyWhatTheLimitWould() async throws {
+        let gate = Mutex(false)
+        try await withLoopback(handler: { request in
+            while !gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+            return .text(request.path)
+        }) { server, _, transport in
+            let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 4, algorithm: .gradient(Gradient(probeConcurrency: 2, probeSamples: 10))))
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
+            let calls = (1...4).map { index in Task { try await client.send(Numbered(index: index)) } }
+            await waitForRequests(server, count: 2)
+            #expect(await eventually { limiter.waiting(at: server.baseURL) == 2 })
+            let shed = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 5)) }
+            #expect(shed?.code == .concurrencyLimitExceeded)
+            gate.withLock { $0 = true }
+            var answers: [String] = []
+            for call in calls { answers.append(try await call.value) }
+            #expect(answers == ["/n/1", "/n/2", "/n/3", "/n/4"])
+            #expect(server.requestCount == 4)
+            #expect(server.peakOpenConnections <= 2)
+            #expect(!server.requests.map(\.uri).contains("/n/5"))
         }
     }
 }
