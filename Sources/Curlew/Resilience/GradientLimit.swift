@@ -52,12 +52,15 @@ struct GradientLimit: Sendable, Equatable {
     private var sinceProbe = 0
     /// Consecutive windows that left the limit at its minimum.
     private var windowsAtMinimum = 0
+    /// The averaged baseline in nanoseconds (``AdaptiveConcurrencyMiddleware/Policy/Gradient/Baseline/averaged(windows:)``).
+    private var average: Double?
 
     init(options: Options, initialLimit: Int, minimumLimit: Int, maximumLimit: Int) {
         self.options = options
         self.minimumLimit = minimumLimit
         self.maximumLimit = maximumLimit
         self.limit = Double(initialLimit)
+        self.probing = options.baseline == .probed
     }
 
     /// The whole number of calls allowed at once: the probe's concurrency while probing.
@@ -93,6 +96,7 @@ struct GradientLimit: Sendable, Equatable {
         windowDropped = windowDropped || dropped
         windowBusy = windowBusy || busy
         if samples.count >= window.size { endWindow() }
+        guard options.baseline == .probed else { return }
         if sinceProbe >= options.probeInterval || windowsAtMinimum >= 5 { startProbe() }
     }
 
@@ -103,13 +107,25 @@ struct GradientLimit: Sendable, Equatable {
             windowDropped = false
             windowBusy = false
         }
-        guard let baseline, let latency = LatencyWindow.percentile(options.percentile, of: samples) else { return }
+        guard let latency = LatencyWindow.percentile(options.percentile, of: samples) else { return }
+        let measured = Double(max(1, CallMeter.nanoseconds(latency)))
+        var highest = 2.0
+        if case .averaged(let windows) = options.baseline {
+            // Gradient2: the first window starts the average; each moves it by 2 / (windows + 1).
+            let factor = 2 / Double(windows + 1)
+            var next = average.map { $0 * (1 - factor) + measured * factor } ?? measured
+            if next / measured > 2 { next *= 0.9 }
+            average = next
+            baseline = .nanoseconds(Int64(next))
+            highest = 1
+        }
+        guard let baseline else { return }
         let gradient: Double
         if windowDropped {
             gradient = 0.5
         } else {
             let expected = Double(CallMeter.nanoseconds(baseline)) * (1 + options.tolerance)
-            gradient = min(2, max(0.5, expected / Double(max(1, CallMeter.nanoseconds(latency)))))
+            gradient = min(highest, max(0.5, expected / measured))
         }
         var target = limit * gradient + limit.squareRoot()
         if !windowBusy { target = min(target, limit) }

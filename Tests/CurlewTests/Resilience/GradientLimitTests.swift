@@ -146,6 +146,31 @@ struct GradientLimitTests {
         #expect(limit.limit == 6)
     }
 
+    /// Gradient2's baseline: an exponential average of the windows' latencies, no probe. Over
+    /// windows of 4 calls with `windows: 3` (each window moves the average half-way).
+    @Test func anAveragedBaselineFollowsTheWindowsAndNeverProbes() {
+        var limit = Self.limit(Gradient(smoothing: 1, minimumWindow: 4, baseline: .averaged(windows: 3)), initial: 4)
+        #expect(!limit.probing)
+        #expect(limit.capacity == 4)
+        // The first window starts the average at 10 ms: gradient 1, 4 + 2 = 6.
+        Self.feed(&limit, 4, milliseconds: 10)
+        #expect(limit.baseline == .milliseconds(10))
+        #expect(limit.limit == 6)
+        // A window at 20 ms moves the average to 15 ms: gradient 0.75, 6 × 0.75 + √6.
+        Self.feed(&limit, 6, milliseconds: 20)
+        #expect(limit.baseline == .milliseconds(15))
+        let slowed = 6 * 0.75 + 6.0.squareRoot()
+        #expect(Self.close(limit.limit, slowed))
+        // A window at 4 ms moves the average to 9.5 ms, more than twice the window's, so it is
+        // cut by a tenth: 8.55 ms. Faster than the baseline: the gradient is clamped to 1 (not 2).
+        Self.feed(&limit, limit.window.size, milliseconds: 4)
+        #expect(limit.baseline == .microseconds(8550))
+        #expect(Self.close(limit.limit, slowed + slowed.squareRoot()))
+        // Windows at its minimum start no probe.
+        #expect(!limit.probing)
+        #expect(limit.generation == 0)
+    }
+
     /// The middleware's slots under the gradient: the probe's concurrency first, then the limit;
     /// a call's generation comes back with its release.
     @Test func theAdaptiveLimitPinsSlotsDuringAProbe() {
