@@ -209,8 +209,8 @@ func breaker() async throws {
 
 /// A server that answers in 10 ms up to 16 requests at once and slows in proportion above:
 /// 10 ms × in flight / 16. 64 callers; unloaded, then a fixed limit of 64 (no limiter), then the
-/// adaptive limiter, AIMD (latency threshold 20 ms) and the gradient limit (its defaults); calls
-/// over the limit wait in line. The server
+/// adaptive limiter, AIMD (latency threshold 20 ms), the gradient limit (its defaults) and the
+/// gradient limit with Gradient2's averaged baseline; calls over the limit wait in line. The server
 /// records its own time per request: what the limiter protects.
 func limiter() async throws {
     let inFlight = Locked(0)
@@ -233,10 +233,10 @@ func limiter() async throws {
             return times
         }
     }
-    print("limiter: server 10 ms up to 16 at once, 10 ms × n/16 above; 64 callers for 4000 calls")
+    print("limiter: server 10 ms up to 16 at once, 10 ms × n/16 above; unloaded 1,000 calls by 1 caller, then 64 callers for 4000 calls")
     let transport = CurlTransport()
     let plain = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport)
-    let unloaded = await drive(plain, count: 200, workers: 1).latencies
+    let unloaded = await drive(plain, count: 1000, workers: 1).latencies
     let unloadedP99 = percentile(0.99, unloaded)
     let unloadedService = percentile(0.99, serviceTimes())
     print("  unloaded (1 caller): p50 \(format(percentile(0.5, unloaded))) ms, p99 \(format(unloadedP99)) ms; server's own time p99 \(format(unloadedService)) ms")
@@ -248,6 +248,7 @@ func limiter() async throws {
     let configurations: [(String, AdaptiveConcurrencyMiddleware.Policy)] = [
         ("AIMD (threshold 20 ms)", .init(initialLimit: 20, maximumLimit: 200, latencyThreshold: .milliseconds(20), maximumWaiting: 64)),
         ("gradient (defaults)", .init(initialLimit: 20, maximumLimit: 200, maximumWaiting: 64)),
+        ("gradient, averaged baseline", .init(initialLimit: 20, maximumLimit: 200, algorithm: .gradient(.init(baseline: .averaged())), maximumWaiting: 64)),
     ]
     for (name, policy) in configurations {
         let adaptive = AdaptiveConcurrencyMiddleware(policy: policy)
