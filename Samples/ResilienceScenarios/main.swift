@@ -122,7 +122,21 @@ func hedging() async throws {
         let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware.map { [$0] } ?? []), transport: transport)
         let (latencies, errors) = await drive(client, count: calls, workers: workers)
         let p99 = percentile(0.99, latencies)
-        if baseline == nil { baseline = p99 }
+        if baseline == nil {
+            baseline = p99
+            // What hedging can do at most within a 10% budget: a hedge goes out only after the
+            // p90 (else more than 10% of calls are hedged) and its own answer takes at least the
+            // ordinary latency, so a slow call ends no sooner than p90 + an ordinary answer. With
+            // a share t of calls slower than 2 × p50 (t ≥ 1%: the p99 is among them), the hedged
+            // p99 is p90 + the (1 − 1%/t) quantile of an ordinary answer.
+            let p50 = percentile(0.5, latencies)
+            let p90 = percentile(0.9, latencies)
+            let share = Double(latencies.filter { $0 > 2 * p50 }.count) / Double(latencies.count)
+            let answer = percentile(max(0, 1 - 0.01 / share), latencies)
+            print(
+                "  unhedged: p50 \(format(p50)) ms, p99 \(format(p99)) ms (\(format(p99 / p50))x p50), p90 \(format(p90)) ms; \(format(share * 100))% of calls slower than 2 x p50;"
+                    + " best hedged p99 within 10% extra ≈ p90 + \(format(answer)) ms = \(format(p90 + answer)) ms (cut \(format(p99 / (p90 + answer)))x)")
+        }
         let extra = Double(server.requestCount - calls) / Double(calls) * 100
         let delay = middleware.map { " hedge delay now \(format(milliseconds($0.hedgeDelay(for: "Numbered")))) ms" } ?? ""
         print(
@@ -195,7 +209,8 @@ func breaker() async throws {
 
 /// A server that answers in 10 ms up to 16 requests at once and slows in proportion above:
 /// 10 ms × in flight / 16. 64 callers; unloaded, then a fixed limit of 64 (no limiter), then the
-/// adaptive limiter (latency threshold 20 ms, calls over the limit wait in line). The server
+/// adaptive limiter, AIMD (latency threshold 20 ms), the gradient limit (its defaults) and the
+/// gradient limit with Gradient2's averaged baseline; calls over the limit wait in line. The server
 /// records its own time per request: what the limiter protects.
 func limiter() async throws {
     let inFlight = Locked(0)
@@ -218,10 +233,10 @@ func limiter() async throws {
             return times
         }
     }
-    print("limiter: server 10 ms up to 16 at once, 10 ms × n/16 above; 64 callers for 4000 calls")
+    print("limiter: server 10 ms up to 16 at once, 10 ms × n/16 above; unloaded 1,000 calls by 1 caller, then 64 callers for 4000 calls")
     let transport = CurlTransport()
     let plain = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport)
-    let unloaded = await drive(plain, count: 200, workers: 1).latencies
+    let unloaded = await drive(plain, count: 1000, workers: 1).latencies
     let unloadedP99 = percentile(0.99, unloaded)
     let unloadedService = percentile(0.99, serviceTimes())
     print("  unloaded (1 caller): p50 \(format(percentile(0.5, unloaded))) ms, p99 \(format(unloadedP99)) ms; server's own time p99 \(format(unloadedService)) ms")
@@ -230,53 +245,63 @@ func limiter() async throws {
     print(
         "  fixed limit 64: callers p50 \(format(percentile(0.5, fixed))) ms, p99 \(format(percentile(0.99, fixed))) ms;"
             + " server's own time p99 \(format(fixedService)) ms (\(format(fixedService / unloadedService))x unloaded)")
-    let adaptive = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 20, maximumLimit: 200, latencyThreshold: .milliseconds(20), maximumWaiting: 64))
-    let limited = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [adaptive]), transport: transport)
-    let limits = Locked<[Int]>([])
-    let sampler = Task {
-        while !Task.isCancelled {
-            let limit = adaptive.limit(of: server.baseURL)
-            limits.withLock { $0.append(limit) }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-    // Calls over the limit wait in line (64 places: none is shed).
-    let tickets = Tickets(count: 4000)
-    let served = await withTaskGroup(of: ([Double], Int).self) { group in
-        for _ in 0..<64 {
-            group.addTask {
-                var latencies: [Double] = []
-                var shed = 0
-                while true {
-                    guard let index = tickets.take() else { break }
-                    let started = ContinuousClock.now
-                    do {
-                        _ = try await limited.send(Numbered(index: index))
-                        latencies.append(milliseconds(.now - started))
-                    } catch {
-                        shed += 1
-                    }
-                }
-                return (latencies, shed)
+    let configurations: [(String, AdaptiveConcurrencyMiddleware.Policy)] = [
+        ("AIMD (threshold 20 ms)", .init(initialLimit: 20, maximumLimit: 200, latencyThreshold: .milliseconds(20), maximumWaiting: 64)),
+        ("gradient (defaults)", .init(initialLimit: 20, maximumLimit: 200, maximumWaiting: 64)),
+        ("gradient, averaged baseline", .init(initialLimit: 20, maximumLimit: 200, algorithm: .gradient(.init(baseline: .averaged())), maximumWaiting: 64)),
+    ]
+    for (name, policy) in configurations {
+        let adaptive = AdaptiveConcurrencyMiddleware(policy: policy)
+        let limited = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [adaptive]), transport: transport)
+        let limits = Locked<[Int]>([])
+        let sampler = Task {
+            while !Task.isCancelled {
+                let limit = adaptive.limit(of: server.baseURL)
+                limits.withLock { $0.append(limit) }
+                try? await Task.sleep(for: .milliseconds(10))
             }
         }
-        var all: [Double] = []
-        var shed = 0
-        for await (latencies, count) in group {
-            all += latencies
-            shed += count
+        // Calls over the limit wait in line (64 places: none is shed).
+        let tickets = Tickets(count: 4000)
+        let served = await withTaskGroup(of: ([Double], Int).self) { group in
+            for _ in 0..<64 {
+                group.addTask {
+                    var latencies: [Double] = []
+                    var shed = 0
+                    while true {
+                        guard let index = tickets.take() else { break }
+                        let started = ContinuousClock.now
+                        do {
+                            _ = try await limited.send(Numbered(index: index))
+                            latencies.append(milliseconds(.now - started))
+                        } catch {
+                            shed += 1
+                        }
+                    }
+                    return (latencies, shed)
+                }
+            }
+            var all: [Double] = []
+            var shed = 0
+            for await (latencies, count) in group {
+                all += latencies
+                shed += count
+            }
+            return (all, shed)
         }
-        return (all, shed)
+        sampler.cancel()
+        let adaptiveService = percentile(0.99, serviceTimes())
+        let samples = limits.withLock { $0 }
+        let settled = Array(samples.suffix(max(1, samples.count / 2)))
+        let mean = Double(settled.reduce(0, +)) / Double(max(1, settled.count))
+        // The limit every 100 ms (every tenth sample), for the timeline.
+        let timeline = stride(from: 0, to: samples.count, by: 10).map { String(samples[$0]) }.joined(separator: " ")
+        print(
+            "  \(name): limit over the second half mean \(format(mean)), min \(settled.min() ?? 0), max \(settled.max() ?? 0); served \(served.0.count), failed \(served.1);"
+                + " callers p50 \(format(percentile(0.5, served.0))) ms, p99 \(format(percentile(0.99, served.0))) ms (waiting included);"
+                + " server's own time p99 \(format(adaptiveService)) ms (\(format(adaptiveService / unloadedService))x unloaded)")
+        print("    limit every 100 ms: \(timeline)")
     }
-    sampler.cancel()
-    let adaptiveService = percentile(0.99, serviceTimes())
-    let samples = limits.withLock { $0 }
-    let settled = Array(samples.suffix(max(1, samples.count / 2)))
-    let mean = Double(settled.reduce(0, +)) / Double(max(1, settled.count))
-    print(
-        "  adaptive (threshold 20 ms): limit over the second half mean \(format(mean)), min \(settled.min() ?? 0), max \(settled.max() ?? 0); served \(served.0.count), failed \(served.1);"
-            + " callers p50 \(format(percentile(0.5, served.0))) ms, p99 \(format(percentile(0.99, served.0))) ms (waiting included);"
-            + " server's own time p99 \(format(adaptiveService)) ms (\(format(adaptiveService / unloadedService))x unloaded)")
     await transport.shutdown()
     await server.shutdown()
 }

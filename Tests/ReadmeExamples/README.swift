@@ -32,16 +32,16 @@
 //   block 30 (README.md:1183): declarations, file scope
 //   block 31 (README.md:1202): declarations, file scope
 //   block 32 (README.md:1224): declarations, file scope
-//   block 33 (README.md:1236): declarations, file scope
-//   block 34 (README.md:1256): declarations, file scope
-//   block 35 (README.md:1324): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1370): skipped (no-compile)
-//   block 37 (README.md:1403): declarations, file scope
-//   block 38 (README.md:1424): skipped (no-compile)
-//   block 39 (README.md:1523): declarations, file scope
-//   block 40 (README.md:1625): declarations, file scope
-//   block 41 (README.md:1665): declarations, file scope
-//   block 42 (README.md:1699): declarations, file scope
+//   block 33 (README.md:1240): declarations, file scope
+//   block 34 (README.md:1262): declarations, file scope
+//   block 35 (README.md:1330): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1376): skipped (no-compile)
+//   block 37 (README.md:1409): declarations, file scope
+//   block 38 (README.md:1430): skipped (no-compile)
+//   block 39 (README.md:1529): declarations, file scope
+//   block 40 (README.md:1631): declarations, file scope
+//   block 41 (README.md:1671): declarations, file scope
+//   block 42 (README.md:1705): declarations, file scope
 
 import Curlew
 import Foundation
@@ -720,28 +720,30 @@ func hedgedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1236
-#sourceLocation(file: "README.md", line: 1237)
-func limitedClient() -> APIClient {
-    let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 16, latencyThreshold: .milliseconds(250), maximumWaiting: 100))
+// MARK: block 33, README.md:1240
+#sourceLocation(file: "README.md", line: 1241)
+func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
+    // The gradient limit by default; AIMD when you know the latency the origin should keep.
+    let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
+    let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 16, algorithm: algorithm, maximumWaiting: 100))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [limiter]))
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1256
-#sourceLocation(file: "README.md", line: 1257)
+// MARK: block 34, README.md:1262
+#sourceLocation(file: "README.md", line: 1263)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1324
+// MARK: block 35, README.md:1330
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1325)
+#sourceLocation(file: "README.md", line: 1331)
 
 
 
@@ -770,8 +772,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1403
-#sourceLocation(file: "README.md", line: 1404)
+// MARK: block 37, README.md:1409
+#sourceLocation(file: "README.md", line: 1410)
 
 
 
@@ -788,8 +790,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1523
-#sourceLocation(file: "README.md", line: 1524)
+// MARK: block 39, README.md:1529
+#sourceLocation(file: "README.md", line: 1530)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -889,8 +891,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1625
-#sourceLocation(file: "README.md", line: 1626)
+// MARK: block 40, README.md:1631
+#sourceLocation(file: "README.md", line: 1632)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -928,8 +930,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1665
-#sourceLocation(file: "README.md", line: 1666)
+// MARK: block 41, README.md:1671
+#sourceLocation(file: "README.md", line: 1672)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -961,8 +963,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1699
-#sourceLocation(file: "README.md", line: 1700)
+// MARK: block 42, README.md:1705
+#sourceLocation(file: "README.md", line: 1706)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data

@@ -1,11 +1,14 @@
 internal import Synchronization
 
 /// Limits how many calls go to an origin at once, with a limit that follows the origin's
-/// latency (AIMD, as in Netflix's concurrency-limits and Envoy's adaptive concurrency filter):
-/// it grows by one while calls end within ``Policy/latencyThreshold`` with the origin busy, and
-/// shrinks by ``Policy/backoff`` when a call takes longer or is dropped (a timeout, a reset, a
-/// 429 or 5xx). A call over the limit waits — up to ``Policy/maximumWaiting`` calls per origin,
-/// first come first served — or, when no place is left, fails at once with
+/// latency (the algorithms of Netflix's concurrency-limits and Envoy's adaptive concurrency
+/// filter, ``Policy/Algorithm``). By default the limit is a *gradient* one: it compares each
+/// round of calls' latency with the origin's unloaded latency, measured in short probes at low
+/// concurrency, and settles where latency has risen by about `1/(1 − 1/√limit)` (a third at
+/// 16). ``Policy/Algorithm/aimd(latencyThreshold:backoff:)`` grows the limit by one while calls
+/// end within a threshold and shrinks it by a factor when one takes longer or is dropped. A
+/// call over the limit waits — up to ``Policy/maximumWaiting`` calls per origin, first come
+/// first served — or, when no place is left, fails at once with
 /// ``CurlewError/Code/concurrencyLimitExceeded`` and nothing is sent. A waiting call whose
 /// deadline (``withDeadline(in:isolation:operation:)``) passes leaves the line with
 /// ``CurlewError/Code/deadlineExceeded``, also unsent.
@@ -21,42 +24,126 @@ internal import Synchronization
 /// circuit breaker and retry: a call holds one slot for all its attempts.
 ///
 /// ```swift
-/// let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 16, latencyThreshold: .milliseconds(250), maximumWaiting: 100))
+/// let limiter = AdaptiveConcurrencyMiddleware(policy: .init(maximumWaiting: 100))
+/// let aimd = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 16, latencyThreshold: .milliseconds(250), maximumWaiting: 100))
 /// ```
 public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
     /// How the limit moves.
     public struct Policy: Sendable, Hashable {
+        /// The algorithm that moves an origin's limit.
+        public enum Algorithm: Sendable, Hashable {
+            /// Additive increase, multiplicative decrease: a call that ends within
+            /// `latencyThreshold` while at least half the limit is in flight adds one to the
+            /// limit; a call that takes longer or is dropped (a timeout, a reset, a 429 or 5xx)
+            /// multiplies it by `backoff` (0.5…1). Simple, but with noisy latencies it swings
+            /// rather than settles, and the threshold must be chosen per origin.
+            case aimd(latencyThreshold: Duration = .seconds(1), backoff: Double = 0.9)
+            /// The gradient limit (Envoy's gradient controller, Netflix's `Gradient2Limit`): needs
+            /// no threshold, it learns the origin's unloaded latency. See ``Gradient``.
+            case gradient(Gradient = Gradient())
+        }
+
+        /// How the gradient limit measures and moves.
+        ///
+        /// A *probe* pins the limit to ``probeConcurrency`` until ``probeSamples`` calls that
+        /// started during it have ended; the ``percentile`` of their latencies is the origin's
+        /// unloaded latency, the *baseline*. A probe runs for an origin's first calls, again every
+        /// ``probeInterval`` calls, and when the limit has sat at its minimum for five windows.
+        /// Between probes, at the end of each window of `max(limit, minimumWindow)` calls, the
+        /// window's latency (the same percentile) gives the gradient
+        /// `baseline × (1 + tolerance) / latency`, clamped to 0.5…2 (0.5 when a call in the window
+        /// was dropped), and the limit moves to `limit × gradient + √limit`, smoothed by
+        /// ``smoothing``. It does not rise after a window in which the origin was never busy
+        /// (fewer than half the limit in flight). Every interval is counted in calls: the limit
+        /// reads no clock.
+        public struct Gradient: Sendable, Hashable {
+            /// Where the baseline, the latency the origin has when it is not overloaded, comes
+            /// from.
+            public enum Baseline: Sendable, Hashable {
+                /// Measured in probes at low concurrency (Envoy's minimum RTT). The default.
+                case probed
+                /// An exponential average of the windows' latencies over about `windows` windows,
+                /// cut by a tenth whenever it is more than twice the latest window's (Netflix's
+                /// `Gradient2Limit`), with the gradient clamped to 0.5…1. No probes and no pinned
+                /// limit, but under sustained overload the average takes in the queueing it should
+                /// detect, and the limit climbs again (BENCHMARKS.md, "Resilience").
+                case averaged(windows: Int = 30)
+            }
+
+            /// Where the baseline comes from. Default: `.probed`.
+            public var baseline: Baseline
+            /// The percentile (0…1) of a probe's or a window's latencies that stands for it.
+            /// Default: 0.5.
+            public var percentile: Double
+            /// How much slower than the baseline latency may be before the gradient falls below
+            /// one (0.1: 10%), besides the `√limit` headroom. Default: 0.
+            public var tolerance: Double
+            /// How far the limit moves toward each window's new value (0…1; 1: all the way).
+            /// Default: 0.2.
+            public var smoothing: Double
+            /// The limit during a probe. Default: 3.
+            public var probeConcurrency: Int
+            /// Calls measured by a probe. Default: 50.
+            public var probeSamples: Int
+            /// Calls between the end of one probe and the start of the next. Default: 10,000.
+            public var probeInterval: Int
+            /// The fewest calls in a window. Default: 10.
+            public var minimumWindow: Int
+
+            /// Creates the gradient limit's settings.
+            public init(
+                percentile: Double = 0.5, tolerance: Double = 0, smoothing: Double = 0.2, probeConcurrency: Int = 3, probeSamples: Int = 50, probeInterval: Int = 10_000,
+                minimumWindow: Int = 10, baseline: Baseline = .probed
+            ) {
+                if case .averaged(let windows) = baseline {
+                    self.baseline = .averaged(windows: max(1, windows))
+                } else {
+                    self.baseline = baseline
+                }
+                self.percentile = min(1, max(0, percentile))
+                self.tolerance = max(0, tolerance)
+                self.smoothing = min(1, max(0.01, smoothing))
+                self.probeConcurrency = max(1, probeConcurrency)
+                self.probeSamples = max(1, probeSamples)
+                self.probeInterval = max(1, probeInterval)
+                self.minimumWindow = max(1, minimumWindow)
+            }
+        }
+
         /// The limit to start from. Default: 20.
         public var initialLimit: Int
         /// The limit never falls below this. Default: 1.
         public var minimumLimit: Int
         /// The limit never rises above this. Default: 1000.
         public var maximumLimit: Int
-        /// A call that takes longer counts as a sign of overload. Default: 1 s.
-        public var latencyThreshold: Duration
-        /// What the limit is multiplied by on overload (0.5…1). Default: 0.9.
-        public var backoff: Double
+        /// How the limit moves. Default: `.gradient()`.
+        public var algorithm: Algorithm
         /// Calls per origin that may wait for a slot; more fail at once. Default: 0 (none wait).
         public var maximumWaiting: Int
 
-        /// Creates a policy.
-        public init(
-            initialLimit: Int = 20, minimumLimit: Int = 1, maximumLimit: Int = 1000, latencyThreshold: Duration = .seconds(1), backoff: Double = 0.9,
-            maximumWaiting: Int = 0
-        ) {
+        /// Creates a policy; the default algorithm is the gradient limit.
+        public init(initialLimit: Int = 20, minimumLimit: Int = 1, maximumLimit: Int = 1000, algorithm: Algorithm = .gradient(), maximumWaiting: Int = 0) {
             self.minimumLimit = max(1, minimumLimit)
             self.maximumLimit = max(self.minimumLimit, maximumLimit)
             self.initialLimit = min(self.maximumLimit, max(self.minimumLimit, initialLimit))
-            self.latencyThreshold = latencyThreshold
-            self.backoff = min(1, max(0.5, backoff))
+            self.algorithm = algorithm
             self.maximumWaiting = max(0, maximumWaiting)
+        }
+
+        /// Creates an AIMD policy: `.aimd(latencyThreshold: latencyThreshold, backoff: backoff)`.
+        public init(
+            initialLimit: Int = 20, minimumLimit: Int = 1, maximumLimit: Int = 1000, latencyThreshold: Duration, backoff: Double = 0.9, maximumWaiting: Int = 0
+        ) {
+            self.init(
+                initialLimit: initialLimit, minimumLimit: minimumLimit, maximumLimit: maximumLimit, algorithm: .aimd(latencyThreshold: latencyThreshold, backoff: backoff),
+                maximumWaiting: maximumWaiting)
         }
     }
 
     /// One origin: its limit and the calls waiting for a slot.
     private struct Origin: Sendable {
         var limit: AdaptiveLimit
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Int, any Error>)] = []
     }
 
     private struct State: Sendable {
@@ -96,31 +183,33 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
     /// Sends once the origin has a free slot; waits or fails with `.concurrencyLimitExceeded`.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard let origin = TrustedOrigins.origin(of: request.url) else { return try await next(request, context) }
-        try await acquire(origin, request: request, context: context)
+        let generation = try await acquire(origin, request: request, context: context)
         let started = ContinuousClock.now
         do {
             let raw = try await next(request, context)
-            release(origin, latency: .now - started, dropped: raw.status.code == 429 || raw.status.code >= 500, context: context)
+            release(origin, latency: .now - started, dropped: raw.status.code == 429 || raw.status.code >= 500, generation: generation, context: context)
             return raw
         } catch {
             switch CircuitBreakerMiddleware.outcome(of: error) {
-            case .failure: release(origin, latency: .now - started, dropped: true, context: context)
-            case .success: release(origin, latency: .now - started, dropped: (error as? CurlewError)?.status?.code == 429, context: context)
-            case .ignored: release(origin, latency: nil, dropped: false, context: context)
+            case .failure: release(origin, latency: .now - started, dropped: true, generation: generation, context: context)
+            case .success:
+                release(origin, latency: .now - started, dropped: (error as? CurlewError)?.status?.code == 429, generation: generation, context: context)
+            case .ignored: release(origin, latency: nil, dropped: false, generation: generation, context: context)
             }
             throw error
         }
     }
 
-    /// Takes a slot, waiting in line when the policy allows.
-    private nonisolated(nonsending) func acquire(_ origin: String, request: PreparedRequest, context: MiddlewareContext) async throws {
+    /// Takes a slot, waiting in line when the policy allows; returns the limit's generation the
+    /// call starts in (``AdaptiveLimit/generation``).
+    private nonisolated(nonsending) func acquire(_ origin: String, request: PreparedRequest, context: MiddlewareContext) async throws -> Int {
         let fresh = AdaptiveLimit(policy: policy)
-        let taken = state.withLock { state in
-            guard state.origins[origin, default: Origin(limit: fresh)].limit.acquire() else { return false }
+        let taken = state.withLock { state -> Int? in
+            guard state.origins[origin, default: Origin(limit: fresh)].limit.acquire() else { return nil }
             Self.record(state.origins[origin]?.limit, origin: origin, options: context.options)
-            return true
+            return state.origins[origin]?.limit.generation ?? 0
         }
-        if taken { return }
+        if let taken { return taken }
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -129,10 +218,11 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
         let deadline = CallDeadline.current
         var alarm: Task<Void, Never>?
         defer { alarm?.cancel() }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
                 enum Decision {
-                    case go, wait
+                    case go(Int)
+                    case wait
                     case shed(Int)
                     case cancelled
                 }
@@ -140,16 +230,18 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                     if Task.isCancelled { return .cancelled }
                     if state.origins[origin, default: Origin(limit: fresh)].limit.acquire() {
                         Self.record(state.origins[origin]?.limit, origin: origin, options: context.options)
-                        return .go
+                        return .go(state.origins[origin]?.limit.generation ?? 0)
                     }
-                    guard let queued = state.origins[origin]?.waiters.count, queued < maximumWaiting else {
+                    // A gradient probe sheds nothing the limit itself would let through: calls
+                    // it holds back wait for it besides the policy's places in line.
+                    guard let entry = state.origins[origin], entry.waiters.count < maximumWaiting + entry.limit.heldBack else {
                         return .shed(state.origins[origin]?.limit.capacity ?? 0)
                     }
                     state.origins[origin]?.waiters.append((id, continuation))
                     return .wait
                 }
                 switch decision {
-                case .go: continuation.resume()
+                case .go(let generation): continuation.resume(returning: generation)
                 case .wait:
                     // The deadline takes the waiter out of line as cancellation does.
                     guard let deadline else { break }
@@ -179,7 +271,7 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
 
     /// Takes a waiter that gives up (cancelled, or its deadline passed) out of line; `nil` when it
     /// no longer waits (it was let in).
-    private func removeWaiter(_ id: UInt64, at origin: String) -> CheckedContinuation<Void, any Error>? {
+    private func removeWaiter(_ id: UInt64, at origin: String) -> CheckedContinuation<Int, any Error>? {
         state.withLock { state in
             guard let index = state.origins[origin]?.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.origins[origin]?.waiters.remove(at: index).continuation
@@ -187,18 +279,18 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
     }
 
     /// Gives a slot back, adjusts the limit and lets waiters in while slots are free.
-    private func release(_ origin: String, latency: Duration?, dropped: Bool, context: MiddlewareContext) {
-        let (admitted, before, after) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], AdaptiveLimit?, AdaptiveLimit?) in
+    private func release(_ origin: String, latency: Duration?, dropped: Bool, generation: Int, context: MiddlewareContext) {
+        let (admitted, before, after) = state.withLock { state -> ([(CheckedContinuation<Int, any Error>, Int)], AdaptiveLimit?, AdaptiveLimit?) in
             guard var entry = state.origins[origin] else { return ([], nil, nil) }
             let before = entry.limit
-            entry.limit.release(latency: latency, dropped: dropped)
-            var admitted: [CheckedContinuation<Void, any Error>] = []
-            while !entry.waiters.isEmpty, entry.limit.acquire() { admitted.append(entry.waiters.removeFirst().continuation) }
+            entry.limit.release(latency: latency, dropped: dropped, generation: generation)
+            var admitted: [(CheckedContinuation<Int, any Error>, Int)] = []
+            while !entry.waiters.isEmpty, entry.limit.acquire() { admitted.append((entry.waiters.removeFirst().continuation, entry.limit.generation)) }
             state.origins[origin] = entry
             Self.record(entry.limit, origin: origin, options: context.options)
             return (admitted, before, entry.limit)
         }
-        for continuation in admitted { continuation.resume() }
+        for (continuation, generation) in admitted { continuation.resume(returning: generation) }
         guard let before, let after else { return }
         if after.capacity != before.capacity {
             context.logger.debug("adaptive limit: \(origin) now allows \(after.capacity) calls at once")
