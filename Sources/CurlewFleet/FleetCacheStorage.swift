@@ -228,8 +228,14 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             return .unavailable
         }
         let started = ContinuousClock.now
-        let store = store
-        let outcome = await withSoftTimeout(configuration.softTimeout) { try await store.read(fleetKey) }
+        let outcome: StoreOutcome<FleetEntry?>
+        do {
+            outcome = .answered(try await store.read(fleetKey, timeout: configuration.softTimeout))
+        } catch let error as FleetStoreError where error == .timedOut {
+            outcome = .timedOut
+        } catch {
+            outcome = .failed(error)
+        }
         switch outcome {
         case .answered(let stored):
             succeeded()
