@@ -168,6 +168,14 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             count { $0.misses += 1 }
             return nil
         }
+        // While the store was asked (a slow read: a cold pool, a loaded machine), a fetch of this
+        // instance may have ended and stored its answer here: no second flight (this instance
+        // would take its own lock again and fetch again).
+        if let entry = await local.entry(for: key) {
+            count { $0.firstTierHits += 1 }
+            metrics.firstTierHits.increment()
+            return entry
+        }
         return await singleFlight(key, fleetKey: described.key, flight)
     }
 
