@@ -35,13 +35,13 @@
 //   block 33 (README.md:1236): declarations, file scope
 //   block 34 (README.md:1256): declarations, file scope
 //   block 35 (README.md:1324): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1370): skipped (no-compile)
-//   block 37 (README.md:1403): declarations, file scope
-//   block 38 (README.md:1424): skipped (no-compile)
-//   block 39 (README.md:1523): declarations, file scope
-//   block 40 (README.md:1625): declarations, file scope
-//   block 41 (README.md:1665): declarations, file scope
-//   block 42 (README.md:1699): declarations, file scope
+//   block 36 (README.md:1374): skipped (no-compile)
+//   block 37 (README.md:1407): declarations, file scope
+//   block 38 (README.md:1428): skipped (no-compile)
+//   block 39 (README.md:1527): declarations, file scope
+//   block 40 (README.md:1629): declarations, file scope
+//   block 41 (README.md:1669): declarations, file scope
+//   block 42 (README.md:1703): declarations, file scope
 
 import Curlew
 import Foundation
@@ -770,8 +770,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1403
-#sourceLocation(file: "README.md", line: 1404)
+// MARK: block 37, README.md:1407
+#sourceLocation(file: "README.md", line: 1408)
 
 
 
@@ -788,8 +788,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1523
-#sourceLocation(file: "README.md", line: 1524)
+// MARK: block 39, README.md:1527
+#sourceLocation(file: "README.md", line: 1528)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -889,8 +889,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1625
-#sourceLocation(file: "README.md", line: 1626)
+// MARK: block 40, README.md:1629
+#sourceLocation(file: "README.md", line: 1630)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -928,8 +928,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1665
-#sourceLocation(file: "README.md", line: 1666)
+// MARK: block 41, README.md:1669
+#sourceLocation(file: "README.md", line: 1670)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -961,8 +961,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1699
-#sourceLocation(file: "README.md", line: 1700)
+// MARK: block 42, README.md:1703
+#sourceLocation(file: "README.md", line: 1704)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
