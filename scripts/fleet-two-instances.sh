@@ -20,6 +20,8 @@ build=(swift build --package-path Samples/FanOutService --scratch-path "$PWD/.bu
 "${build[@]}" >&2
 binary="$("${build[@]}" --show-bin-path)/FanOutService"
 
+# A PostgreSQL of its own (.postgres-test-two-instances/), so the test suite's is left alone.
+export CURLEW_POSTGRES_NAME=two-instances
 work=$(mktemp -d)
 pids=()
 cleanup() {
