@@ -22,7 +22,9 @@ internal import Synchronization
 public final class PostgresFleetStore: FleetStore, Service, Sendable {
     /// How to reach PostgreSQL and where the tables live.
     public struct Configuration: Sendable {
-        /// postgres-nio's client configuration (host, credentials, TLS, pool size).
+        /// postgres-nio's client configuration (host, credentials, TLS, pool size). The store keeps
+        /// two of the pool's connections for itself (the backplane's `LISTEN` and the reads'
+        /// connection): a pool of at most 2 leaves nothing for writes, locks and leases.
         public var client: PostgresClient.Configuration
         /// The PostgreSQL schema holding the tables, created when missing; one per fleet.
         /// ASCII letters, digits and `_` only (others are dropped), at most 40. Default: `curlew_fleet`.
