@@ -17,6 +17,8 @@ let package = Package(
         // Benchmarks/openapi on CurlewOpenAPI's transport and on AsyncHTTPClientTransport.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", exact: "1.5.0"),
+        // FleetBenchmark's `--explore` rows drive postgres-nio directly (already in Curlew's graph).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // And on URLSessionTransport (--clients openapi-urlsession).
         .package(url: "https://github.com/apple/swift-openapi-urlsession", exact: "1.4.0"),
     ],
@@ -24,7 +26,10 @@ let package = Package(
         // The fleet's second tier through postgres-nio next to pgbench (Benchmarks/fleet.sh).
         .executableTarget(
             name: "FleetBenchmark",
-            dependencies: [.product(name: "Curlew", package: "Curlew"), .product(name: "CurlewFleet", package: "Curlew")],
+            dependencies: [
+                .product(name: "Curlew", package: "Curlew"), .product(name: "CurlewFleet", package: "Curlew"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Raw libcurl for the fourth column: the same library Curlew wraps, driven directly.

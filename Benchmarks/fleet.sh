@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PGBENCH="${1:-10}"
 READS="${2:-20000}"
+CONCURRENCY="${3:-16}"
 trap 'bash scripts/postgres.sh stop' EXIT
 eval "$(bash scripts/postgres.sh start)"
 swift build -c release --package-path Benchmarks --product FleetBenchmark >&2
@@ -21,5 +22,8 @@ SQL
 echo "pgbench (prepared, 1 client, ${SECONDS_PGBENCH}s), the same primary-key read:"
 pgbench -h 127.0.0.1 -p "$CURLEW_POSTGRES_PORT" -U curlew -n -M prepared -c 1 -T "$SECONDS_PGBENCH" -f "$SCRIPT" postgres \
     | grep -E "latency average|tps"
+echo "pgbench (prepared, $CONCURRENCY clients, 2 threads, ${SECONDS_PGBENCH}s):"
+pgbench -h 127.0.0.1 -p "$CURLEW_POSTGRES_PORT" -U curlew -n -M prepared -c "$CONCURRENCY" -j 2 -T "$SECONDS_PGBENCH" -f "$SCRIPT" postgres \
+    | grep -E "latency average|tps"
 rm -f "$SCRIPT"
-"$BIN" "$CURLEW_POSTGRES_URL" "$READS"
+"$BIN" "$CURLEW_POSTGRES_URL" "$READS" --concurrency "$CONCURRENCY" ${4:-}

@@ -23,11 +23,16 @@ let package = Package(
             name: "FanOutService",
             dependencies: [
                 .product(name: "Curlew", package: "Curlew"),
+                // `serve … --fleet <postgres URL>` (FleetMode.swift): instances sharing a cache,
+                // purges and a queue limit through PostgreSQL.
+                .product(name: "CurlewFleet", package: "Curlew"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            // The fleet option is compiled here only: Integration/ServerNames builds these sources
+            // too (scripts/check-fanout-service.sh) without CurlewFleet and postgres-nio.
+            swiftSettings: [.swiftLanguageMode(.v6), .define("CURLEW_FLEET")]
         ),
         // The same fan-out on Curlew and on AsyncHTTPClient, quiet: `scripts/service-table.sh`.
         .executableTarget(

@@ -168,6 +168,14 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             count { $0.misses += 1 }
             return nil
         }
+        // While the store was asked (a slow read: a cold pool, a loaded machine), a fetch of this
+        // instance may have ended and stored its answer here: no second flight (this instance
+        // would take its own lock again and fetch again).
+        if let entry = await local.entry(for: key) {
+            count { $0.firstTierHits += 1 }
+            metrics.firstTierHits.increment()
+            return entry
+        }
         return await singleFlight(key, fleetKey: described.key, flight)
     }
 
@@ -228,8 +236,14 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             return .unavailable
         }
         let started = ContinuousClock.now
-        let store = store
-        let outcome = await withSoftTimeout(configuration.softTimeout) { try await store.read(fleetKey) }
+        let outcome: StoreOutcome<FleetEntry?>
+        do {
+            outcome = .answered(try await store.read(fleetKey, timeout: configuration.softTimeout))
+        } catch let error as FleetStoreError where error == .timedOut {
+            outcome = .timedOut
+        } catch {
+            outcome = .failed(error)
+        }
         switch outcome {
         case .answered(let stored):
             succeeded()

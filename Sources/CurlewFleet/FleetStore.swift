@@ -11,6 +11,12 @@ public import Foundation
 public protocol FleetStore: Sendable {
     /// The entry stored under `key` and not yet expired, or `nil`.
     func read(_ key: String) async throws -> FleetEntry?
+    /// ``read(_:)`` for a caller that waits at most `timeout`: returns or throws by then —
+    /// ``FleetStoreError/timedOut`` when the store has not answered — and drops a later answer.
+    /// ``FleetCacheStorage`` reads through it under its soft timeout. The default runs
+    /// ``read(_:)`` in a task of its own next to a timer task; a store with timers of its own
+    /// does it cheaper (``PostgresFleetStore``: a timer on the connection's event loop).
+    func read(_ key: String, timeout: Duration) async throws -> FleetEntry?
     /// Stores `entry` under ``FleetEntry/key``, replacing any previous one.
     func write(_ entry: FleetEntry) async throws
     /// Removes the matching entries from the store and tells every subscriber (this instance's
@@ -31,6 +37,22 @@ public protocol FleetStore: Sendable {
     /// (its local limit or its running calls), so slots are given to others only once the holder
     /// has stopped using them. `wanted` 0 with `inUse` 0 gives every slot back.
     func lease(_ limit: String, capacity: Int, holder: String, wanted: Int, inUse: Int, ttl: Duration) async throws -> FleetLease
+}
+
+extension FleetStore {
+    /// ``read(_:)`` under a soft timeout (see ``FleetStore/read(_:timeout:)``).
+    public func read(_ key: String, timeout: Duration) async throws -> FleetEntry? {
+        try await readUnderSoftTimeout(self, key, timeout)
+    }
+}
+
+/// ``FleetStore/read(_:)`` in a task of its own, given up after `timeout`.
+func readUnderSoftTimeout(_ store: some FleetStore, _ key: String, _ timeout: Duration) async throws -> FleetEntry? {
+    switch await withSoftTimeout(timeout, { try await store.read(key) }) {
+    case .answered(let entry): return entry
+    case .failed(let error): throw error
+    case .timedOut: throw FleetStoreError.timedOut
+    }
 }
 
 /// One entry of the shared cache tier: the stored answer's bytes with the facts needed to find,
@@ -134,4 +156,7 @@ public struct FleetStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     public init(_ description: String) {
         self.description = description
     }
+
+    /// The store did not answer within the caller's timeout (``FleetStore/read(_:timeout:)``).
+    public static let timedOut = FleetStoreError("not answered in time")
 }

@@ -22,7 +22,9 @@ internal import Synchronization
 public final class PostgresFleetStore: FleetStore, Service, Sendable {
     /// How to reach PostgreSQL and where the tables live.
     public struct Configuration: Sendable {
-        /// postgres-nio's client configuration (host, credentials, TLS, pool size).
+        /// postgres-nio's client configuration (host, credentials, TLS, pool size). The store keeps
+        /// two of the pool's connections for itself (the backplane's `LISTEN` and the reads'
+        /// connection): a pool of at most 2 leaves nothing for writes, locks and leases.
         public var client: PostgresClient.Configuration
         /// The PostgreSQL schema holding the tables, created when missing; one per fleet.
         /// ASCII letters, digits and `_` only (others are dropped), at most 40. Default: `curlew_fleet`.
@@ -63,6 +65,8 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
     private let channel: String
     private let state = Mutex(State())
     private let subscribers = InvalidationBroadcast()
+    /// The connection second-tier reads prefer (``read(_:timeout:)``).
+    private let reader = ReadConnection()
 
     private struct State {
         var migrated = false
@@ -95,6 +99,7 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.client.run() }
                 group.addTask { await self.listen() }
+                group.addTask { await self.keepReader() }
             }
         }
         subscribers.finish()
@@ -149,6 +154,32 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
                 configuration.logger.debug("fleet store: backplane listener lost its connection (\(String(reflecting: type(of: error)))); retrying in \(pause)")
             }
             state.withLock { $0.listening = false }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(2))
+        }
+    }
+
+    /// Keeps one pooled connection for second-tier reads (see ``read(_:timeout:)``), taking
+    /// another after a failed read or a lost connection.
+    private func keepReader() async {
+        var pause = Duration.milliseconds(50)
+        while !Task.isCancelled {
+            do {
+                try await migrateIfNeeded()
+                try await client.withConnection { connection in
+                    reader.hold(connection)
+                    pause = .milliseconds(50)
+                    // Until shutdown, the connection's end, or a failed read dropping it. (A wait
+                    // on `closeFuture` could not be cancelled.)
+                    while !Task.isCancelled, !connection.isClosed, reader.holds(connection) {
+                        try? await Task.sleep(for: .milliseconds(100))
+                    }
+                    reader.drop(connection)
+                }
+            } catch {
+                if Task.isCancelled { break }
+                configuration.logger.debug("fleet store: read connection lost (\(String(reflecting: type(of: error)))); retrying in \(pause)")
+            }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .seconds(2))
         }
@@ -265,11 +296,16 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         try await migrateIfNeeded()
         do {
             return try await body()
-        } catch let error as PSQLError {
-            if let code = error.serverInfo?[.sqlState], code == "42P01" || code == "3F000" {
-                state.withLock { $0.migrated = false }
-            }
+        } catch {
+            forgetSchemaIfMissing(error)
             throw error
+        }
+    }
+
+    /// After an error saying the table or the schema is missing, the next call migrates again.
+    private func forgetSchemaIfMissing(_ error: any Error) {
+        if let error = error as? PSQLError, let code = error.serverInfo?[.sqlState], code == "42P01" || code == "3F000" {
+            state.withLock { $0.migrated = false }
         }
     }
 
@@ -279,9 +315,50 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
     public func read(_ key: String) async throws -> FleetEntry? {
         try await withSchema {
             for try await row in try await client.execute(ReadEntry(key: key)) {
-                return FleetEntry(key: key, tags: row.1, etag: row.2, lastModified: row.3, expiresAt: row.4, payload: row.0)
+                return ReadEntry.entry(key: key, row: row)
             }
             return nil
+        }
+    }
+
+    /// The unexpired entry under `key`, or `nil`; throws ``FleetStoreError/timedOut`` once
+    /// `timeout` has passed without an answer.
+    ///
+    /// The hot path of a second-tier hit. When no other read runs on it, the read goes to the
+    /// store's read connection: one pooled connection kept for reads (postgres-nio prepares the
+    /// read on it once), so no pool lease per read; the timeout is a timer on that connection's event loop
+    /// rather than a task of its own. Otherwise (a read already running there, the connection
+    /// not ready yet) it reads through the pool under a soft timeout.
+    public func read(_ key: String, timeout: Duration) async throws -> FleetEntry? {
+        guard let connection = reader.claim() else { return try await readUnderSoftTimeout(self, key, timeout) }
+        let reader = reader
+        let logger = configuration.logger
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FleetEntry?, any Error>, Never>) in
+            let once = ResumeOnce(continuation)
+            let timer = connection.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds(timeout))) { once.resume(.failure(FleetStoreError.timedOut)) }
+            // The read runs on after a timeout; its late answer is dropped, but it still frees
+            // the connection for the next read.
+            Task {
+                do {
+                    var entry: FleetEntry?
+                    for try await row in try await connection.execute(ReadEntry(key: key), logger: logger) {
+                        entry = ReadEntry.entry(key: key, row: row)
+                    }
+                    reader.release()
+                    if once.resume(.success(entry)) { timer.cancel() }
+                } catch {
+                    // The next read takes another connection and prepares again (a dropped
+                    // table invalidates the statement).
+                    reader.drop(connection)
+                    if once.resume(.failure(error)) { timer.cancel() }
+                }
+            }
+        }
+        do {
+            return try outcome.get()
+        } catch {
+            forgetSchemaIfMissing(error)
+            throw error
         }
     }
 
@@ -414,5 +491,51 @@ struct ReadEntry: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
         try row.decode(Row.self)
+    }
+
+    static func entry(key: String, row: Row) -> FleetEntry {
+        FleetEntry(key: key, tags: row.1, etag: row.2, lastModified: row.3, expiresAt: row.4, payload: row.0)
+    }
+}
+
+/// The connection reads prefer: one read at a time on it, the others go through the pool.
+/// `Sendable` through the `Mutex` guarding its ``State``.
+final class ReadConnection: Sendable {
+    private struct State {
+        var connection: PostgresConnection?
+        var busy = false
+    }
+
+    private let state = Mutex(State())
+
+    /// The connection when it is ready and no read runs on it; the caller gives it back with
+    /// ``release()`` or ``drop(_:)``.
+    func claim() -> PostgresConnection? {
+        state.withLock { state in
+            guard !state.busy, let connection = state.connection, !connection.isClosed else { return nil }
+            state.busy = true
+            return connection
+        }
+    }
+
+    func release() {
+        state.withLock { $0.busy = false }
+    }
+
+    /// From now on reads use `connection`.
+    func hold(_ connection: PostgresConnection) {
+        state.withLock { $0 = State(connection: connection) }
+    }
+
+    /// Whether reads still use `connection`.
+    func holds(_ connection: PostgresConnection) -> Bool {
+        state.withLock { $0.connection === connection }
+    }
+
+    /// Reads stop using `connection` (its holder gives it back to the pool).
+    func drop(_ connection: PostgresConnection) {
+        state.withLock { state in
+            if state.connection === connection { state = State() }
+        }
     }
 }

@@ -6,6 +6,7 @@
 import Curlew
 import CurlewFleet
 import Foundation
+import Synchronization
 
 /// A first tier that never holds anything, so every lookup goes to the second tier.
 struct NoFirstTier: CacheStorage {
@@ -24,11 +25,21 @@ func percentile(_ sorted: [Duration], _ p: Double) -> Double {
     microseconds(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
 }
 
+/// The process's CPU time (user + system, every thread: the event loops' too), in µs.
+func cpuMicroseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1e6 + Double(time.tv_nsec) / 1e3
+}
+
+/// `count` calls of `body` one after another (concurrency 1): latency per call, and the
+/// process's CPU time per call.
 func measure(_ label: String, count: Int, _ body: () async throws -> Void) async rethrows {
     for _ in 0..<min(1000, count) { try await body() }
     var samples: [Duration] = []
     samples.reserveCapacity(count)
     let clock = ContinuousClock()
+    let cpu = cpuMicroseconds()
     let started = clock.now
     for _ in 0..<count {
         let one = clock.now
@@ -36,9 +47,38 @@ func measure(_ label: String, count: Int, _ body: () async throws -> Void) async
         samples.append(clock.now - one)
     }
     let total = clock.now - started
+    let cpuPerCall = (cpuMicroseconds() - cpu) / Double(count)
     samples.sort()
     let mean = microseconds(total) / Double(count)
-    print(String(format: "%@: mean %.1f µs, p50 %.1f µs, p99 %.1f µs (%d calls)", label, mean, percentile(samples, 0.5), percentile(samples, 0.99), count))
+    print(
+        String(
+            format: "%@: mean %.1f µs, p50 %.1f µs, p99 %.1f µs, CPU %.1f µs/call (%d calls)", label, mean, percentile(samples, 0.5),
+            percentile(samples, 0.99), cpuPerCall, count))
+    // Each row as soon as it is measured, also into a pipe or file (a fully buffered stdout made a
+    // run look stuck before its first row when it was in fact waiting further on).
+    fflush(nil)
+}
+
+/// `count` calls of `body` from `concurrency` tasks at once: throughput, mean latency per call
+/// and the process's CPU time per call (what a busy service pays).
+func measureConcurrently(_ label: String, count: Int, concurrency: Int, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    let perTask = count / concurrency
+    let clock = ContinuousClock()
+    let cpu = cpuMicroseconds()
+    let started = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<concurrency {
+            group.addTask { for _ in 0..<perTask { try await body() } }
+        }
+        try await group.waitForAll()
+    }
+    let total = clock.now - started
+    let calls = Double(perTask * concurrency)
+    let cpuPerCall = (cpuMicroseconds() - cpu) / calls
+    print(
+        String(
+            format: "%@, concurrency %d: %.0f calls/s, mean %.1f µs per call, CPU %.1f µs/call (%d calls)", label, concurrency,
+            calls / (microseconds(total) / 1e6), microseconds(total) * Double(concurrency) / calls, cpuPerCall, Int(calls)))
     // Each row as soon as it is measured, also into a pipe or file (a fully buffered stdout made a
     // run look stuck before its first row when it was in fact waiting further on).
     fflush(nil)
@@ -50,6 +90,8 @@ guard arguments.count >= 2, let configuration = PostgresFleetStore.Configuration
     exit(2)
 }
 let reads = arguments.count >= 3 ? Int(arguments[2]) ?? 20_000 : 20_000
+// `--concurrency N`: the concurrent rows' callers at once (default 16).
+let concurrency = arguments.firstIndex(of: "--concurrency").flatMap { arguments.dropFirst($0 + 1).first }.flatMap { Int($0) } ?? 16
 // `--prepare-only`: write the entry and its pgbench copy, then stop.
 let store = PostgresFleetStore(configuration: configuration)
 let running = Task { try await store.run() }
@@ -79,13 +121,41 @@ if arguments.contains("--prepare-only") {
     exit(0)
 }
 
-try await measure("postgres-nio read (FleetStore.read, prepared)", count: reads) {
+if arguments.contains("--explore") {
+    try await explore(store: store, configuration: configuration, entry: entry, reads: reads, concurrency: concurrency)
+    running.cancel()
+    _ = await running.result
+    exit(0)
+}
+
+try await measure("postgres-nio read through the pool (FleetStore.read, prepared)", count: reads) {
     _ = try await store.read("bench")
+}
+try await measure("postgres-nio read, soft timeout (FleetStore.read(_:timeout:), the read connection)", count: reads) {
+    _ = try await store.read("bench", timeout: .seconds(1))
 }
 await measure("second-tier hit (FleetCacheStorage.entry, decode included)", count: reads) {
     _ = await storage.entry(for: entry.key)
 }
 precondition(storage.statistics.secondTierHits >= reads, "every lookup must be a second-tier hit")
+try await measureConcurrently("postgres-nio read through the pool (FleetStore.read, prepared)", count: reads, concurrency: concurrency) {
+    _ = try await store.read("bench")
+}
+// A read not answered within the timeout is counted, not fatal (a loaded machine).
+let timeouts = Mutex(0)
+try await measureConcurrently("postgres-nio read, soft timeout (FleetStore.read(_:timeout:))", count: reads, concurrency: concurrency) {
+    do {
+        _ = try await store.read("bench", timeout: .seconds(1))
+    } catch let error as FleetStoreError where error == .timedOut {
+        timeouts.withLock { $0 += 1 }
+    }
+}
+print("  (reads not answered within 1 s: \(timeouts.withLock { $0 }))")
+let key = entry.key
+try await measureConcurrently("second-tier hit (FleetCacheStorage.entry, decode included)", count: reads, concurrency: concurrency) {
+    _ = await storage.entry(for: key)
+}
+precondition(storage.statistics.secondTierHits >= 2 * reads - concurrency, "every lookup must be a second-tier hit")
 
 // A fleet-limited queue with a lease in hand against a plain queue of the same limit.
 let plain = QueueActor(limits: ["partner": 8])

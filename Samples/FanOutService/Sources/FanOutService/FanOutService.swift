@@ -3,12 +3,17 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// `FanOutService upstream <port>`: a slow upstream (`GET /quote/{symbol}?delay=<ms>`).
 /// `FanOutService serve <port> <upstream base URL>`: the service (`GET /portfolio?delay=<ms>`),
 /// which asks the upstream for three quotes at once through Curlew and answers their sum. With
 /// `&budget=<ms>` the handler's budget reaches its upstream calls as a deadline (`withDeadline`):
 /// they are cut off when it is spent, and the service answers `504`.
+/// `FanOutService serve <port> <upstream base URL> --fleet <postgres URL>` (or `CURLEW_FLEET_URL`
+/// in the environment; `--soft-timeout <ms>` for the store's reads and locks): one instance of a fleet sharing a second cache tier, invalidations and a
+/// queue limit through that PostgreSQL (FleetMode.swift; `bash scripts/fleet-two-instances.sh`
+/// runs two instances on one private database).
 @main
 struct FanOutService {
     static func main() async throws {
@@ -25,9 +30,18 @@ struct FanOutService {
             try await Upstream.application(port: port, logger: logger).runService()
         case ("serve", let port?):
             guard let upstream = arguments.dropFirst(2).first else { fallthrough }
-            try await serve(port: port, upstream: upstream, logger: logger)
+            let options = Array(arguments.dropFirst(3))
+            let fleetURL =
+                options.firstIndex(of: "--fleet").flatMap { options.dropFirst($0 + 1).first }
+                ?? ProcessInfo.processInfo.environment["CURLEW_FLEET_URL"]
+            let softTimeout = options.firstIndex(of: "--soft-timeout").flatMap { options.dropFirst($0 + 1).first }.flatMap { Int($0) }
+            if let fleetURL {
+                try await FleetMode.serve(port: port, upstream: upstream, databaseURL: fleetURL, softTimeout: softTimeout, logger: logger)
+            } else {
+                try await serve(port: port, upstream: upstream, logger: logger)
+            }
         default:
-            print("usage: FanOutService upstream <port> | serve <port> <upstream base URL>")
+            print("usage: FanOutService upstream <port> | serve <port> <upstream base URL> [--fleet <postgres URL> [--soft-timeout <ms>]]")
         }
     }
 
@@ -111,9 +125,12 @@ enum Portfolio {
 enum Upstream {
     static func application(port: Int, logger: Logger) -> some ApplicationProtocol {
         let router = Router()
+        let counts = UpstreamCounts()
         router.get("quote/:symbol") { request, context -> Response in
             let symbol = context.parameters.get("symbol") ?? "?"
             let delay = request.uri.queryParameters.get("delay", as: Int.self) ?? 0
+            counts.begin(symbol)
+            defer { counts.end() }
             try await Task.sleep(for: .milliseconds(delay))
             let price = symbol.unicodeScalars.reduce(0) { $0 + Int($1.value) }
             let body = #"{"symbol":"\#(symbol)","price":\#(price)}"#
@@ -121,6 +138,42 @@ enum Upstream {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: body)))
         }
+        // What the upstream has seen: requests per symbol and the most quote requests it served at
+        // once (`scripts/fleet-two-instances.sh` reads them; `?reset=1` starts the peak again).
+        router.get("stats") { request, _ -> UpstreamCounts.Snapshot in
+            counts.snapshot(resettingPeak: request.uri.queryParameters.get("reset") == "1")
+        }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+    }
+}
+
+/// Requests per symbol and the peak concurrency of the upstream's quote route. `Sendable` through
+/// the `Mutex` guarding its ``Snapshot``.
+final class UpstreamCounts: Sendable {
+    struct Snapshot: ResponseCodable {
+        var requests: [String: Int]
+        var inFlight: Int
+        var peak: Int
+    }
+
+    private let counts = Mutex(Snapshot(requests: [:], inFlight: 0, peak: 0))
+
+    func begin(_ symbol: String) {
+        counts.withLock { counts in
+            counts.requests[symbol, default: 0] += 1
+            counts.inFlight += 1
+            counts.peak = max(counts.peak, counts.inFlight)
+        }
+    }
+
+    func end() {
+        counts.withLock { $0.inFlight -= 1 }
+    }
+
+    func snapshot(resettingPeak: Bool) -> Snapshot {
+        counts.withLock { counts in
+            defer { if resettingPeak { counts.peak = counts.inFlight } }
+            return counts
+        }
     }
 }
