@@ -9,7 +9,7 @@ import PackageDescription
 
 let targets = [
     "FuzzJSONScanner", "FuzzResponseHead", "FuzzPercentDecoding", "FuzzEnvelope", "FuzzLenientDecoding",
-    "FuzzContentDisposition", "FuzzMultipart", "FuzzCacheEntry", "FuzzFixtureName",
+    "FuzzContentDisposition", "FuzzMultipart", "FuzzCacheEntry", "FuzzFixtureName", "FuzzContentDecoding",
 ]
 
 let package = Package(

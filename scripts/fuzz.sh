@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 targets=(FuzzJSONScanner FuzzResponseHead FuzzPercentDecoding FuzzEnvelope FuzzLenientDecoding
-    FuzzContentDisposition FuzzMultipart FuzzCacheEntry FuzzFixtureName)
+    FuzzContentDisposition FuzzMultipart FuzzCacheEntry FuzzFixtureName FuzzContentDecoding)
 target="${1:-}"
 if [ "$target" = list ]; then printf '%s\n' "${targets[@]}"; exit 0; fi
 if [ -z "$target" ] || [ -z "${2:-}" ]; then

@@ -12,8 +12,11 @@ package final class ZlibDecompressor: ContentDecompressor {
     /// whether they carry a zlib header: read as raw deflate instead, the stream starts again
     /// from them, whichever chunks they came in.
     private var head: [UInt8] = []
-    /// How many first bytes are kept: zlib refuses a missing header after two.
-    static let replayLimit = 64
+    /// How far into a `deflate` stream zlib may find it is no zlib stream, for it to be read
+    /// again as raw deflate. zlib refuses a missing header after two bytes; a raw stream whose
+    /// first two bytes happen to pass as a header fails a little later. The limit is on the
+    /// stream, not on how it was cut into chunks, so the outcome never depends on the cuts.
+    static let replayLimit = 1024
 
     /// `nil` when zlib cannot start a stream.
     package init?(gzip: Bool) {
@@ -46,7 +49,7 @@ package final class ZlibDecompressor: ContentDecompressor {
         case Z_STREAM_END:
             keepHead(input, used: used)
             return DecompressionStep(used: used, produced: produced, outcome: .end)
-        case Z_DATA_ERROR where !isGzip && !triedRaw && stream.pointee.total_out == 0 && takenBefore <= head.count:
+        case Z_DATA_ERROR where !isGzip && !triedRaw && stream.pointee.total_out == 0 && Int(stream.pointee.total_in) <= Self.replayLimit:
             return restartAsRawDeflate(input, into: output, replaying: takenBefore)
         default:
             let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
