@@ -42,7 +42,7 @@ final class LibcurlMultiDriver: LoadDriver, @unchecked Sendable {
         let headerCounters = UnsafeMutablePointer<Int>.allocate(capacity: concurrency)
         headerCounters.initialize(repeating: 0, count: concurrency)
         headerBytes = headerCounters
-        let headerList = likeCurlew ? curl_slist_append(curl_slist_append(nil, "User-Agent: Curlew"), "Accept-Encoding: gzip, deflate") : nil
+        let headerList = likeCurlew ? curl_slist_append(curl_slist_append(nil, "User-Agent: Curlew"), "Accept-Encoding: gzip, deflate, br, zstd") : nil
         self.headerList = headerList
         var handles: [UnsafeMutableRawPointer] = []
         for slot in 0..<concurrency {
