@@ -13,35 +13,35 @@
 //   block 11 (README.md:442): declarations, file scope
 //   block 12 (README.md:460): declarations, file scope
 //   block 13 (README.md:494): statements, readmeExample13()
-//   block 14 (README.md:536): declarations, file scope
-//   block 15 (README.md:565): declarations, file scope
-//   block 16 (README.md:608): declarations, file scope
-//   block 17 (README.md:626): declarations, file scope
-//   block 18 (README.md:663): declarations, file scope
-//   block 19 (README.md:704): declarations, file scope
-//   block 20 (README.md:745): declarations, file scope
-//   block 21 (README.md:772): declarations, file scope
-//   block 22 (README.md:850): declarations, file scope
-//   block 23 (README.md:888): declarations, file scope
-//   block 24 (README.md:974): declarations, file scope
-//   block 25 (README.md:1047): declarations, file scope
-//   block 26 (README.md:1080): skipped (no-compile)
-//   block 27 (README.md:1090): declarations, file scope
-//   block 28 (README.md:1107): skipped (no-compile)
-//   block 29 (README.md:1153): skipped (no-compile)
-//   block 30 (README.md:1184): declarations, file scope
-//   block 31 (README.md:1203): declarations, file scope
-//   block 32 (README.md:1225): declarations, file scope
-//   block 33 (README.md:1241): declarations, file scope
-//   block 34 (README.md:1263): declarations, file scope
-//   block 35 (README.md:1331): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1381): skipped (no-compile)
-//   block 37 (README.md:1414): declarations, file scope
-//   block 38 (README.md:1435): skipped (no-compile)
-//   block 39 (README.md:1534): declarations, file scope
-//   block 40 (README.md:1636): declarations, file scope
-//   block 41 (README.md:1676): declarations, file scope
-//   block 42 (README.md:1710): declarations, file scope
+//   block 14 (README.md:542): declarations, file scope
+//   block 15 (README.md:571): declarations, file scope
+//   block 16 (README.md:614): declarations, file scope
+//   block 17 (README.md:632): declarations, file scope
+//   block 18 (README.md:669): declarations, file scope
+//   block 19 (README.md:710): declarations, file scope
+//   block 20 (README.md:751): declarations, file scope
+//   block 21 (README.md:778): declarations, file scope
+//   block 22 (README.md:856): declarations, file scope
+//   block 23 (README.md:894): declarations, file scope
+//   block 24 (README.md:980): declarations, file scope
+//   block 25 (README.md:1053): declarations, file scope
+//   block 26 (README.md:1086): skipped (no-compile)
+//   block 27 (README.md:1096): declarations, file scope
+//   block 28 (README.md:1113): skipped (no-compile)
+//   block 29 (README.md:1159): skipped (no-compile)
+//   block 30 (README.md:1190): declarations, file scope
+//   block 31 (README.md:1209): declarations, file scope
+//   block 32 (README.md:1231): declarations, file scope
+//   block 33 (README.md:1247): declarations, file scope
+//   block 34 (README.md:1269): declarations, file scope
+//   block 35 (README.md:1337): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1387): skipped (no-compile)
+//   block 37 (README.md:1420): declarations, file scope
+//   block 38 (README.md:1441): skipped (no-compile)
+//   block 39 (README.md:1540): declarations, file scope
+//   block 40 (README.md:1642): declarations, file scope
+//   block 41 (README.md:1682): declarations, file scope
+//   block 42 (README.md:1716): declarations, file scope
 
 import Curlew
 import Foundation
@@ -356,8 +356,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:536
-#sourceLocation(file: "README.md", line: 537)
+// MARK: block 14, README.md:542
+#sourceLocation(file: "README.md", line: 543)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -382,8 +382,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:565
-#sourceLocation(file: "README.md", line: 566)
+// MARK: block 15, README.md:571
+#sourceLocation(file: "README.md", line: 572)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -416,8 +416,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:608
-#sourceLocation(file: "README.md", line: 609)
+// MARK: block 16, README.md:614
+#sourceLocation(file: "README.md", line: 615)
 
 
 func testSearch() async throws {
@@ -430,8 +430,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:626
-#sourceLocation(file: "README.md", line: 627)
+// MARK: block 17, README.md:632
+#sourceLocation(file: "README.md", line: 633)
 
 
 func testAgainstALocalServer() async throws {
@@ -445,8 +445,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:663
-#sourceLocation(file: "README.md", line: 664)
+// MARK: block 18, README.md:669
+#sourceLocation(file: "README.md", line: 670)
 
 
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
@@ -474,8 +474,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:704
-#sourceLocation(file: "README.md", line: 705)
+// MARK: block 19, README.md:710
+#sourceLocation(file: "README.md", line: 711)
 
 
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
@@ -509,8 +509,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:745
-#sourceLocation(file: "README.md", line: 746)
+// MARK: block 20, README.md:751
+#sourceLocation(file: "README.md", line: 752)
 
 
 
@@ -530,8 +530,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:772
-#sourceLocation(file: "README.md", line: 773)
+// MARK: block 21, README.md:778
+#sourceLocation(file: "README.md", line: 779)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -567,8 +567,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:850
-#sourceLocation(file: "README.md", line: 851)
+// MARK: block 22, README.md:856
+#sourceLocation(file: "README.md", line: 857)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -602,8 +602,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:888
-#sourceLocation(file: "README.md", line: 889)
+// MARK: block 23, README.md:894
+#sourceLocation(file: "README.md", line: 895)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
         let percent = Int((progress.fraction ?? 0) * 100)
@@ -617,8 +617,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:974
-#sourceLocation(file: "README.md", line: 975)
+// MARK: block 24, README.md:980
+#sourceLocation(file: "README.md", line: 981)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -647,8 +647,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1047
-#sourceLocation(file: "README.md", line: 1048)
+// MARK: block 25, README.md:1053
+#sourceLocation(file: "README.md", line: 1054)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -670,8 +670,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1090
-#sourceLocation(file: "README.md", line: 1091)
+// MARK: block 27, README.md:1096
+#sourceLocation(file: "README.md", line: 1097)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -682,8 +682,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1184
-#sourceLocation(file: "README.md", line: 1185)
+// MARK: block 30, README.md:1190
+#sourceLocation(file: "README.md", line: 1191)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -697,8 +697,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1203
-#sourceLocation(file: "README.md", line: 1204)
+// MARK: block 31, README.md:1209
+#sourceLocation(file: "README.md", line: 1210)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -712,16 +712,16 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1225
-#sourceLocation(file: "README.md", line: 1226)
+// MARK: block 32, README.md:1231
+#sourceLocation(file: "README.md", line: 1232)
 func hedgedClient() -> APIClient {
     let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1241
-#sourceLocation(file: "README.md", line: 1242)
+// MARK: block 33, README.md:1247
+#sourceLocation(file: "README.md", line: 1248)
 func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
     // The gradient limit by default; AIMD when you know the latency the origin should keep.
     let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
@@ -730,20 +730,20 @@ func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1263
-#sourceLocation(file: "README.md", line: 1264)
+// MARK: block 34, README.md:1269
+#sourceLocation(file: "README.md", line: 1270)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1331
+// MARK: block 35, README.md:1337
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1332)
+#sourceLocation(file: "README.md", line: 1338)
 
 
 
@@ -772,8 +772,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1414
-#sourceLocation(file: "README.md", line: 1415)
+// MARK: block 37, README.md:1420
+#sourceLocation(file: "README.md", line: 1421)
 
 
 
@@ -790,8 +790,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1534
-#sourceLocation(file: "README.md", line: 1535)
+// MARK: block 39, README.md:1540
+#sourceLocation(file: "README.md", line: 1541)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -891,8 +891,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1636
-#sourceLocation(file: "README.md", line: 1637)
+// MARK: block 40, README.md:1642
+#sourceLocation(file: "README.md", line: 1643)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -930,8 +930,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1676
-#sourceLocation(file: "README.md", line: 1677)
+// MARK: block 41, README.md:1682
+#sourceLocation(file: "README.md", line: 1683)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -963,8 +963,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1710
-#sourceLocation(file: "README.md", line: 1711)
+// MARK: block 42, README.md:1716
+#sourceLocation(file: "README.md", line: 1717)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
