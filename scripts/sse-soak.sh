@@ -27,8 +27,11 @@ BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)/SSESoak
 work="$(mktemp -d)"
 server_pid=""
 cleanup() {
+    # The run's status, not the stopped server's (143), is the script's.
+    local status=$?
     [[ -n "$server_pid" ]] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
     rm -rf "$work"
+    exit "$status"
 }
 trap cleanup EXIT
 # 200 streams, their calls and the server's side of each: well above a default 1024 descriptors.
