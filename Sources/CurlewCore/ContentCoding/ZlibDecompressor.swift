@@ -42,19 +42,11 @@ package final class ZlibDecompressor: ContentDecompressor {
     package func decompress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> DecompressionStep {
         let takenBefore = Int(stream.pointee.total_in)
         let (status, used, produced) = inflate(input, into: output)
-        switch status {
-        case Z_OK, Z_BUF_ERROR:
-            keepHead(input, used: used)
-            return DecompressionStep(used: used, produced: produced, outcome: .progress)
-        case Z_STREAM_END:
-            keepHead(input, used: used)
-            return DecompressionStep(used: used, produced: produced, outcome: .end)
-        case Z_DATA_ERROR where !isGzip && !triedRaw && stream.pointee.total_out == 0 && Int(stream.pointee.total_in) <= Self.replayLimit:
+        if status == Z_DATA_ERROR, !isGzip, !triedRaw, stream.pointee.total_out == 0, Int(stream.pointee.total_in) <= Self.replayLimit {
             return restartAsRawDeflate(input, into: output, replaying: takenBefore)
-        default:
-            let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-            return DecompressionStep(used: used, produced: produced, outcome: .failure(reason))
         }
+        keepHead(input, used: used)
+        return step(status, used: used, produced: produced)
     }
 
     /// No zlib header: the stream is raw deflate. Reads it again from its first byte — the kept
@@ -68,15 +60,14 @@ package final class ZlibDecompressor: ContentDecompressor {
         let earlier = head.prefix(count)
         head = []
         let replayed = earlier.withUnsafeBytes { inflate($0, into: output) }
-        guard replayed.status == Z_OK || replayed.status == Z_BUF_ERROR || replayed.status == Z_STREAM_END else {
-            let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(replayed.status)"
-            return DecompressionStep(used: 0, produced: 0, outcome: .failure(reason))
-        }
-        var produced = replayed.produced
-        if replayed.status == Z_STREAM_END { return DecompressionStep(used: 0, produced: produced, outcome: .end) }
-        let rest = UnsafeMutableRawBufferPointer(rebasing: output[produced...])
-        let (status, used, more) = inflate(input, into: rest)
-        produced += more
+        let replay = step(replayed.status, used: 0, produced: replayed.produced)
+        guard replay.outcome == .progress else { return replay }
+        let (status, used, more) = inflate(input, into: UnsafeMutableRawBufferPointer(rebasing: output[replayed.produced...]))
+        return step(status, used: used, produced: replayed.produced + more)
+    }
+
+    /// What an `inflate` call's status means.
+    private func step(_ status: Int32, used: Int, produced: Int) -> DecompressionStep {
         switch status {
         case Z_OK, Z_BUF_ERROR: return DecompressionStep(used: used, produced: produced, outcome: .progress)
         case Z_STREAM_END: return DecompressionStep(used: used, produced: produced, outcome: .end)
