@@ -248,7 +248,7 @@ func limiter() async throws {
     let configurations: [(String, AdaptiveConcurrencyMiddleware.Policy)] = [
         ("AIMD (threshold 20 ms)", .init(initialLimit: 20, maximumLimit: 200, latencyThreshold: .milliseconds(20), maximumWaiting: 64)),
         ("gradient (defaults)", .init(initialLimit: 20, maximumLimit: 200, maximumWaiting: 64)),
-        ("gradient, averaged baseline", .init(initialLimit: 20, maximumLimit: 200, algorithm: .gradient(.init(baseline: .averaged())), maximumWaiting: 64)),
+        ("gradient, averaged baseline", .init(initialLimit: 20, maximumLimit: 200, algorithm: .gradient(.init(averagedBaselineWindows: 30)), maximumWaiting: 64)),
     ]
     for (name, policy) in configurations {
         let adaptive = AdaptiveConcurrencyMiddleware(policy: policy)

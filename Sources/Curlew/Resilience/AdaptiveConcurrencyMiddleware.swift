@@ -58,20 +58,14 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
         /// reads no clock.
         public struct Gradient: Sendable, Hashable {
             /// Where the baseline, the latency the origin has when it is not overloaded, comes
-            /// from.
-            public enum Baseline: Sendable, Hashable {
-                /// Measured in probes at low concurrency (Envoy's minimum RTT). The default.
-                case probed
-                /// An exponential average of the windows' latencies over about `windows` windows,
-                /// cut by a tenth whenever it is more than twice the latest window's (Netflix's
-                /// `Gradient2Limit`), with the gradient clamped to 0.5…1. No probes and no pinned
-                /// limit, but under sustained overload the average takes in the queueing it should
-                /// detect, and the limit climbs again (BENCHMARKS.md, "Resilience").
-                case averaged(windows: Int = 30)
-            }
-
-            /// Where the baseline comes from. Default: `.probed`.
-            public var baseline: Baseline
+            /// from. `nil` (the default): measured in probes at low concurrency (Envoy's minimum
+            /// RTT). A number of windows: an exponential average of the windows' latencies over
+            /// about that many windows, cut by a tenth whenever it is more than twice the latest
+            /// window's (Netflix's `Gradient2Limit`, which uses 30), with the gradient clamped to
+            /// 0.5…1 — no probes and no pinned limit, but under sustained overload the average
+            /// takes in the queueing it should detect, and the limit climbs again (BENCHMARKS.md,
+            /// "Resilience").
+            public var averagedBaselineWindows: Int?
             /// The percentile (0…1) of a probe's or a window's latencies that stands for it.
             /// Default: 0.5.
             public var percentile: Double
@@ -93,13 +87,9 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
             /// Creates the gradient limit's settings.
             public init(
                 percentile: Double = 0.5, tolerance: Double = 0, smoothing: Double = 0.2, probeConcurrency: Int = 3, probeSamples: Int = 50, probeInterval: Int = 10_000,
-                minimumWindow: Int = 10, baseline: Baseline = .probed
+                minimumWindow: Int = 10, averagedBaselineWindows: Int? = nil
             ) {
-                if case .averaged(let windows) = baseline {
-                    self.baseline = .averaged(windows: max(1, windows))
-                } else {
-                    self.baseline = baseline
-                }
+                self.averagedBaselineWindows = averagedBaselineWindows.map { max(1, $0) }
                 self.percentile = min(1, max(0, percentile))
                 self.tolerance = max(0, tolerance)
                 self.smoothing = min(1, max(0.01, smoothing))

@@ -23,7 +23,7 @@
 /// Why the baseline is measured in probes and not, as in `Gradient2Limit`, an exponential average
 /// of every call's latency: under sustained overload such an average takes in the queueing delay
 /// it is meant to detect, the gradient returns to 1 and the limit climbs again. Against a server
-/// that slows above 16 calls at once, that average (``AdaptiveConcurrencyMiddleware/Policy/Gradient/Baseline/averaged(windows:)``)
+/// that slows above 16 calls at once, that average (``AdaptiveConcurrencyMiddleware/Policy/Gradient/averagedBaselineWindows``)
 /// let the limit creep from 20 to about 58 in 4,000 calls, while the probed baseline held it
 /// near 21 (BENCHMARKS.md, "Resilience").
 struct GradientLimit: Sendable, Equatable {
@@ -51,7 +51,7 @@ struct GradientLimit: Sendable, Equatable {
     private var sinceProbe = 0
     /// Consecutive windows that left the limit at its minimum.
     private var windowsAtMinimum = 0
-    /// The averaged baseline in nanoseconds (``AdaptiveConcurrencyMiddleware/Policy/Gradient/Baseline/averaged(windows:)``).
+    /// The averaged baseline in nanoseconds (``AdaptiveConcurrencyMiddleware/Policy/Gradient/averagedBaselineWindows``).
     private var average: Double?
 
     init(options: Options, initialLimit: Int, minimumLimit: Int, maximumLimit: Int) {
@@ -59,7 +59,7 @@ struct GradientLimit: Sendable, Equatable {
         self.minimumLimit = minimumLimit
         self.maximumLimit = maximumLimit
         self.limit = Double(initialLimit)
-        self.probing = options.baseline == .probed
+        self.probing = options.averagedBaselineWindows == nil
     }
 
     /// The whole number of calls allowed at once: the probe's concurrency while probing.
@@ -95,7 +95,7 @@ struct GradientLimit: Sendable, Equatable {
         windowDropped = windowDropped || dropped
         windowBusy = windowBusy || busy
         if samples.count >= window.size { endWindow() }
-        guard options.baseline == .probed else { return }
+        guard options.averagedBaselineWindows == nil else { return }
         if sinceProbe >= options.probeInterval || windowsAtMinimum >= 5 { startProbe() }
     }
 
@@ -109,7 +109,7 @@ struct GradientLimit: Sendable, Equatable {
         guard let latency = LatencyWindow.percentile(options.percentile, of: samples) else { return }
         let measured = Double(max(1, CallMeter.nanoseconds(latency)))
         var highest = 2.0
-        if case .averaged(let windows) = options.baseline {
+        if let windows = options.averagedBaselineWindows {
             // Gradient2: the first window starts the average; each moves it by 2 / (windows + 1).
             let factor = 2 / Double(windows + 1)
             var next = average.map { $0 * (1 - factor) + measured * factor } ?? measured

@@ -149,7 +149,7 @@ struct GradientLimitTests {
     /// Gradient2's baseline: an exponential average of the windows' latencies, no probe. Over
     /// windows of 4 calls with `windows: 3` (each window moves the average half-way).
     @Test func anAveragedBaselineFollowsTheWindowsAndNeverProbes() {
-        var limit = Self.limit(Gradient(smoothing: 1, minimumWindow: 4, baseline: .averaged(windows: 3)), initial: 4)
+        var limit = Self.limit(Gradient(smoothing: 1, minimumWindow: 4, averagedBaselineWindows: 3), initial: 4)
         #expect(!limit.probing)
         #expect(limit.capacity == 4)
         // The first window starts the average at 10 ms: gradient 1, 4 + 2 = 6.
