@@ -46,11 +46,14 @@ struct FleetInstance {
 
 extension FleetCacheStorage.Configuration {
     /// Timeouts long enough that a loaded two-core machine never turns a slow answer into a
-    /// fail-open decision in tests that count exact requests.
+    /// fail-open decision in tests that count exact requests. The in-memory store answers at
+    /// once; what can take seconds is a turn on the cooperative pool while other tests burn CPU
+    /// (a landing run failed open on a 5 s soft timeout while 300 callers and a gibibyte writer
+    /// shared two threads). Tests of the timeouts themselves set their own.
     static var generousForTests: Self {
         var configuration = Self()
-        configuration.softTimeout = .seconds(5)
-        configuration.writeTimeout = .seconds(10)
+        configuration.softTimeout = .seconds(60)
+        configuration.writeTimeout = .seconds(60)
         var flight = FleetCacheStorage.SingleFlight()
         flight.wait = .seconds(60)
         flight.lockTimeToLive = .seconds(60)
