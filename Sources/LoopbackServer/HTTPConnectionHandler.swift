@@ -169,7 +169,7 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             requestKeepAlive: head.isKeepAlive
         )
         let core = self.core
-        handlerTask = Task {
+        handlerTask = Task(executorPreference: HandlerExecutor.shared) {
             await ResponseExchange.run(request: request, plan: plan, core: core, responder: responder)
         }
     }

@@ -9,7 +9,8 @@ import NIOPosix
 /// default), each serving its requests one after the other; many connections are served in
 /// parallel. Runs on `MultiThreadedEventLoopGroup.singleton`.
 ///
-/// Each handler runs in its own task. When its connection closes before the response is done
+/// Each handler runs in its own task, on threads outside Swift's cooperative pool (so a busy pool
+/// never delays an answer). When its connection closes before the response is done
 /// (client gone, or ``shutdown()``), that task is cancelled and ``ConnectionHandle/closed()``
 /// returns; writes of a streamed body then throw.
 ///

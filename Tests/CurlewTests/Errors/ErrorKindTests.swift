@@ -16,12 +16,11 @@ struct ErrorKindTests {
                 $0.connectTimeout = .milliseconds(200)
                 $0.totalTimeout = .seconds(30)
             }
-            let started = ContinuousClock.now
             let error = await #expect(throws: CurlewError.self) {
                 _ = try await transport.send(PreparedRequest(method: .get, url: blackhole.baseURL + "/x", options: options))
             }
+            // The kind says which timeout ended it (the total one would be `.totalTimeout`).
             #expect(error?.code == .connectTimeout, "\(error.map { "\($0)" } ?? "")")
-            #expect(ContinuousClock.now - started < .seconds(20), "the connect timeout, not the total one, ended it")
         }
     }
 
