@@ -34,7 +34,9 @@
 #   bash Benchmarks/run.sh --chart chart.svg    # the timing table, then the instruction table
 #       [--clients ...] [--concurrency 1,64]    # (callgrind) of the same clients and levels, then
 #                                               # both drawn as one SVG by tools/chart.py (the
-#                                               # chart BENCHMARKS.md shows); tables printed too
+#                                               # chart BENCHMARKS.md shows); tables printed too,
+#                                               # the numbers drawn kept beside it (chart.csv;
+#                                               # tools/chart.py --csv redraws from them)
 #   BENCH_NGINX_ONLY=1 bash Benchmarks/run.sh   # start nginx and leave it running (no build, no
 #                                               # benchmark); stop it with
 #                                               # kill -QUIT "$(cat Benchmarks/.nginx/nginx.pid)"

@@ -2,19 +2,43 @@
 """Draws BENCHMARKS.md's chart from the tables a benchmark run printed.
 
     python3 Benchmarks/tools/chart.py --timing timing.md --instructions instructions.md --out chart.svg
+    python3 Benchmarks/tools/chart.py --csv chart.csv --out chart.svg    # redraw from the numbers
 
 `timing.md` is what `Benchmarks/run.sh` prints (a Markdown table with the columns `client`, `c`
 and `CPU µs/req`); `instructions.md` what `Benchmarks/run.sh --instructions` prints (`client`,
-`c`, `instructions/request`). Either may be left out. The chart has one panel per table: a
-group of horizontal bars per client, one bar per concurrency level, each labelled with its value.
-Plain SVG, no plotting library, so the script runs wherever Python 3 does.
+`c`, `instructions/request`). Either may be left out. The numbers drawn are also written beside
+the SVG as CSV (`chart.svg` → `chart.csv`: `metric,client,c,value`, plus a `caption` line), which
+`--csv` reads back, so the chart can be redrawn without rerunning the benchmark. The chart has
+one panel per table: a group of horizontal bars per client, one bar per concurrency level, each
+labelled with its value; both panels name the clients as the timing table does. Plain SVG, no
+plotting library, so the script runs wherever Python 3 does.
 """
 
 import argparse
+import csv
 import html
+import os
 import sys
 
 COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#b07aa1"]
+
+# `--clients` names (what the instruction table prints) → the timing table's row names.
+NAMES = {
+    "libcurl": "raw libcurl (multi)",
+    "libcurl-curlew-wire": "raw libcurl, Curlew's wire",
+    "curlew-data": "Curlew (Data)",
+    "curlew-decoded": "Curlew (Decodable)",
+    "curlew-middleware": "Curlew (5 middleware)",
+    "curlew-queue": "Curlew (queue)",
+    "curlew-cache-memory": "Curlew (memory cache hit)",
+    "curlew-cache-disk": "Curlew (disk cache hit)",
+    "curlew-revalidate": "Curlew (304 revalidation)",
+    "async-http-client": "AsyncHTTPClient",
+    "urlsession": "URLSession",
+    "go-net-http": "Go net/http",
+    "rust-reqwest": "Rust reqwest",
+}
+CPU, INSTRUCTIONS = "cpu_us_per_request", "instructions_per_request"
 
 
 def read_table(path, value_column):
@@ -42,7 +66,7 @@ def read_table(path, value_column):
                 level = int(record["c"])
             except (KeyError, ValueError):
                 continue
-            rows.append((record["client"], level, value))
+            rows.append((NAMES.get(record["client"], record["client"]), level, value))
     if not rows:
         sys.exit(f"chart.py: no table with the column '{value_column}' in {path}")
     return rows
@@ -86,23 +110,39 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timing")
     parser.add_argument("--instructions")
+    parser.add_argument("--csv", help="redraw from a CSV this script wrote")
     parser.add_argument("--out", required=True)
     parser.add_argument("--caption", default="")
     arguments = parser.parse_args()
-    if not arguments.timing and not arguments.instructions:
-        sys.exit("chart.py: give --timing, --instructions or both")
+    data = {CPU: [], INSTRUCTIONS: []}
+    caption = arguments.caption
+    if arguments.csv:
+        with open(arguments.csv, encoding="utf-8", newline="") as handle:
+            for row in csv.reader(handle):
+                if not row or row[0] == "metric":
+                    continue
+                if row[0] == "caption":
+                    caption = caption or row[1]
+                    continue
+                data[row[0]].append((row[1], int(row[2]), float(row[3])))
+    if arguments.timing:
+        data[CPU] = read_table(arguments.timing, "CPU µs/req")
+    if arguments.instructions:
+        data[INSTRUCTIONS] = read_table(arguments.instructions, "instructions/request")
+    if not data[CPU] and not data[INSTRUCTIONS]:
+        sys.exit("chart.py: give --timing, --instructions, both, or --csv")
     width = 640
     elements, height = [], 10
-    if arguments.caption:
-        elements.append(f'<text x="10" y="22" class="caption">{html.escape(arguments.caption)}</text>')
+    if caption:
+        elements.append(f'<text x="10" y="22" class="caption">{html.escape(caption)}</text>')
         height += 24
-    if arguments.timing:
-        drawn, used = panel(read_table(arguments.timing, "CPU µs/req"), "CPU per request",
+    if data[CPU]:
+        drawn, used = panel(data[CPU], "CPU per request",
                             "µs of the client process's user + system time per request (shorter is better)", 10, height, width)
         elements += drawn
         height += used
-    if arguments.instructions:
-        drawn, used = panel(read_table(arguments.instructions, "instructions/request"), "Instructions per request",
+    if data[INSTRUCTIONS]:
+        drawn, used = panel(data[INSTRUCTIONS], "Instructions per request",
                             "callgrind: (Ir(3N) − Ir(N)) / 2N (shorter is better)", 10, height, width)
         elements += drawn
         height += used
@@ -113,6 +153,16 @@ def main():
         handle.write(f'<style>{style}</style>\n<rect width="100%" height="100%" fill="white"/>\n')
         handle.write("\n".join(elements))
         handle.write("\n</svg>\n")
+    numbers = os.path.splitext(arguments.out)[0] + ".csv"
+    if not arguments.csv or os.path.abspath(arguments.csv) != os.path.abspath(numbers):
+        with open(numbers, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(["metric", "client", "c", "value"])
+            if caption:
+                writer.writerow(["caption", caption, "", ""])
+            for metric in (CPU, INSTRUCTIONS):
+                for client, level, value in data[metric]:
+                    writer.writerow([metric, client, level, f"{value:g}"])
 
 
 if __name__ == "__main__":
