@@ -38,10 +38,10 @@
 //   block 36 (README.md:1387): skipped (no-compile)
 //   block 37 (README.md:1420): declarations, file scope
 //   block 38 (README.md:1441): skipped (no-compile)
-//   block 39 (README.md:1540): declarations, file scope
-//   block 40 (README.md:1642): declarations, file scope
-//   block 41 (README.md:1682): declarations, file scope
-//   block 42 (README.md:1716): declarations, file scope
+//   block 39 (README.md:1543): declarations, file scope
+//   block 40 (README.md:1645): declarations, file scope
+//   block 41 (README.md:1685): declarations, file scope
+//   block 42 (README.md:1719): declarations, file scope
 
 import Curlew
 import Foundation
@@ -790,8 +790,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1540
-#sourceLocation(file: "README.md", line: 1541)
+// MARK: block 39, README.md:1543
+#sourceLocation(file: "README.md", line: 1544)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -891,8 +891,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1642
-#sourceLocation(file: "README.md", line: 1643)
+// MARK: block 40, README.md:1645
+#sourceLocation(file: "README.md", line: 1646)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -930,8 +930,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1682
-#sourceLocation(file: "README.md", line: 1683)
+// MARK: block 41, README.md:1685
+#sourceLocation(file: "README.md", line: 1686)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -963,8 +963,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1716
-#sourceLocation(file: "README.md", line: 1717)
+// MARK: block 42, README.md:1719
+#sourceLocation(file: "README.md", line: 1720)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
