@@ -62,11 +62,12 @@ struct QueuedDownloadTests {
                 })
         }
 
-        // Two run, three wait in the queue; nothing is done.
-        #expect(await eventually { server.requestCount == 2 })
-        let status = await queues.status(of: "images")
-        #expect(status.running == 2)
-        #expect(status.waiting == count - 2)
+        // Two run (both handlers hold their answer), three wait in the queue; nothing is done.
+        #expect(await eventually { served.state.withLock { $0.inFlight } == 2 })
+        #expect(server.requestCount == 2)
+        // The other three tasks may still be on their way to the queue: wait until they wait.
+        #expect(await eventually { await queues.status(of: "images").waiting == count - 2 })
+        #expect(await queues.status(of: "images").running == 2)
         #expect(tracker.outstanding == count)
         for index in 1...count {
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("image-\(index).png").path))
