@@ -33,6 +33,7 @@ protocol FamilyAPI: Endpoint {}
 extension FamilyAPI { var skippedMiddleware: Set<MiddlewareKind> { [.authorization] } }
 struct Member: FamilyAPI { typealias Response = String; var path: String { "m" } }
 struct Fine: Endpoint { typealias Response = String; var path: String { "f" } }
+struct OldPlainQueue: Endpoint { typealias Response = String; var path: String { "q" }; var queueName: String { "images" } }
 SWIFT
 output=$(swiftc -typecheck -I "$scratch/debug/Modules" \
     -Xcc -fmodule-map-file="$triple_dir/module.modulemap" -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
@@ -46,12 +47,13 @@ for expected in \
     "2:_RequiresAuthentication:Bool:\`requiresAuthentication\` and \`usesAccessories\` were removed: set them in \`options\`" \
     "8:_UsesAccessories:Bool:\`requiresAuthentication\` and \`usesAccessories\` were removed: set them in \`options\`" \
     "8:_Middleware:Array<any APIMiddleware>:\`middleware\` was removed: set \`middleware\` in \`options\`" \
-    "16:_SkippedMiddleware:Set<MiddlewareKind>:\`skippedMiddleware\` was removed: set \`skippedMiddleware\` in \`options\`"; do
+    "16:_SkippedMiddleware:Set<MiddlewareKind>:\`skippedMiddleware\` was removed: set \`skippedMiddleware\` in \`options\`" \
+    "18:_QueueName:String:\`queueName\` was removed: set \`queue\` in \`options\`"; do
     IFS=: read -r line associated inferred message <<<"$expected"
     if grep -qF "probe.swift:$line:8: warning: conformance of" <<<"$output" \
         && grep -qF "$message" <<<"$output" \
         && grep -qF "note: in associated type 'Self.$associated' (inferred as '$inferred')" <<<"$output"; then
-        echo "$associated: warned"
+        echo "$associated ($inferred): warned"
     else
         echo "$associated: no warning at line $line saying \"$message\"" >&2; status=1
     fi

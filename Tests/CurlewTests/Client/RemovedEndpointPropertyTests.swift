@@ -21,6 +21,14 @@ struct RemovedEndpointPropertyTests {
         var queueName: String? { "search" }
     }
 
+    /// The old queue name, not optional (a type the old requirement did not catch either).
+    @available(*, deprecated, message: "declares a removed endpoint property on purpose")
+    struct OldPlainQueue: Endpoint {
+        typealias Response = String
+        var path: String { "queued" }
+        var queueName: String { "images" }
+    }
+
     /// The old login gate: silently gone, unless caught.
     @available(*, deprecated, message: "declares a removed endpoint property on purpose")
     struct OldLoginGate: Endpoint {
@@ -62,6 +70,7 @@ struct RemovedEndpointPropertyTests {
         let old = (OldEndpoints.self as any OldEndpointsProviding.Type)
         let expected: [(CurlewError?, String)] = [
             (await failure { try await old.queued(client) }, "`queueName` (\"search\"): set `queue` in `options`"),
+            (await failure { try await old.plainQueue(client) }, "`queueName` (\"images\"): set `queue` in `options`"),
             (await failure { try await old.loginGate(client) }, "`requiresAuthentication`: set it in `options`"),
             (await failure { try await old.everything(client) }, "`usesAccessories`: set it in `options`; `skippedMiddleware`: set it in `options`"),
             (await failure { try await client.send(ShadowedOptions()) }, "`options` (a stored Dictionary<String, String>, not RequestOptions: it hides Endpoint.options; rename it)"),
@@ -118,6 +127,7 @@ struct RemovedEndpointPropertyTests {
 protocol OldEndpointsProviding {
     typealias Call = @Sendable (APIClient) async throws -> String
     static var queued: Call { get }
+    static var plainQueue: Call { get }
     static var loginGate: Call { get }
     static var everything: Call { get }
     static var harmless: Call { get }
@@ -129,6 +139,8 @@ enum OldEndpoints: OldEndpointsProviding {
     typealias Old = RemovedEndpointPropertyTests
     @available(*, deprecated, message: "declares a removed endpoint property on purpose")
     static var queued: Call { { try await $0.send(Old.OldQueued()) } }
+    @available(*, deprecated, message: "declares a removed endpoint property on purpose")
+    static var plainQueue: Call { { try await $0.send(Old.OldPlainQueue()) } }
     @available(*, deprecated, message: "declares a removed endpoint property on purpose")
     static var loginGate: Call { { try await $0.send(Old.OldLoginGate()) } }
     @available(*, deprecated, message: "declares a removed endpoint property on purpose")

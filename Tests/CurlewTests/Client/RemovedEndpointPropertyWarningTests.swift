@@ -24,6 +24,10 @@ struct RemovedEndpointPropertyWarningTests {
             path: "/usr/bin/env", arguments: ["bash", repository.appendingPathComponent("scripts/check-removed-property-warnings.sh").path, scratch.path])
         #expect(status == 0, "\(text)")
         let warned = text.split(separator: "\n").filter { $0.hasSuffix(": warned") }.map { String($0.dropLast(": warned".count)) }
-        #expect(warned == ["_QueueName", "_RequiresAuthentication", "_UsesAccessories", "_Middleware", "_SkippedMiddleware"])
+        #expect(
+            warned == [
+                "_QueueName (Optional<String>)", "_RequiresAuthentication (Bool)", "_UsesAccessories (Bool)", "_Middleware (Array<any APIMiddleware>)",
+                "_SkippedMiddleware (Set<MiddlewareKind>)", "_QueueName (String)",
+            ])
     }
 }
