@@ -38,10 +38,11 @@
 //   block 36 (README.md:1241): skipped (no-compile)
 //   block 37 (README.md:1274): declarations, file scope
 //   block 38 (README.md:1295): skipped (no-compile)
-//   block 39 (README.md:1393): declarations, file scope
-//   block 40 (README.md:1495): declarations, file scope
-//   block 41 (README.md:1535): declarations, file scope
-//   block 42 (README.md:1569): declarations, file scope
+//   block 39 (README.md:1455): declarations, file scope
+//   block 40 (README.md:1557): declarations, file scope
+//   block 41 (README.md:1597): declarations, file scope
+//   block 42 (README.md:1631): declarations, file scope
+//   block 43 (README.md:1719): declarations, file scope
 
 import Curlew
 import Foundation
@@ -50,6 +51,7 @@ import CurlewTesting
 import LoopbackServer
 import Testing
 import CurlewOpenAPI
+import Logging
 
 // MARK: block 1, README.md:6
 @Sendable func readmeExample1() async throws {
@@ -790,8 +792,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1393
-#sourceLocation(file: "README.md", line: 1394)
+// MARK: block 39, README.md:1455
+#sourceLocation(file: "README.md", line: 1456)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -891,8 +893,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1495
-#sourceLocation(file: "README.md", line: 1496)
+// MARK: block 40, README.md:1557
+#sourceLocation(file: "README.md", line: 1558)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -930,8 +932,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1535
-#sourceLocation(file: "README.md", line: 1536)
+// MARK: block 41, README.md:1597
+#sourceLocation(file: "README.md", line: 1598)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -963,8 +965,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1569
-#sourceLocation(file: "README.md", line: 1570)
+// MARK: block 42, README.md:1631
+#sourceLocation(file: "README.md", line: 1632)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1047,5 +1049,119 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
     let mocked = APIClient(configuration: ClientConfiguration(
         baseURL: "https://api.example.com", middleware: [MockMiddleware(.generated(by: MockGenerator(seed: 7)))]))
     print(try await mocked.send(PortSaveRequest()), try MockGenerator(seed: 7).value(of: PortStamped.self).serverCreated)
+}
+#sourceLocation()
+
+// MARK: block 43, README.md:1719
+#sourceLocation(file: "README.md", line: 1720)
+
+
+/// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.
+struct PortWeather: Endpoint {
+    typealias Response = [PortPic]                          // HNArrayDeserializer, startWithJSONArrayResponse, isRetAry
+    var lat: String
+    var method: HTTPRequest.Method { .post }                // requestMethod
+    var path: String { "getweather.aspx" }                  // apiMethodName, requestURL, pathURL
+    var headers: [String: String] { ["Accept": "application/json"] }    // requestHeaderValue, requestHeaders, setupHeader:
+    var parameters: [String: ParameterValue] { ["lat": .string(lat), "lng": "113.678"] }   // requestParams, netParams, setupParams
+    var parameterEncoding: ParameterEncoding { .json }      // paramEncoding .json
+    var query: [URLQueryItem] { [URLQueryItem(name: "token", value: "token1")] }          // LCNetwork queryArgument
+    var keyPath: String? { "result" }                       // responseProcess:, dataKey
+    var envelope: ResponseEnvelope? { nil }                 // ignoreUnifiedResponseProcess
+    func willSend(_ request: inout PreparedRequest) throws {        // didSetupParams:, willSendRequest:
+        request.headers[.init("X-Client")!] = "curlew"
+    }
+    func didReceive(_ response: RawResponse) throws {       // requestFinishedSucessWithInfo:response:
+        if response.body.isEmpty { throw CurlewError.serverError(businessCode: "503", message: "empty answer") }   // herr(503, msg)
+    }
+}
+
+/// HNManualDeserializer / getOutputEntiy: / responseProcess: by hand.
+struct PortCount: Endpoint {
+    typealias Response = Int
+    var path: String { "count" }
+    var responseFormat: ResponseFormat { .json }            // MKResponseType .plist: .propertyList
+    func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Int {
+        guard let count = try response.json(at: "result.count").intValue else {
+            throw CurlewError.serverError(businessCode: "503", message: "no count")
+        }
+        return count
+    }
+}
+
+/// HAccess's model validation.
+struct PortChecked: Decodable, Sendable, ValidatableModel {
+    var id: Int
+    func validate() throws {
+        if id <= 0 { throw CurlewError(code: .decodingFailed, message: "id must be positive") }
+    }
+}
+
+/// HttpManager's uploadToUrl:params:files: and LSBaseRequest's HNUploadImageApi (several images).
+struct PortImages: Endpoint {
+    typealias Response = EmptyResponse
+    var images: [Data]
+    var method: HTTPRequest.Method { .post }
+    var path: String { "upload/image" }
+    var body: RequestPayload? {
+        var form = MultipartForm()                          // HNetworkMultiDataObj
+        form.append(field: "type", value: "0")              // baseRequestArgument
+        for (index, jpeg) in images.enumerated() {
+            form.append(data: jpeg, name: "image", fileName: "image\(index).png", contentType: "image/jpeg")
+        }
+        return .multipart(form)
+    }
+}
+
+/// LCNetwork's LCRequestAccessory: a HUD around each call.
+struct PortHUD: Accessory {
+    func willStart(_ activity: Activity) { print("loading", activity.name) }
+    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { print("done", activity.name) }
+}
+
+/// Monkey's MKConfig, HttpManager's stamped parameters, the decoder's dates (MonkeyModel).
+func makePortConfiguredClient(cacheDirectory: String, sessionKey: @escaping @Sendable () async -> String) -> APIClient {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601                 // MonkeyModel parseDate
+    var logger = Logger(label: "app.network")
+    logger.logLevel = .debug                                // debugLogEnable
+    return APIClient(configuration: ClientConfiguration(
+        baseURL: "https://api.example.com/v1",              // MKConfig baseURL, LCNetwork mainBaseUrl
+        headers: [.accept: "application/vnd.api+json, application/json", .userAgent: "Curlew"],   // acceptType
+        decoder: decoder, accessories: [PortHUD()],         // addAccessory:
+        middleware: [
+            ResponseCache(storage: DiskCacheStorage(directory: cacheDirectory), credentials: .anonymous),   // cacheDir
+            CommonArgumentsMiddleware(placement: .alongsideParameters) {      // platform, version, sessionkey
+                (parameters: ["platform": "linux", "version": "5.0", "sessionkey": await sessionKey()], headers: [:])
+            },
+            CommonArgumentsMiddleware(parameters: ["device_id": "d-1", "login_uid": "42"]),   // in the URL
+        ],
+        logger: logger))
+}
+
+func portVocabulary(_ client: APIClient, into folder: URL) async throws {
+    do {
+        let pictures = try await client.send(PortWeather(lat: "34.345"))    // startWithCompletionBlockWithSuccess:
+        print(pictures.count, try await client.send(PortCount()))
+    } catch let error as CurlewError {                      // failure:, requestFailedFilter
+        switch error.code {
+        case .notLoggedIn: print("log in first")            // LSBaseRequest NoLogin
+        case .serverError: print(error.businessCode ?? "", error.message)   // domain "Server"
+        case .decodingFailed: print(error.stage == .envelope ? "not the envelope" : error.message)   // kDataFormatErrorCode
+        default: print(error.bodySnippet ?? "", error.code)  // domain "Network"; the error's JSON
+        }
+    }
+    let answer = try await client.response(for: PortWeather(lat: "1")) { $0.cache = .networkFirst(staleFor: .hours(24)) }   // HttpResponse
+    print(answer.status, answer.source == .cache, try answer.raw.json(at: "result"))   // statusCode, rawJSONObject
+    for try await step in client.cacheThenNetwork(PortCount()) { print(step.source, step.value) }   // HNCacheTypeBoth
+    let kept = try await client.download(FilesReportRequest())              // HFileCache: DownloadArea.shared, one hour
+    print(kept.path, kept.mimeType ?? "", kept.length, kept.suggestedFileName ?? "", kept.url)   // HDownloadFileInfo, downloadURL
+    let saved = try await client.download(FilesReportRequest(), to: folder.appendingPathComponent("report.pdf"))   // downloadFromUrl:filePath:
+    print(saved.path)
+    let fixtures = try FixtureStore(directory: "Fixtures")  // HNetworkDAO.bundle: Fixtures/PortSearchRequest.json
+    print(try await client.send(PortSearchRequest(searchKey: "fog")) { $0.mock = .fixtures(fixtures) })
+    let batch = await client.batch([PortCount(), PortCount()])             // MKBatchRequest
+    for failure in batch.failures { print(failure.index, failure.error) }   // failedRequests
+    _ = try await client.send(PortImages(images: [Data([0xFF, 0xD8])]))
 }
 #sourceLocation()

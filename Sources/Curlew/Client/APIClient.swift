@@ -76,6 +76,9 @@ public actor APIClient {
         self.trustedOrigins = TrustedOrigins(origins)
         self.environment = CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: configuration.logger, deadlineHeader: configuration.deadlineHeader))
         self.hasCredentialSource = capabilities.contains { $0.providesCredentials }
+        // Expired files of the process-wide download area go even when no download starts again
+        // and no one runs the area as a service (HAccess: a download is deleted after an hour).
+        DownloadArea.shared.sweepInBackground()
     }
 
     /// Creates a client with a base URL and default configuration otherwise.

@@ -3,9 +3,10 @@ internal import Logging
 
 /// Finds what an endpoint type declares that Curlew no longer reads: the endpoint properties
 /// ``RequestOptions`` took over, when their value does not reach `options`, and a stored
-/// `options` of another type, which hides ``Endpoint/options`` without a word. Swift cannot diagnose either at compile time (a type's own
-/// member silently wins over a deprecated requirement's message, and an overload of another type
-/// is legal), so the client looks once per endpoint type, when it first sends one.
+/// `options` of another type, which hides ``Endpoint/options`` without a word. The compiler warns
+/// about the first kind when the old type is used (`_RemovedEndpointProperty`), but a warning
+/// can be missed and a stored `options` of another type is legal Swift, so the client also looks
+/// once per endpoint type, when it first sends one.
 enum RemovedEndpointProperties {
     /// What is wrong with `request`'s type, as a message naming each property and its
     /// replacement; `nil` when nothing is.
@@ -39,11 +40,21 @@ private enum DeprecatedReader: RemovedPropertyReading {
         // `queueName` that feeds `options.queue`) is fine.
         let options = request.options
         var found: [String] = []
-        if let queue = request.queueName, options.queue != queue { found.append("`queueName` (\"\(queue)\"): set `queue` in `options`") }
-        if request.requiresAuthentication, !options.requiresAuthentication { found.append("`requiresAuthentication`: set it in `options`") }
-        if !request.usesAccessories, options.usesAccessories { found.append("`usesAccessories`: set it in `options`") }
-        if !request.middleware.isEmpty, options.middleware.isEmpty { found.append("`middleware`: set it in `options`") }
-        if !request.skippedMiddleware.isSubset(of: options.skippedMiddleware) { found.append("`skippedMiddleware`: set it in `options`") }
+        // The values come typed as the endpoint's associated types (`_EndpointPropertyNotDeclared`
+        // unless the type declares the property with its old type).
+        if let queue = (request.queueName as Any) as? String, options.queue != queue {
+            found.append("`queueName` (\"\(queue)\"): set `queue` in `options`")
+        }
+        if (request.requiresAuthentication as Any) as? Bool == true, !options.requiresAuthentication {
+            found.append("`requiresAuthentication`: set it in `options`")
+        }
+        if (request.usesAccessories as Any) as? Bool == false, options.usesAccessories { found.append("`usesAccessories`: set it in `options`") }
+        if let middleware = (request.middleware as Any) as? [any APIMiddleware], !middleware.isEmpty, options.middleware.isEmpty {
+            found.append("`middleware`: set it in `options`")
+        }
+        if let skipped = (request.skippedMiddleware as Any) as? Set<MiddlewareKind>, !skipped.isSubset(of: options.skippedMiddleware) {
+            found.append("`skippedMiddleware`: set it in `options`")
+        }
         return found
     }
 }

@@ -29,7 +29,8 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     public var sessionEndedCodes: Set<String>
     /// HTTP statuses that end the session (HttpManager's forced logout, e.g. 307).
     public var sessionEndedStatuses: Set<Int>
-    /// Attempts per request, the first included. Default: 3.
+    /// Attempts per request, the first send included: `3` (the default) is the send and at most
+    /// two resends; LSBaseRequest's "resend at most three times" is `4`.
     public var maximumAttempts: Int
     /// What a failed refresh does to the session. `false` (the default): fail the request with
     /// `.refreshFailed` and keep the credential (a later request may try again). `true`: when the

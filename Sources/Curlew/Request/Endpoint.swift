@@ -158,41 +158,45 @@ public protocol Endpoint: Sendable {
 
     // MARK: Removed properties
 
-    // Properties of the endpoint protocol before ``RequestOptions`` took them over. They stay as
-    // deprecated requirements so that a type still declaring one is caught instead of silently
-    // ignored: a call of an endpoint whose value differs from the old default fails with
-    // ``CurlewError/Code/removedEndpointProperty`` in a debug build and is logged once in a
+    // Properties of the endpoint protocol before ``RequestOptions`` took them over. Each is a
+    // requirement whose type is an associated type, so that a type still declaring one is caught
+    // instead of silently ignored. At compile time: the declaration's type (`String?`, `Bool`,
+    // `[any APIMiddleware]`, `Set<MiddlewareKind>`) becomes the associated type through a
+    // deprecated conformance to `_RemovedEndpointProperty`, and the compiler warns at the
+    // conformance with the deprecation's message ("`queueName` was removed: set `queue` in
+    // `options`"). At run time: a call of an endpoint whose value never reaches `options` fails
+    // with ``CurlewError/Code/removedEndpointProperty`` in a debug build and is logged once in a
     // release build. Never implement them.
+
+    /// Not declared by the endpoint unless it still has the removed `queueName`.
+    associatedtype _QueueName: _RemovedEndpointProperty = _EndpointPropertyNotDeclared
+    /// Not declared by the endpoint unless it still has the removed `requiresAuthentication`.
+    associatedtype _RequiresAuthentication: _RemovedEndpointProperty = _EndpointPropertyNotDeclared
+    /// Not declared by the endpoint unless it still has the removed `usesAccessories`.
+    associatedtype _UsesAccessories: _RemovedEndpointProperty = _EndpointPropertyNotDeclared
+    /// Not declared by the endpoint unless it still has the removed `middleware`.
+    associatedtype _Middleware: _RemovedEndpointProperty = _EndpointPropertyNotDeclared
+    /// Not declared by the endpoint unless it still has the removed `skippedMiddleware`.
+    associatedtype _SkippedMiddleware: _RemovedEndpointProperty = _EndpointPropertyNotDeclared
 
     /// Removed: set ``RequestOptions/queue`` in ``options``.
     @available(*, deprecated, message: "removed: set `queue` in `options` (RequestOptions)")
-    var queueName: String? { get }
+    var queueName: _QueueName { get }
     /// Removed: set ``RequestOptions/requiresAuthentication`` in ``options``.
     @available(*, deprecated, message: "removed: set `requiresAuthentication` in `options` (RequestOptions)")
-    var requiresAuthentication: Bool { get }
+    var requiresAuthentication: _RequiresAuthentication { get }
     /// Removed: set ``RequestOptions/usesAccessories`` in ``options``.
     @available(*, deprecated, message: "removed: set `usesAccessories` in `options` (RequestOptions)")
-    var usesAccessories: Bool { get }
+    var usesAccessories: _UsesAccessories { get }
     /// Removed: set ``RequestOptions/middleware`` in ``options``.
     @available(*, deprecated, message: "removed: set `middleware` in `options` (RequestOptions)")
-    var middleware: [any APIMiddleware] { get }
+    var middleware: _Middleware { get }
     /// Removed: set ``RequestOptions/skippedMiddleware`` in ``options``.
     @available(*, deprecated, message: "removed: set `skippedMiddleware` in `options` (RequestOptions)")
-    var skippedMiddleware: Set<MiddlewareKind> { get }
+    var skippedMiddleware: _SkippedMiddleware { get }
 }
 
 extension Endpoint {
-    /// Removed; the old default (`nil`), which is never reported.
-    public var queueName: String? { nil }
-    /// Removed; the old default (`false`), which is never reported.
-    public var requiresAuthentication: Bool { false }
-    /// Removed; the old default (`true`), which is never reported.
-    public var usesAccessories: Bool { true }
-    /// Removed; the old default (none), which is never reported.
-    public var middleware: [any APIMiddleware] { [] }
-    /// Removed; the old default (none), which is never reported.
-    public var skippedMiddleware: Set<MiddlewareKind> { [] }
-
     /// `GET`.
     public var method: HTTPRequest.Method { .get }
     /// No query items.
@@ -259,6 +263,31 @@ extension Endpoint where Response == EmptyResponse {
     public func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> EmptyResponse {
         EmptyResponse()
     }
+}
+
+extension Endpoint where _QueueName == _EndpointPropertyNotDeclared {
+    /// Removed; not declared.
+    public var queueName: _EndpointPropertyNotDeclared { _EndpointPropertyNotDeclared() }
+}
+
+extension Endpoint where _RequiresAuthentication == _EndpointPropertyNotDeclared {
+    /// Removed; not declared.
+    public var requiresAuthentication: _EndpointPropertyNotDeclared { _EndpointPropertyNotDeclared() }
+}
+
+extension Endpoint where _UsesAccessories == _EndpointPropertyNotDeclared {
+    /// Removed; not declared.
+    public var usesAccessories: _EndpointPropertyNotDeclared { _EndpointPropertyNotDeclared() }
+}
+
+extension Endpoint where _Middleware == _EndpointPropertyNotDeclared {
+    /// Removed; not declared.
+    public var middleware: _EndpointPropertyNotDeclared { _EndpointPropertyNotDeclared() }
+}
+
+extension Endpoint where _SkippedMiddleware == _EndpointPropertyNotDeclared {
+    /// Removed; not declared.
+    public var skippedMiddleware: _EndpointPropertyNotDeclared { _EndpointPropertyNotDeclared() }
 }
 
 /// The response of a request that expects no body (`204 No Content`, or a body to ignore).

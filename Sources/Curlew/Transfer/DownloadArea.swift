@@ -10,7 +10,9 @@ internal import Synchronization
 /// The folder is created with mode 0700 and must be a real directory owned by this user (a
 /// symbolic link or another user's folder is refused). Sweeping happens when a download into the
 /// area starts, when you call ``sweep(now:)``, and every ``sweepInterval`` while the area runs as
-/// a service (``run()``, e.g. in the application's `ServiceGroup`); a file being written is never
+/// a service (``run()``, e.g. in the application's `ServiceGroup`); the ``shared`` area is also
+/// swept in the background whenever an ``APIClient`` is created, so a program that neither runs
+/// the service nor downloads again does not keep expired files. A file being written is never
 /// swept.
 ///
 /// ```swift
@@ -62,6 +64,13 @@ public final class DownloadArea: Sendable {
         inUse.withLock { table in
             let count = (table[path] ?? 1) - 1
             table[path] = count > 0 ? count : nil
+        }
+    }
+
+    /// Starts a ``sweep(now:)`` on a background task (a client's start sweeps ``shared`` so).
+    func sweepInBackground() {
+        Task.detached(priority: .background) { [self] in
+            self.sweep()
         }
     }
 

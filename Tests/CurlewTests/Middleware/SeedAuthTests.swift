@@ -208,6 +208,35 @@ struct SeedAuthTests {
         }
     }
 
+    /// LSBaseRequest's `sendCount`: while the server keeps answering 801, the request is sent once
+    /// and resent at most three times (a refresh before each resend), then fails — which is
+    /// `maximumAttempts: 4`; the default of 3 is the send and two resends.
+    @Test func maximumAttemptsFourIsLSBaseRequestsThreeResends() async throws {
+        struct Inquiry: Endpoint {
+            typealias Response = [String: String]
+            var path: String { "inquiries" }
+            var envelope: ResponseEnvelope? { ResponseEnvelope(codePath: "code", messagePath: "msg", payloadPath: "data", successCodes: ["200"]) }
+        }
+        try await withLoopback(handler: { _ in .json(#"{"code":801,"msg":"token expired"}"#) }) { server, _, transport in
+            for (attempts, sends) in [(4, 4), (3, 3)] {
+                let store = TokenStore(credential: .init(accessToken: "T0", refreshToken: "R1"))
+                let refreshes = Mutex(0)
+                let refresh = TokenRefreshMiddleware(store: store, refreshStatuses: [], refreshCodes: ["801"], maximumAttempts: attempts) { _ in
+                    .init(accessToken: "T\(refreshes.withLock { $0 += 1; return $0 })")
+                }
+                let client = client(server, transport, [refresh, AuthorizationMiddleware(store: store)])
+                let before = server.requestCount
+                let error = await #expect(throws: CurlewError.self) { try await client.send(Inquiry()) }
+                #expect(error?.code == .unauthorized)
+                #expect(error?.businessCode == "801")
+                #expect(server.requestCount - before == sends)
+                #expect(refreshes.withLock { $0 } == sends - 1)
+                let tokens = server.requests.suffix(sends).map { $0.header("Authorization") ?? "" }
+                #expect(tokens == (0..<sends).map { "Bearer T\($0)" })
+            }
+        }
+    }
+
     @Test func theDefaultPolicyKeepsTheSession() async throws {
         let auth = AuthServerState()
         auth.state.withLock { $0.refreshFailure = 500 }

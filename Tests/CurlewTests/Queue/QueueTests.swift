@@ -8,11 +8,11 @@ import Testing
 struct SlowRequest: Endpoint {
     typealias Response = String
     var id: Int
-    var queueName: String?
+    var queue: String?
     var priority: QueuePriority = .normal
     var route = "slow"
     var path: String { route }
-    var options: RequestOptions { RequestOptions(queue: queueName, priority: priority) }
+    var options: RequestOptions { RequestOptions(queue: queue, priority: priority) }
     var query: [URLQueryItem] { [URLQueryItem(name: "id", value: String(id))] }
 }
 
@@ -37,7 +37,7 @@ struct QueueTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for id in 0..<count {
                     group.addTask {
-                        let answer = try await client.send(SlowRequest(id: id, queueName: "q"))
+                        let answer = try await client.send(SlowRequest(id: id, queue: "q"))
                         #expect(answer == String(id))
                     }
                 }
@@ -78,7 +78,7 @@ struct QueueTests {
                 for id in 0..<1_000 {
                     let name = names[id % 3]
                     group.addTask {
-                        let answer = try await client.send(SlowRequest(id: id, queueName: name, route: "q/\(name)"))
+                        let answer = try await client.send(SlowRequest(id: id, queue: name, route: "q/\(name)"))
                         #expect(answer == String(id))
                     }
                 }

@@ -184,6 +184,25 @@ struct DownloadTests {
         try await service.value
     }
 
+    /// A program that never downloads again and does not run the area as a service still loses
+    /// the shared area's expired files: creating a client sweeps it in the background.
+    @Test func creatingAClientSweepsTheSharedArea() async throws {
+        let area = DownloadArea.shared
+        try FileManager.default.createDirectory(at: area.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let name = UUID().uuidString
+        let old = area.directory.appendingPathComponent("client-start-old-\(name).bin").path
+        let fresh = area.directory.appendingPathComponent("client-start-fresh-\(name).bin").path
+        defer { unlink(fresh) }
+        #expect(FileManager.default.createFile(atPath: old, contents: Data([1, 2, 3])))
+        #expect(FileManager.default.createFile(atPath: fresh, contents: Data([4])))
+        // Modified two hours ago: past the shared area's one-hour lifetime.
+        var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, old, &times, 0) == 0)
+        _ = APIClient(baseURL: "http://127.0.0.1:9")
+        #expect(await eventually { access(old, F_OK) != 0 })
+        #expect(access(fresh, F_OK) == 0, "younger than the lifetime")
+    }
+
     @Test func withoutDestinationTheFileLandsInTheAreaWhichSweepsOldFilesButNotBusyOnes() async throws {
         let folder = try temporaryDirectory("dl-area")
         defer { try? FileManager.default.removeItem(at: folder) }
