@@ -96,22 +96,44 @@ struct RedirectTests {
         }
     }
 
-    /// A hop's body beyond what is read and dropped (``TransferStateMachine/hopBodyLimit``, 1 MiB):
-    /// the hop's transfer stops (its connection closes rather than reading on) and the
-    /// `Location` is still followed, on a new connection.
+    /// A hop's body beyond what is read and dropped (``TransferStateMachine/hopBodyLimit``, 1 MiB),
+    /// chunked so that libcurl cannot refuse it by its length first: the hop's transfer stops
+    /// (its connection closes rather than reading on) and the `Location` is still followed, on a
+    /// new connection.
     @Test func aRedirectBodyBeyondTheHopLimitStopsTheHopAndIsFollowed() async throws {
-        var options = TransferOptions()
-        options.maximumBodySize = 1024
         var router = LoopbackRouter()
         router.on("GET", "/huge") { _, _ in
-            ServerResponse(status: 302, headers: [("Location", "/after")], body: [UInt8](repeating: 0x62, count: 8 * 1024 * 1024))
+            .stream(status: 302, headers: [("Location", "/after")]) { writer in
+                for _ in 0..<128 { try await writer.write([UInt8](repeating: 0x62, count: 64 * 1024)) }
+            }
         }
         router.on("GET", "/after") { _, _ in .text("after") }
-        try await withLoopback(transferOptions: options, router: router) { server, client, _ in
+        try await withLoopback(router: router) { server, client, _ in
             let text = try await client.send(Send(path: "huge"))
             #expect(text == "after")
             #expect(server.requests.map(\.path) == ["/huge", "/after"])
             #expect(server.connectionsAccepted == 2, "the stopped hop's connection is not reused")
+        }
+    }
+
+    /// A chunked hop's body (no length for libcurl to check first) larger than the size limit
+    /// but within the hop limit: read to its end and dropped, never counted, so the connection
+    /// is reused for the next hop.
+    @Test func aChunkedRedirectBodyLargerThanTheLimitIsDroppedAndTheConnectionReused() async throws {
+        var options = TransferOptions()
+        options.maximumBodySize = 1024
+        var router = LoopbackRouter()
+        router.on("GET", "/chunked") { _, _ in
+            .stream(status: 303, headers: [("Location", "/small")]) { writer in
+                for _ in 0..<4 { try await writer.write([UInt8](repeating: 0x63, count: 50_000)) }
+            }
+        }
+        router.on("GET", "/small") { _, _ in .text("small") }
+        try await withLoopback(transferOptions: options, router: router) { server, client, _ in
+            let text = try await client.send(Send(path: "chunked"))
+            #expect(text == "small")
+            #expect(server.requests.map(\.path) == ["/chunked", "/small"])
+            #expect(server.connectionsAccepted == 1)
         }
     }
 
