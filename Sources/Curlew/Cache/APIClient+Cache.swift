@@ -28,7 +28,7 @@ extension APIClient {
     ///     yours to set here: the first step only reads the store, and the network step always
     ///     asks the server (sending the stored answer's validators, so an unchanged one costs a
     ///     `304`), whatever policy the endpoint declares — that is what "then network" means. To
-    ///     let a fresh stored answer stand alone, `send` with ``CachePolicy/maxAge(_:http:)``.
+    ///     let a fresh stored answer stand alone, `send` with ``CachePolicy/maxAge(_:overridingServer:)``.
     public nonisolated func cacheThenNetwork<R: Endpoint>(
         _ request: R, options adjust: ((inout RequestOptions) -> Void)? = nil
     ) -> some AsyncSequence<APIResponse<R.Response>, any Error> & Sendable {

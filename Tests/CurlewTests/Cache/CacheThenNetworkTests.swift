@@ -76,6 +76,36 @@ struct CacheThenNetworkTests {
         }
     }
 
+    /// Issue 30, item 4: the network step asks the server whatever cache policy the endpoint
+    /// declares (documented on ``APIClient/cacheThenNetwork(_:options:)``) — a fresh `.maxAge`
+    /// entry, `.cacheOnly` and `.networkFirst` alike — with the stored validators, so each costs
+    /// one conditional request and yields the stored answer, then the revalidated one.
+    @Test(arguments: [CachePolicy.maxAge(.hours(1)), .cacheOnly(), .networkFirst(staleFor: .hours(1)), .http])
+    func theNetworkStepRevalidatesWhateverTheEndpointsPolicy(policy: CachePolicy) async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        let conditional = HitCounter()
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { request in
+                guard received(request, "If-None-Match") == "\"e1\"" else {
+                    return ServerResponse(status: 200, headers: [("ETag", "\"e1\""), ("Cache-Control", "max-age=3600")], body: Array("page".utf8))
+                }
+                _ = conditional.next()
+                return ServerResponse(status: 304, headers: [("ETag", "\"e1\"")])
+            }
+        ) { server, client in
+            _ = try await client.send(CachedText(path: "feed", policy: .writeOnly))
+            var sources: [ResponseSource] = []
+            for try await page in client.cacheThenNetwork(CachedText(path: "feed", policy: policy)) {
+                #expect(page.value == "page")
+                sources.append(page.source)
+            }
+            #expect(sources == [.cache, .revalidated])
+            #expect(server.requestCount == 2, "the store, then one conditional request")
+            #expect(conditional.next() == 2, "exactly one request carried the stored ETag")
+        }
+    }
+
     @Test func withoutACacheItFailsAtConfigurationAndSendsNothing() async throws {
         try await withLoopback(handler: { _ in .text("page") }) { server, client, _ in
             var sources: [ResponseSource] = []

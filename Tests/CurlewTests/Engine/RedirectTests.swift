@@ -96,6 +96,71 @@ struct RedirectTests {
         }
     }
 
+    /// A hop's body beyond what is read and dropped (``TransferStateMachine/hopBodyLimit``, 1 MiB),
+    /// chunked so that libcurl cannot refuse it by its length first: the hop's transfer stops
+    /// (its connection closes rather than reading on) and the `Location` is still followed, on a
+    /// new connection.
+    @Test func aRedirectBodyBeyondTheHopLimitStopsTheHopAndIsFollowed() async throws {
+        var router = LoopbackRouter()
+        router.on("GET", "/huge") { _, _ in
+            .stream(status: 302, headers: [("Location", "/after")]) { writer in
+                for _ in 0..<128 { try await writer.write([UInt8](repeating: 0x62, count: 64 * 1024)) }
+            }
+        }
+        router.on("GET", "/after") { _, _ in .text("after") }
+        try await withLoopback(router: router) { server, client, _ in
+            let text = try await client.send(Send(path: "huge"))
+            #expect(text == "after")
+            #expect(server.requests.map(\.path) == ["/huge", "/after"])
+            #expect(server.connectionsAccepted == 2, "the stopped hop's connection is not reused")
+        }
+    }
+
+    /// A chunked hop's body (no length for libcurl to check first) larger than the size limit
+    /// but within the hop limit: read to its end and dropped, never counted, so the connection
+    /// is reused for the next hop.
+    @Test func aChunkedRedirectBodyLargerThanTheLimitIsDroppedAndTheConnectionReused() async throws {
+        var options = TransferOptions()
+        options.maximumBodySize = 1024
+        var router = LoopbackRouter()
+        router.on("GET", "/chunked") { _, _ in
+            .stream(status: 303, headers: [("Location", "/small")]) { writer in
+                for _ in 0..<4 { try await writer.write([UInt8](repeating: 0x63, count: 50_000)) }
+            }
+        }
+        router.on("GET", "/small") { _, _ in .text("small") }
+        try await withLoopback(transferOptions: options, router: router) { server, client, _ in
+            let text = try await client.send(Send(path: "chunked"))
+            #expect(text == "small")
+            #expect(server.requests.map(\.path) == ["/chunked", "/small"])
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
+    /// A streamed call and a download follow a compressed hop the same way: the hop's body is
+    /// never decoded or delivered; the stream and the file hold the final answer only.
+    @Test func streamsAndDownloadsSkipACompressedHopsBody() async throws {
+        var options = TransferOptions()
+        options.maximumBodySize = 64 * 1024
+        let bomb = [UInt8](compressed(Data(count: 8 * 1024 * 1024), .gzip))
+        var router = LoopbackRouter()
+        router.on("GET", "/bomb") { _, _ in
+            ServerResponse(status: 307, headers: [("Location", "/landed"), ("Content-Encoding", "gzip")], body: bomb)
+        }
+        router.on("GET", "/landed") { _, _ in .text("landed") }
+        let folder = try temporaryDirectory("redirect-hop-download")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withLoopback(transferOptions: options, router: router) { server, client, _ in
+            let streamed = try await client.stream(Send(path: "bomb"))
+            #expect(streamed.status.code == 200)
+            #expect(try await streamed.body.collect(upTo: 1 << 20) == Data("landed".utf8))
+            let file = try await client.download(Send(path: "bomb"), to: folder.appendingPathComponent("landed.txt"))
+            #expect(file.length == 6)
+            #expect(try Data(contentsOf: file.url) == Data("landed".utf8))
+            #expect(server.requests.map(\.path) == ["/bomb", "/landed", "/bomb", "/landed"])
+        }
+    }
+
     /// With redirects off, a 3xx is the answer and its body is delivered whole.
     @Test func aRedirectThatIsNotFollowedKeepsItsBody() async throws {
         var options = TransferOptions()
