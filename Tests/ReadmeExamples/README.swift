@@ -24,24 +24,24 @@
 //   block 22 (README.md:856): declarations, file scope
 //   block 23 (README.md:894): declarations, file scope
 //   block 24 (README.md:980): declarations, file scope
-//   block 25 (README.md:1053): declarations, file scope
-//   block 26 (README.md:1086): skipped (no-compile)
-//   block 27 (README.md:1096): declarations, file scope
-//   block 28 (README.md:1113): skipped (no-compile)
-//   block 29 (README.md:1159): skipped (no-compile)
-//   block 30 (README.md:1190): declarations, file scope
-//   block 31 (README.md:1209): declarations, file scope
-//   block 32 (README.md:1231): declarations, file scope
-//   block 33 (README.md:1247): declarations, file scope
-//   block 34 (README.md:1269): declarations, file scope
-//   block 35 (README.md:1337): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1387): skipped (no-compile)
-//   block 37 (README.md:1420): declarations, file scope
-//   block 38 (README.md:1441): skipped (no-compile)
-//   block 39 (README.md:1540): declarations, file scope
-//   block 40 (README.md:1642): declarations, file scope
-//   block 41 (README.md:1682): declarations, file scope
-//   block 42 (README.md:1716): declarations, file scope
+//   block 25 (README.md:1054): declarations, file scope
+//   block 26 (README.md:1087): skipped (no-compile)
+//   block 27 (README.md:1097): declarations, file scope
+//   block 28 (README.md:1114): skipped (no-compile)
+//   block 29 (README.md:1161): skipped (no-compile)
+//   block 30 (README.md:1192): declarations, file scope
+//   block 31 (README.md:1211): declarations, file scope
+//   block 32 (README.md:1233): declarations, file scope
+//   block 33 (README.md:1249): declarations, file scope
+//   block 34 (README.md:1271): declarations, file scope
+//   block 35 (README.md:1339): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1389): skipped (no-compile)
+//   block 37 (README.md:1422): declarations, file scope
+//   block 38 (README.md:1443): skipped (no-compile)
+//   block 39 (README.md:1542): declarations, file scope
+//   block 40 (README.md:1644): declarations, file scope
+//   block 41 (README.md:1684): declarations, file scope
+//   block 42 (README.md:1718): declarations, file scope
 
 import Curlew
 import Foundation
@@ -647,8 +647,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:1053
-#sourceLocation(file: "README.md", line: 1054)
+// MARK: block 25, README.md:1054
+#sourceLocation(file: "README.md", line: 1055)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -670,8 +670,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1096
-#sourceLocation(file: "README.md", line: 1097)
+// MARK: block 27, README.md:1097
+#sourceLocation(file: "README.md", line: 1098)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -682,8 +682,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1190
-#sourceLocation(file: "README.md", line: 1191)
+// MARK: block 30, README.md:1192
+#sourceLocation(file: "README.md", line: 1193)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -697,8 +697,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1209
-#sourceLocation(file: "README.md", line: 1210)
+// MARK: block 31, README.md:1211
+#sourceLocation(file: "README.md", line: 1212)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -712,16 +712,16 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1231
-#sourceLocation(file: "README.md", line: 1232)
+// MARK: block 32, README.md:1233
+#sourceLocation(file: "README.md", line: 1234)
 func hedgedClient() -> APIClient {
     let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1247
-#sourceLocation(file: "README.md", line: 1248)
+// MARK: block 33, README.md:1249
+#sourceLocation(file: "README.md", line: 1250)
 func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
     // The gradient limit by default; AIMD when you know the latency the origin should keep.
     let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
@@ -730,20 +730,20 @@ func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1269
-#sourceLocation(file: "README.md", line: 1270)
+// MARK: block 34, README.md:1271
+#sourceLocation(file: "README.md", line: 1272)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1337
+// MARK: block 35, README.md:1339
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1338)
+#sourceLocation(file: "README.md", line: 1340)
 
 
 
@@ -772,8 +772,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1420
-#sourceLocation(file: "README.md", line: 1421)
+// MARK: block 37, README.md:1422
+#sourceLocation(file: "README.md", line: 1423)
 
 
 
@@ -790,8 +790,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1540
-#sourceLocation(file: "README.md", line: 1541)
+// MARK: block 39, README.md:1542
+#sourceLocation(file: "README.md", line: 1543)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -891,8 +891,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1642
-#sourceLocation(file: "README.md", line: 1643)
+// MARK: block 40, README.md:1644
+#sourceLocation(file: "README.md", line: 1645)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -930,8 +930,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1682
-#sourceLocation(file: "README.md", line: 1683)
+// MARK: block 41, README.md:1684
+#sourceLocation(file: "README.md", line: 1685)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -963,8 +963,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1716
-#sourceLocation(file: "README.md", line: 1717)
+// MARK: block 42, README.md:1718
+#sourceLocation(file: "README.md", line: 1719)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
