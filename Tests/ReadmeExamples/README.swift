@@ -24,25 +24,25 @@
 //   block 22 (README.md:846): declarations, file scope
 //   block 23 (README.md:884): declarations, file scope
 //   block 24 (README.md:938): declarations, file scope
-//   block 25 (README.md:991): declarations, file scope
-//   block 26 (README.md:1022): skipped (no-compile)
-//   block 27 (README.md:1030): declarations, file scope
-//   block 28 (README.md:1046): skipped (no-compile)
-//   block 29 (README.md:1065): skipped (no-compile)
-//   block 30 (README.md:1088): declarations, file scope
-//   block 31 (README.md:1106): declarations, file scope
-//   block 32 (README.md:1124): declarations, file scope
-//   block 33 (README.md:1136): declarations, file scope
-//   block 34 (README.md:1149): declarations, file scope
-//   block 35 (README.md:1195): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1241): skipped (no-compile)
-//   block 37 (README.md:1274): declarations, file scope
-//   block 38 (README.md:1295): skipped (no-compile)
-//   block 39 (README.md:1455): declarations, file scope
-//   block 40 (README.md:1557): declarations, file scope
-//   block 41 (README.md:1597): declarations, file scope
-//   block 42 (README.md:1631): declarations, file scope
-//   block 43 (README.md:1719): declarations, file scope
+//   block 25 (README.md:992): declarations, file scope
+//   block 26 (README.md:1023): skipped (no-compile)
+//   block 27 (README.md:1031): declarations, file scope
+//   block 28 (README.md:1047): skipped (no-compile)
+//   block 29 (README.md:1067): skipped (no-compile)
+//   block 30 (README.md:1090): declarations, file scope
+//   block 31 (README.md:1108): declarations, file scope
+//   block 32 (README.md:1126): declarations, file scope
+//   block 33 (README.md:1138): declarations, file scope
+//   block 34 (README.md:1151): declarations, file scope
+//   block 35 (README.md:1197): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1243): skipped (no-compile)
+//   block 37 (README.md:1276): declarations, file scope
+//   block 38 (README.md:1297): skipped (no-compile)
+//   block 39 (README.md:1457): declarations, file scope
+//   block 40 (README.md:1559): declarations, file scope
+//   block 41 (README.md:1599): declarations, file scope
+//   block 42 (README.md:1633): declarations, file scope
+//   block 43 (README.md:1721): declarations, file scope
 
 import Curlew
 import Foundation
@@ -649,8 +649,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:991
-#sourceLocation(file: "README.md", line: 992)
+// MARK: block 25, README.md:992
+#sourceLocation(file: "README.md", line: 993)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -672,8 +672,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1030
-#sourceLocation(file: "README.md", line: 1031)
+// MARK: block 27, README.md:1031
+#sourceLocation(file: "README.md", line: 1032)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -684,8 +684,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1088
-#sourceLocation(file: "README.md", line: 1089)
+// MARK: block 30, README.md:1090
+#sourceLocation(file: "README.md", line: 1091)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -699,8 +699,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1106
-#sourceLocation(file: "README.md", line: 1107)
+// MARK: block 31, README.md:1108
+#sourceLocation(file: "README.md", line: 1109)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -714,16 +714,16 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1124
-#sourceLocation(file: "README.md", line: 1125)
+// MARK: block 32, README.md:1126
+#sourceLocation(file: "README.md", line: 1127)
 func hedgedClient() -> APIClient {
     let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1136
-#sourceLocation(file: "README.md", line: 1137)
+// MARK: block 33, README.md:1138
+#sourceLocation(file: "README.md", line: 1139)
 func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
     // The gradient limit by default; AIMD when you know the latency the origin should keep.
     let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
@@ -732,20 +732,20 @@ func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1149
-#sourceLocation(file: "README.md", line: 1150)
+// MARK: block 34, README.md:1151
+#sourceLocation(file: "README.md", line: 1152)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1195
+// MARK: block 35, README.md:1197
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1196)
+#sourceLocation(file: "README.md", line: 1198)
 
 
 
@@ -774,8 +774,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1274
-#sourceLocation(file: "README.md", line: 1275)
+// MARK: block 37, README.md:1276
+#sourceLocation(file: "README.md", line: 1277)
 
 
 
@@ -792,8 +792,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1455
-#sourceLocation(file: "README.md", line: 1456)
+// MARK: block 39, README.md:1457
+#sourceLocation(file: "README.md", line: 1458)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -893,8 +893,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1557
-#sourceLocation(file: "README.md", line: 1558)
+// MARK: block 40, README.md:1559
+#sourceLocation(file: "README.md", line: 1560)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -932,8 +932,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1597
-#sourceLocation(file: "README.md", line: 1598)
+// MARK: block 41, README.md:1599
+#sourceLocation(file: "README.md", line: 1600)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -965,8 +965,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1631
-#sourceLocation(file: "README.md", line: 1632)
+// MARK: block 42, README.md:1633
+#sourceLocation(file: "README.md", line: 1634)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1052,8 +1052,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1719
-#sourceLocation(file: "README.md", line: 1720)
+// MARK: block 43, README.md:1721
+#sourceLocation(file: "README.md", line: 1722)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.

@@ -12,6 +12,10 @@ public import HTTPTypes
 /// fresh key to each such call with ``addsIdempotencyKey``; every attempt of a call sends the
 /// same key. A body that cannot be replayed (a one-shot stream) is never resent.
 ///
+/// A connection failure the transport already retried with its own back-off
+/// (``CurlTransport/Configuration/connectRetry``, ``TransferMetrics/connectionAttempts`` above 1)
+/// is not retried again, so the two never multiply their attempts.
+///
 /// ```swift
 /// let retry = RetryMiddleware(addsIdempotencyKey: true)   // POST and PATCH become retryable
 /// ```
@@ -108,7 +112,9 @@ public struct RetryMiddleware: APIMiddleware {
     }
 
     private func isRetryable(_ error: CurlewError) -> Bool {
-        if FailoverMiddleware.isConnectLevel(error.code) { return true }
+        // A connection the transport already retried with its own back-off
+        // (``ConnectRetryPolicy``) is not retried again: the attempts would multiply.
+        if FailoverMiddleware.isConnectLevel(error.code) { return (error.metrics?.connectionAttempts ?? 1) <= 1 }
         if error.code == .unacceptableStatus, let status = error.status { return retryableStatuses.contains(status.code) }
         return false
     }

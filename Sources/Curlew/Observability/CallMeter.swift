@@ -19,10 +19,14 @@ internal import HTTPTypes
 /// | `curlew_circuit_state` | gauge: 0 closed, 1 half-open, 2 open | origin |
 /// | `curlew_concurrency_limit`, `curlew_concurrency_in_flight` | gauge | origin |
 /// | `curlew_concurrency_shed_total` | counter | origin |
+/// | `curlew_connections_open`, `curlew_connections_idle` | gauge | — |
+/// | `curlew_transfers_in_flight`, `curlew_transfers_queued_for_connection` | gauge | — |
+/// | `curlew_connect_retries_total` | counter | — |
 ///
 /// The per-origin instruments are recorded by ``CircuitBreakerMiddleware`` and
 /// ``AdaptiveConcurrencyMiddleware`` into the factory of the call that changed them
-/// (``OriginMeter``).
+/// (``OriginMeter``); the connection instruments by a running ``TransportService``, once a
+/// second (``ConnectionMeter``).
 ///
 /// A class (immutable): a call's ``EventReporter`` carries an optional meter, and an optional
 /// reference is one word that copies with a retain, where an optional struct of an existential
@@ -122,5 +126,36 @@ enum OriginMeter {
     static func recordShed(origin: String, options: RequestOptions) {
         guard let factory = options.instrumentation.activeMetricsFactory else { return }
         Counter(label: "curlew_concurrency_shed_total", dimensions: [("origin", origin)], factory: factory).increment()
+    }
+}
+
+/// A transport's connections as gauges, recorded by a running ``TransportService``.
+struct ConnectionMeter {
+    private let open: Gauge
+    private let idle: Gauge
+    private let inFlight: Gauge
+    private let queued: Gauge
+    private let retries: Counter
+    /// The retries already counted (the statistics count since the transport started).
+    private var retriesRecorded = 0
+
+    init(factory: any MetricsFactory) {
+        open = Gauge(label: "curlew_connections_open", factory: factory)
+        idle = Gauge(label: "curlew_connections_idle", factory: factory)
+        inFlight = Gauge(label: "curlew_transfers_in_flight", factory: factory)
+        queued = Gauge(label: "curlew_transfers_queued_for_connection", factory: factory)
+        retries = Counter(label: "curlew_connect_retries_total", factory: factory)
+    }
+
+    /// Records `statistics`; the retries counter grows by the retries since the last record.
+    mutating func record(_ statistics: ConnectionStatistics) {
+        open.record(statistics.openConnections)
+        idle.record(statistics.idleConnections)
+        inFlight.record(statistics.transfersInFlight)
+        queued.record(statistics.queuedForConnection)
+        if statistics.connectRetries > retriesRecorded {
+            retries.increment(by: statistics.connectRetries - retriesRecorded)
+            retriesRecorded = statistics.connectRetries
+        }
     }
 }

@@ -55,6 +55,14 @@ public final class TransportService: Transport, Service {
     /// Signals that begin the drain while the service runs (``run()``), before the service's own
     /// graceful shutdown reaches it.
     public let drainSignals: [UnixSignal]
+    /// Where ``run()`` records the transport's ``CurlTransport/connectionStatistics`` once a
+    /// second: the gauges `curlew_connections_open`, `curlew_connections_idle`,
+    /// `curlew_transfers_in_flight` and `curlew_transfers_queued_for_connection`, and the counter
+    /// `curlew_connect_retries_total`. Recorded while the service runs, whether or not calls
+    /// are made, so the idle count falls to zero after the idle timeout
+    /// (``CurlTransport/Configuration/idleConnectionTimeout``). Nothing is recorded with no
+    /// metrics system bootstrapped, or with ``CurlewInstrumentation/disabled``.
+    public let instrumentation: CurlewInstrumentation
     private let state = Mutex(DrainState())
 
     /// Creates a service owning a new ``CurlTransport`` with `configuration`.
@@ -65,18 +73,26 @@ public final class TransportService: Transport, Service {
     ///     `ServiceGroup`'s graceful shutdown signals. Default: none (the drain begins with the
     ///     service's own graceful shutdown). Watching a signal does not handle it: the group
     ///     must still shut down on it.
+    ///   - instrumentation: Where the connection gauges go (``instrumentation``). Default: the
+    ///     process-wide metrics system.
     public convenience init(
         configuration: CurlTransport.Configuration = .init(), gracePeriod: Duration = .seconds(10),
-        drainSignals: [UnixSignal] = []
+        drainSignals: [UnixSignal] = [], instrumentation: CurlewInstrumentation = .system
     ) {
-        self.init(transport: CurlTransport(configuration: configuration), gracePeriod: gracePeriod, drainSignals: drainSignals)
+        self.init(
+            transport: CurlTransport(configuration: configuration), gracePeriod: gracePeriod, drainSignals: drainSignals,
+            instrumentation: instrumentation)
     }
 
     /// Creates a service around `transport`, which it shuts down when the service stops.
-    public init(transport: CurlTransport, gracePeriod: Duration = .seconds(10), drainSignals: [UnixSignal] = []) {
+    public init(
+        transport: CurlTransport, gracePeriod: Duration = .seconds(10), drainSignals: [UnixSignal] = [],
+        instrumentation: CurlewInstrumentation = .system
+    ) {
         self.transport = transport
         self.gracePeriod = gracePeriod
         self.drainSignals = drainSignals
+        self.instrumentation = instrumentation
     }
 
     /// How many requests are in flight (sent, not yet answered, or with a streamed body not yet
@@ -147,9 +163,19 @@ public final class TransportService: Transport, Service {
     }
 
     /// Runs until graceful shutdown (or cancellation), then drains and stops the transport.
-    /// Meanwhile one of ``drainSignals`` begins the drain.
+    /// Meanwhile one of ``drainSignals`` begins the drain, and the connection gauges are recorded
+    /// (``instrumentation``).
     public func run() async throws {
         await withDiscardingTaskGroup { group in
+            if let factory = instrumentation.activeMetricsFactory {
+                group.addTask {
+                    var meter = ConnectionMeter(factory: factory)
+                    while true {
+                        meter.record(self.transport.connectionStatistics)
+                        do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                    }
+                }
+            }
             if !drainSignals.isEmpty {
                 group.addTask {
                     let signals = await UnixSignalsSequence(trapping: self.drainSignals)

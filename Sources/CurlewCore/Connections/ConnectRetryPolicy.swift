@@ -12,6 +12,11 @@
 /// a rolling deploy) instead of failing at once; a circuit breaker, when configured, takes over
 /// for a longer outage. A connect timeout (``TransferOptions/connectTimeout``), a DNS failure or
 /// a certificate that fails verification is not retried.
+///
+/// A request may lower or raise the maximum for itself with
+/// ``TransferOptions/maximumConnectAttempts``; `FailoverMiddleware` sets it to 1 while another
+/// origin is left, and `RetryMiddleware` does not retry again a connection retried here
+/// (``TransferMetrics/connectionAttempts``).
 public struct ConnectRetryPolicy: Sendable, Hashable {
     /// Most connection attempts per call, the first included; 1 turns retries off. Default: 10.
     public var maximumAttempts: Int

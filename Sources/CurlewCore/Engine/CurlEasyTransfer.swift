@@ -359,10 +359,12 @@ package final class CurlEasyTransfer: @unchecked Sendable {
 
     /// The delay in nanoseconds before the next connection attempt when the transfer failed with
     /// `code` while connecting — refused, unreachable, TLS handshake reset — with nothing sent or
-    /// received, attempts left under `policy` and time left in the call's total timeout; `nil`
+    /// received, attempts left under `policy` (or the request's
+    /// ``TransferOptions/maximumConnectAttempts``) and time left in the call's total timeout; `nil`
     /// otherwise (the transfer then completes with `code`). Counts the attempt and its delay.
     package func connectRetryDelay(for code: CURLcode, policy: ConnectRetryPolicy) -> UInt64? {
-        guard connectAttempts < policy.maximumAttempts, Self.isConnectFailure(code), machine.canRestart,
+        let maximumAttempts = request.options.maximumConnectAttempts ?? policy.maximumAttempts
+        guard connectAttempts < maximumAttempts, Self.isConnectFailure(code), machine.canRestart,
             head.bytesSeen == 0
         else { return nil }
         var pretransfer: curl_off_t = 0
@@ -423,7 +425,11 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     package func effectiveURL() -> String { request.url }
 
     /// libcurl's timings and counters for the transfer so far.
-    package func metrics() -> TransferMetrics { CurlTransferInfo(handle: handle).metrics() }
+    package func metrics() -> TransferMetrics {
+        var measured = CurlTransferInfo(handle: handle).metrics()
+        measured.connectionAttempts = connectAttempts
+        return measured
+    }
 
     /// Publishes `headReceived` for a final head (not for a redirect hop the client follows).
     package func reportHead(status: Int) {

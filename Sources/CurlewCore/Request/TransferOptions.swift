@@ -23,6 +23,11 @@ public struct TransferOptions: Sendable, Hashable {
     /// `.headTimeout`. The four timeouts are distinct: connect (``connectTimeout``), head (this),
     /// stall (``idleTimeout``), the whole exchange (``totalTimeout``).
     public var headTimeout: Duration?
+    /// Most connection attempts for this exchange, the first included, `nil` (the default) for
+    /// the transport's own policy (``ConnectRetryPolicy/maximumAttempts``); 1 turns the
+    /// transport's connect retries off for it. `FailoverMiddleware` sets 1 while another origin
+    /// is left to try: trying that origin is its retry.
+    public var maximumConnectAttempts: Int?
     /// Largest accepted response body, counted in decoded bytes. Fails with `.bodyTooLarge`.
     public var maximumBodySize: Int = 16 * 1024 * 1024
     /// How many redirects an ``APIClient`` call follows; `0` returns 3xx responses as they are.

@@ -145,6 +145,79 @@ struct ConnectRetryTests {
         await transport.shutdown()
     }
 
+    @Test func theErrorsMetricsCountTheAttempts() async throws {
+        let upstream = try ClosedPort()
+        let policy = ConnectRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+        let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: policy))
+        let client = APIClient(baseURL: upstream.baseURL, transport: transport)
+        let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
+        #expect(error?.metrics?.connectionAttempts == 3)
+        // A request may choose its own maximum: 1 turns the transport's retries off for it.
+        var options = TransferOptions()
+        options.maximumConnectAttempts = 1
+        let single = APIClient(configuration: ClientConfiguration(baseURL: upstream.baseURL, transferOptions: options), transport: transport)
+        let once = await #expect(throws: CurlewError.self) { try await single.send(Numbered(index: 2)) }
+        #expect(once?.code == .cannotConnect)
+        #expect(once?.metrics?.connectionAttempts == 1)
+        #expect(transport.statistics.connectRetries == 2)
+        await transport.shutdown()
+    }
+
+    /// The transport's connect retry and the retry middleware are one mechanism: a connection the
+    /// transport already retried is not retried again by the middleware (the attempts would
+    /// multiply), and with the transport's retries off the middleware retries as before.
+    @Test func theRetryMiddlewareDoesNotRetryAConnectionTheTransportRetried() async throws {
+        let upstream = try ClosedPort()
+        let policy = ConnectRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+        let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: policy))
+        let retry = RetryMiddleware(maximumAttempts: 3, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+        let client = APIClient(configuration: ClientConfiguration(baseURL: upstream.baseURL, middleware: [retry]), transport: transport)
+        let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 1)) }
+        #expect(error?.code == .cannotConnect)
+        #expect(error?.metrics?.connectionAttempts == 3)
+        #expect(transport.statistics.connectRetries == 2, "three connection attempts in all, not three times three")
+        await transport.shutdown()
+
+        let plain = CurlTransport(configuration: .init(engineCount: 1, connectRetry: .disabled))
+        let retried = APIClient(configuration: ClientConfiguration(baseURL: upstream.baseURL, middleware: [retry]), transport: plain)
+        let scheduled = Mutex(0)
+        let events = retried.events
+        let counting = Task {
+            for await event in events where event.kind == .retryScheduled { scheduled.withLock { $0 += 1 } }
+        }
+        let again = await #expect(throws: CurlewError.self) { try await retried.send(Numbered(index: 2)) }
+        #expect(again?.code == .cannotConnect)
+        #expect(plain.statistics.connectRetries == 0)
+        #expect(await eventually { scheduled.withLock { $0 } == 2 }, "the middleware made its three attempts")
+        counting.cancel()
+        await plain.shutdown()
+    }
+
+    /// Failover is the retry while another origin is left: the transport does not retry the
+    /// unreachable one first; the last origin gets the transport's retries.
+    @Test func failoverMovesOnWithoutTheTransportRetryingFirst() async throws {
+        let primary = try ClosedPort()
+        let policy = ConnectRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+        try await withLoopback(transportConfiguration: .init(engineCount: 1, connectRetry: policy), handler: { _ in .text("secondary") }) {
+            secondary, _, transport in
+            let failover = FailoverMiddleware(baseURLs: [primary.baseURL, secondary.baseURL])
+            let client = APIClient(configuration: ClientConfiguration(baseURL: primary.baseURL, middleware: [failover]), transport: transport)
+            let answer = try await client.send(Numbered(index: 1))
+            #expect(answer == "secondary")
+            #expect(transport.statistics.connectRetries == 0)
+            #expect(secondary.requestCount == 1)
+        }
+        let secondary = try ClosedPort()
+        let transport = CurlTransport(configuration: .init(engineCount: 1, connectRetry: policy))
+        let failover = FailoverMiddleware(baseURLs: [primary.baseURL, secondary.baseURL])
+        let client = APIClient(configuration: ClientConfiguration(baseURL: primary.baseURL, middleware: [failover]), transport: transport)
+        let error = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 2)) }
+        #expect(error?.code == .cannotConnect)
+        #expect(error?.metrics?.connectionAttempts == 3)
+        #expect(transport.statistics.connectRetries == 2, "only the last origin was retried")
+        await transport.shutdown()
+    }
+
     @Test func theBackOffDoublesUpToItsMaximumWithinTheJitter() {
         let policy = ConnectRetryPolicy.standard
         #expect(policy.delayNanoseconds(beforeAttempt: 2, random: 0.5) == 50_000_000)
