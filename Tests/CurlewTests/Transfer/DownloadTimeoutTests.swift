@@ -26,9 +26,8 @@ struct DownloadTimeoutTests {
             #expect(error?.code == .idleTimeout, "\(String(describing: error))")
             #expect(error?.level == .transport)
             // The server holds until the client leaves, so only the stall detector can end the
-            // download: the lower bound is the detector's window, the upper one only a hang guard
-            // (a sanitizer-slowed machine takes seconds longer; see scripts/sanitize.sh).
-            #expect(elapsed >= 0.9 && elapsed < 30, "failed after \(elapsed) s")
+            // download (a hang is the suite's time limit), and not before its window.
+            #expect(elapsed >= 0.9, "failed after \(elapsed) s")
             #expect(contents(of: folder).isEmpty)
         }
     }
@@ -48,8 +47,8 @@ struct DownloadTimeoutTests {
             let elapsed = seconds(ContinuousClock.now - started)
             #expect(error?.code == .idleTimeout, "\(String(describing: error))")
             #expect(error?.message.hasPrefix("Operation too slow") == true, "\(error?.message ?? "")")
-            // 10 000 s of drip: only the minimum-speed detector can end it (upper bound: hang guard).
-            #expect(elapsed >= 0.9 && elapsed < 30, "failed after \(elapsed) s")
+            // 10 000 s of drip: only the minimum-speed detector can end it, and not before its window.
+            #expect(elapsed >= 0.9, "failed after \(elapsed) s")
             #expect(contents(of: folder).isEmpty)
         }
     }
