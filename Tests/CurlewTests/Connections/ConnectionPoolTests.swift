@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import LoopbackServer
+import Synchronization
 import Testing
 
 /// The connection cache under a service's fan-out, and connections the server closed.
@@ -10,10 +11,17 @@ struct ConnectionPoolTests {
     /// 192 transfers in flight (64 incoming requests × 3 upstream calls) over HTTP/1.1, three
     /// waves: the first opens the connections, the next two reuse every one of them. (With a
     /// fixed cache of 128 the engine used to close 64 connections after each wave and open them
-    /// again in the next.)
+    /// again in the next.) The server answers a wave only once all 192 of its requests have
+    /// arrived, so every wave holds 192 connections at once however fast either side runs.
     @Test func aFanOutOf192TransfersReusesItsConnectionsWaveAfterWave() async throws {
+        let arrivals = Mutex(0)
         try await withLoopback(handler: { _ in
-            try? await Task.sleep(for: .milliseconds(40))
+            let arrival = arrivals.withLock { count in
+                count += 1
+                return count
+            }
+            let waveEnd = ((arrival - 1) / 192 + 1) * 192
+            while arrivals.withLock({ $0 }) < waveEnd { try? await Task.sleep(for: .milliseconds(5)) }
             return .text("ok")
         }) { server, client, _ in
             func wave() async throws {
@@ -23,17 +31,11 @@ struct ConnectionPoolTests {
                 }
             }
             try await wave()
-            let opened = server.connectionsAccepted
-            #expect(opened <= 192)
-            #expect(opened > 64, "the wave ran concurrently, not queued behind a few connections")
+            #expect(server.connectionsAccepted == 192)
             try await wave()
             try await wave()
             #expect(server.requestCount == 3 * 192)
-            // No churn: over all three waves no more connections than 192 transfers can use at
-            // once. (A later wave may open the few its first wave never needed — some of the first
-            // wave's calls finished before its last ones started — but a cache that closed 64
-            // after each wave would open 64 again in each of the next two.)
-            #expect(server.connectionsAccepted <= 192, "opened \(opened) in the first wave")
+            #expect(server.connectionsAccepted == 192, "no churn: later waves opened no connection")
         }
     }
 
