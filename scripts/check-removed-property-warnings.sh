@@ -7,12 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch="${1:-.build}"
-triple_dir=$(dirname "$(find "$scratch" -path '*debug/CCurlShim.build/module.modulemap' | head -n 1)")
-[ -d "$triple_dir" ] || { echo "build first: no CCurlShim module map under $scratch" >&2; exit 2; }
-# A ThreadSanitizer build (scripts/sanitize.sh thread) also has Curlew import CTSanHooks.
-extra=()
-tsan_map="$(dirname "$triple_dir")/CTSanHooks.build/module.modulemap"
-[ -f "$tsan_map" ] && extra=(-Xcc -fmodule-map-file="$tsan_map" -Xcc -ISources/CTSanHooks/include)
+source scripts/lib/typecheck-probe.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/probe.swift" <<'SWIFT'
@@ -35,9 +30,7 @@ struct Member: FamilyAPI { typealias Response = String; var path: String { "m" }
 struct Fine: Endpoint { typealias Response = String; var path: String { "f" } }
 struct OldPlainQueue: Endpoint { typealias Response = String; var path: String { "q" }; var queueName: String { "images" } }
 SWIFT
-output=$(swiftc -typecheck -I "$scratch/debug/Modules" \
-    -Xcc -fmodule-map-file="$triple_dir/module.modulemap" -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
-    -Xcc -ISources/CCurlShim/include ${extra[@]+"${extra[@]}"} "$work/probe.swift" 2>&1) || {
+output=$(typecheck_probe "$scratch" "$work/probe.swift") || {
     echo "the probe did not compile:" >&2; echo "$output" >&2; exit 1
 }
 status=0

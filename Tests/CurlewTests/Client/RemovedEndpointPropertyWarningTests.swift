@@ -1,5 +1,3 @@
-import Foundation
-import TestSupport
 import Testing
 
 @Suite("Removed endpoint properties: the compiler's warning")
@@ -10,18 +8,7 @@ struct RemovedEndpointPropertyWarningTests {
     /// property; an endpoint declaring none gets none. The script type-checks a probe against the
     /// built module.
     @Test func eachOldDeclarationWarnsAtItsConformance() async throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        // The test binary lives in <scratch>/<triple>/debug/…; the scratch path is above the triple.
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while directory.lastPathComponent != "debug", directory.path != "/" { directory.deleteLastPathComponent() }
-        let scratch = directory.deletingLastPathComponent().deletingLastPathComponent()
-        try #require(
-            FileManager.default.fileExists(atPath: scratch.appendingPathComponent("debug/Modules/Curlew.swiftmodule").path),
-            "no built Curlew module under \(scratch.path)")
-        // posix_spawn, not Foundation's Process (see SpawnedProcess).
-        let (status, text) = try await SpawnedProcess.run(
-            path: "/usr/bin/env", arguments: ["bash", repository.appendingPathComponent("scripts/check-removed-property-warnings.sh").path, scratch.path])
+        let (status, text) = try await runDiagnosticProbe("check-removed-property-warnings.sh")
         #expect(status == 0, "\(text)")
         let warned = text.split(separator: "\n").filter { $0.hasSuffix(": warned") }.map { String($0.dropLast(": warned".count)) }
         #expect(
