@@ -41,25 +41,22 @@ struct CacheCall: Sendable {
             }
             return hit(entry, reason: "cache only")
         case .networkFirst(let staleFor):
+            // The first fetch makes a single connection attempt (unless the request chose its
+            // own number): an origin that refuses connections is answered from the cache at
+            // once, not after the transport's connect retries and their seconds of back-off.
+            // With nothing stored to fall back on, the fetch is made again with those retries.
+            guard request.options.maximumConnectAttempts == nil else { return try await networkFirst(request, staleFor: staleFor, next) }
+            var firstTry = request
+            firstTry.options.maximumConnectAttempts = 1
             do {
-                return try await fetch(validating: nil, next)
-            } catch let error as CurlewError where FailoverMiddleware.isConnectLevel(error.code) {
-                let now = configuration.now()
-                guard let entry = await lookup(), now.timeIntervalSince(entry.storedAt) <= staleFor.seconds else {
-                    miss("offline and nothing stored within \(staleFor)")
-                    throw error
+                return try await fetch(firstTry, validating: nil, next)
+            } catch let error as CurlewError where Self.transportWouldRetry(error) {
+                if FailoverMiddleware.isConnectLevel(error.code),
+                    let fallback = await offlineFallback(staleFor: staleFor, failure: error, final: false)
+                {
+                    return fallback
                 }
-                // `must-revalidate`: once stale, never served without the server's confirmation,
-                // not even offline (RFC 9111 §5.2.2.2).
-                let facts = HTTPCacheRules.Facts(entry)
-                if HTTPCacheRules.forbidsStale(facts, shared: configuration.isShared) {
-                    let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: configuration.isShared, heuristic: true) ?? 0
-                    guard HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < lifetime else {
-                        miss("offline, and the stored answer is stale and must-revalidate")
-                        throw error
-                    }
-                }
-                return hit(entry, reason: "offline fallback (\(error.code))")
+                return try await networkFirst(request, staleFor: staleFor, next)
             }
         case .http, .maxAge, .alwaysRevalidate:
             if policy == .http, request.method != .get, request.method != .head { return try await next(request, context) }
@@ -68,6 +65,45 @@ struct CacheCall: Sendable {
             miss(entry == nil ? "absent" : "stale")
             return try await fetch(validating: entry, next)
         }
+    }
+
+    /// `networkFirst`: the answer from the network, or on a connection-level failure the stored
+    /// answer ``offlineFallback(staleFor:failure:final:)`` allows.
+    private func networkFirst(_ request: PreparedRequest, staleFor: CacheLifetime, _ next: MiddlewareNext) async throws -> RawResponse {
+        do {
+            return try await fetch(request, validating: nil, next)
+        } catch let error as CurlewError where FailoverMiddleware.isConnectLevel(error.code) {
+            if let fallback = await offlineFallback(staleFor: staleFor, failure: error) { return fallback }
+            throw error
+        }
+    }
+
+    /// A failure the transport's connect retries would have retried (``ConnectRetryPolicy``):
+    /// refused or unreachable, or the TLS handshake failed; nothing was sent.
+    private static func transportWouldRetry(_ error: CurlewError) -> Bool {
+        error.code == .cannotConnect || error.code == .tlsFailure
+    }
+
+    /// The stored answer `networkFirst` serves when the origin cannot be reached: one stored
+    /// within `staleFor`, and, when the server said `must-revalidate`, still fresh. `nil` (a miss
+    /// reported when `final`) when there is none.
+    private func offlineFallback(staleFor: CacheLifetime, failure: CurlewError, final: Bool = true) async -> RawResponse? {
+        let now = configuration.now()
+        guard let entry = await lookup(), now.timeIntervalSince(entry.storedAt) <= staleFor.seconds else {
+            if final { miss("offline and nothing stored within \(staleFor)") }
+            return nil
+        }
+        // `must-revalidate`: once stale, never served without the server's confirmation,
+        // not even offline (RFC 9111 §5.2.2.2).
+        let facts = HTTPCacheRules.Facts(entry)
+        if HTTPCacheRules.forbidsStale(facts, shared: configuration.isShared) {
+            let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: configuration.isShared, heuristic: true) ?? 0
+            guard HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < lifetime else {
+                if final { miss("offline, and the stored answer is stale and must-revalidate") }
+                return nil
+            }
+        }
+        return hit(entry, reason: "offline fallback (\(failure.code))")
     }
 
     // MARK: Lookup
@@ -131,6 +167,11 @@ struct CacheCall: Sendable {
     /// Sends the request (conditional when `entry` has validators), stores a storable answer,
     /// and turns a `304` into the refreshed stored answer.
     private func fetch(validating entry: CacheEntry?, _ next: MiddlewareNext) async throws -> RawResponse {
+        try await fetch(request, validating: entry, next)
+    }
+
+    /// ``fetch(validating:_:)`` of `request` (this call's request with other transfer options).
+    private func fetch(_ request: PreparedRequest, validating entry: CacheEntry?, _ next: MiddlewareNext) async throws -> RawResponse {
         var outgoing = request
         if let entry {
             if let tag = entry.header("ETag") { outgoing.headers[.ifNoneMatch] = tag }

@@ -35,7 +35,9 @@ public enum CachePolicy: Sendable, Hashable {
     /// an HTTP error, which is the server's answer), serve a stored answer no older than
     /// `staleFor` (HttpManager's `getCacheToUrl`). `staleFor` is the app's explicit consent to
     /// stale answers offline, so an answer the server marked `no-cache` is served; one marked
-    /// `must-revalidate` is served only while still fresh (RFC 9111 §5.2.2.2).
+    /// `must-revalidate` is served only while still fresh (RFC 9111 §5.2.2.2). The fallback comes
+    /// after one connection attempt, not after the transport's connect retries
+    /// (``ConnectRetryPolicy``); with no answer to fall back on, the call is sent again with them.
     case networkFirst(staleFor: CacheLifetime)
     /// Look in the cache only; never touch the network. Without a stored answer (or one older
     /// than `maxAge` when given) the call fails with ``CurlewError/Code/cacheMiss``

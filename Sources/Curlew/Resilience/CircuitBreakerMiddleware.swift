@@ -9,7 +9,9 @@ internal import Synchronization
 /// ``Policy/failureRatio`` of them are failures, the breaker opens: for ``Policy/breakDuration``
 /// every call to that origin fails at once with ``CurlewError/Code/circuitOpen`` and nothing is
 /// sent. Then one call goes out as a probe (half-open) while the others keep failing fast; its
-/// success closes the breaker, its failure opens it for another break.
+/// success closes the breaker, its failure opens it for another break. The probe makes a single
+/// connection attempt (the transport's connect retries are for calls, not for a question whose
+/// answer is "still down"), unless its request sets ``TransferOptions/maximumConnectAttempts``.
 ///
 /// Only failures that say something about the origin count: no connection (refused, DNS, connect
 /// timeout), a timeout, a reset or empty reply, and a status of 500 or above. A status below 500
@@ -142,6 +144,12 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
             diverted.failoverStep = max(1, context.failoverStep)
             diverted.circuitRefusal = refusal
             return try await next(request, diverted)
+        }
+        var request = request
+        if admission == .probe, request.options.maximumConnectAttempts == nil {
+            // A probe asks whether the origin is back: one connection attempt answers that. The
+            // transport's connect retries would hold the breaker half-open for their back-off.
+            request.options.maximumConnectAttempts = 1
         }
         do {
             let raw = try await next(request, context)

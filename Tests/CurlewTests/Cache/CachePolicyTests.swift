@@ -174,9 +174,14 @@ struct CachePolicyTests {
         let offline = try await offlineClient.response(for: request)
         #expect(offline.value == "answer 2")
         #expect(offline.source == .cache)
+        #expect(transport.statistics.connectRetries == 0, "the stored answer comes after one refused connection, not after the connect retries")
         clock.advance(3_601)
         let tooOld = await #expect(throws: CurlewError.self) { try await offlineClient.send(request) }
         #expect(tooOld?.code == .cannotConnect)
+        // Nothing to fall back on: the call went out again with the transport's retries, one
+        // attempt then ten (``ConnectRetryPolicy/standard``), nine of them retries.
+        #expect(transport.statistics.connectRetries == ConnectRetryPolicy.standard.maximumAttempts - 1)
+        #expect(tooOld?.message.contains("after \(ConnectRetryPolicy.standard.maximumAttempts) connection attempts") == true)
         await transport.shutdown()
     }
 

@@ -229,4 +229,43 @@ struct CircuitBreakerTests {
         }
         await mirror.shutdown()
     }
+
+    /// Sets a request's connection attempts while told to, and records what each request carried.
+    final class ConnectAttempts: APIMiddleware, Sendable {
+        /// The attempts to set (`nil`: leave the request's own), and what each request carried.
+        let state = Mutex<(setting: Int?, seen: [Int?])>((1, []))
+
+        func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+            var request = request
+            state.withLock { state in
+                if let setting = state.setting { request.options.maximumConnectAttempts = setting }
+                state.seen.append(request.options.maximumConnectAttempts)
+            }
+            return try await next(request, context)
+        }
+    }
+
+    /// A probe asks one question, "is the origin back?": against an origin that refuses
+    /// connections it makes one connection attempt, not the transport's ten with their back-off.
+    @Test func aProbeMakesOneConnectionAttempt() async throws {
+        let origin = try ClosedPort()
+        let transport = CurlTransport(configuration: .init(engineCount: 1))
+        let clock = TestClock()
+        let breaker = CircuitBreakerMiddleware(policy: .init(minimumThroughput: 2, breakDuration: .seconds(5)), now: { clock.now })
+        let attempts = ConnectAttempts()
+        let client = APIClient(configuration: ClientConfiguration(baseURL: origin.baseURL, middleware: [breaker, attempts]), transport: transport)
+        for index in 0..<2 {
+            let failed = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: index)) }
+            #expect(failed?.code == .cannotConnect)
+        }
+        #expect(breaker.state(of: origin.baseURL) == .open)
+        attempts.state.withLock { $0.setting = nil }
+        clock.advance(by: .seconds(5))
+        let probe = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 2)) }
+        #expect(probe?.code == .cannotConnect)
+        #expect(breaker.state(of: origin.baseURL) == .open)
+        #expect(attempts.state.withLock { $0.seen } == [1, 1, 1], "the probe went out with one connection attempt")
+        #expect(transport.statistics.connectRetries == 0)
+        await transport.shutdown()
+    }
 }
