@@ -12,8 +12,8 @@ internal import Synchronization
 /// area starts, when you call ``sweep(now:)``, and every ``sweepInterval`` while the area runs as
 /// a service (``run()``, e.g. in the application's `ServiceGroup`); the ``shared`` area is also
 /// swept in the background whenever an ``APIClient`` is created, so a program that neither runs
-/// the service nor downloads again does not keep expired files. A file being written is never
-/// swept.
+/// the service nor downloads again does not keep expired files (at most once per
+/// ``sweepInterval``, however many clients it creates). A file being written is never swept.
 ///
 /// ```swift
 /// let area = DownloadArea(directory: URL(fileURLWithPath: "/var/cache/app/downloads"), lifetime: .seconds(600))
@@ -67,8 +67,20 @@ public final class DownloadArea: Sendable {
         }
     }
 
-    /// Starts a ``sweep(now:)`` on a background task (a client's start sweeps ``shared`` so).
+    /// When ``sweepInBackground()`` last started a sweep. Guarded by its mutex.
+    let lastBackgroundSweep = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Starts a ``sweep(now:)`` on a background task (a client's start sweeps ``shared`` so),
+    /// unless one started within the last ``sweepInterval``: a program that creates many clients
+    /// does not list the folder for each.
     func sweepInBackground() {
+        let now = ContinuousClock.now
+        let due = lastBackgroundSweep.withLock { last in
+            if let last, now - last < sweepInterval { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
         Task.detached(priority: .background) { [self] in
             self.sweep()
         }

@@ -198,9 +198,15 @@ struct DownloadTests {
         // Modified two hours ago: past the shared area's one-hour lifetime.
         var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
         #expect(utimensat(AT_FDCWD, old, &times, 0) == 0)
+        // As if no client had been created in this process yet (other tests create them).
+        area.lastBackgroundSweep.withLock { $0 = nil }
         _ = APIClient(baseURL: "http://127.0.0.1:9")
         #expect(await eventually { access(old, F_OK) != 0 })
         #expect(access(fresh, F_OK) == 0, "younger than the lifetime")
+        // More clients within the sweep interval start no other sweep.
+        let started = try #require(area.lastBackgroundSweep.withLock { $0 })
+        for _ in 0..<3 { _ = APIClient(baseURL: "http://127.0.0.1:9") }
+        #expect(area.lastBackgroundSweep.withLock { $0 } == started)
     }
 
     @Test func withoutDestinationTheFileLandsInTheAreaWhichSweepsOldFilesButNotBusyOnes() async throws {
