@@ -25,8 +25,9 @@ public import Tracing
 /// - ``ResponseCache/invalidate(_:)`` goes to the store, which tells every instance: each one
 ///   evicts the matching entries from its first tier.
 /// - A `GET` that misses both tiers takes a lock on its key for the fleet
-///   (``Configuration/singleFlight``): the instance that gets it fetches, the others wait for the
-///   stored answer, up to a timeout after which they fetch themselves.
+///   (``Configuration/singleFlight``): the instance that gets it reads the store once more (the
+///   last holder's answer lands there before its lock is given back) and then fetches; the others
+///   wait for the stored answer, up to a timeout after which they fetch themselves.
 ///
 /// Keys are the cache's own (credential scope and `Vary` variant included), so a second-tier hit
 /// is exactly what the first tier would have served. Every decision that goes on without the
@@ -168,14 +169,6 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             count { $0.misses += 1 }
             return nil
         }
-        // While the store was asked (a slow read: a cold pool, a loaded machine), a fetch of this
-        // instance may have ended and stored its answer here: no second flight (this instance
-        // would take its own lock again and fetch again).
-        if let entry = await local.entry(for: key) {
-            count { $0.firstTierHits += 1 }
-            metrics.firstTierHits.increment()
-            return entry
-        }
         return await singleFlight(key, fleetKey: described.key, flight)
     }
 
@@ -297,6 +290,16 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             return (state.nextFlight, true)
         }
         if !isFirst { return await follow(key, id: id) }
+        // A fetch of this instance may have ended since this caller missed the first tier (the
+        // store's read takes a while; a loaded machine resumes a caller late). Its answer went
+        // into the first tier before its flight ended, and this flight began after that, so one
+        // more look finds it: no second flight (this instance's lock is its own, taken again).
+        if let entry = await local.entry(for: key) {
+            count { $0.firstTierHits += 1 }
+            metrics.firstTierHits.increment()
+            resolve(key, id: id, with: entry)
+            return entry
+        }
         scheduleTimeout(key, id: id, after: flight.wait)
         guard permit() else {
             failOpen("breaker open (lock)")
@@ -318,6 +321,13 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         switch locked {
         case .answered(true):
             succeeded()
+            // The lock may be free because another instance's fetch has just ended. Its answer
+            // reached the store before its lock was given back, so one more read finds it.
+            if case .hit(let entry) = await readStore(fleetKey, fullKey: key) {
+                enqueue(.unlock(fleetKey))
+                resolve(key, id: id, with: entry)
+                return entry
+            }
             state.withLock { state in
                 state.flights[key]?.leading = true
                 state.leading.insert(key)
