@@ -15,21 +15,13 @@ package struct HeadWatch {
 
     package init(timeoutNanoseconds: UInt64, now: UInt64) {
         self.timeoutNanoseconds = timeoutNanoseconds
-        self.sending = Self.tracker(timeoutNanoseconds, startingAt: now)
-    }
-
-    /// A tracker whose clock runs from `now` with nothing sent (an unprimed one would count its
-    /// first sample as activity).
-    private static func tracker(_ timeoutNanoseconds: UInt64, startingAt now: UInt64) -> IdleTracker {
-        var tracker = IdleTracker(timeoutNanoseconds: timeoutNanoseconds, now: now)
-        _ = tracker.observe(bytesMoved: 0, now: now)
-        return tracker
+        self.sending = IdleTracker(timeoutNanoseconds: timeoutNanoseconds, now: now)
     }
 
     /// Starts the clock again at `now` (a new connection attempt, leaving a per-host queue).
     package mutating func restart(now: UInt64) {
         guard !ended else { return }
-        sending = Self.tracker(timeoutNanoseconds, startingAt: now)
+        sending = IdleTracker(timeoutNanoseconds: timeoutNanoseconds, now: now)
     }
 
     /// Records the transfer's state at `now`; returns `true` once the head is late.

@@ -6,7 +6,9 @@
 package struct IdleTracker {
     /// The idle allowance in nanoseconds.
     package let timeoutNanoseconds: UInt64
-    private var lastBytes: Int64 = -1
+    /// The byte count last seen: none when the clock starts, so a first sample that finds
+    /// nothing moved is no activity and the clock runs from `now`, not from that sample.
+    private var lastBytes: Int64 = 0
     private var lastActivity: UInt64
 
     package init(timeoutNanoseconds: UInt64, now: UInt64) {
