@@ -12,7 +12,8 @@ internal import Synchronization
 /// limiter sets the ``QueueActor``'s own limit for the queue to the slots in hand (and holds the
 /// queue while it has none), so a call that finds a slot pays nothing more than an ordinary
 /// queued call — no round trip on the request path. The limiter renews the lease while calls run
-/// or wait, asks for more when callers wait, gives slots back when they are idle, and leases run
+/// or wait, asks for more when callers wait, gives slots back once they have been idle for
+/// ``Configuration/idleRelease``, and leases run
 /// out after ``Configuration/leaseTimeToLive``: an instance that dies holding slots gives them back
 /// by then.
 ///
@@ -49,6 +50,10 @@ public final class FleetLimiter: Service, Sendable {
         /// The shortest pause between two lease requests for one queue while its demand is not
         /// met. Default: 25 ms.
         public var retryInterval: Duration = .milliseconds(25)
+        /// How long this instance keeps slots its calls no longer use: a call that comes within
+        /// it finds its slot in hand, with no lease round trip, and the slots go back to the fleet
+        /// once the demand has stayed lower for this long. Default: 100 ms.
+        public var idleRelease: Duration = .milliseconds(100)
         /// How long a lease request may take before the instance falls back to its local share.
         /// Default: 250 ms.
         public var leaseTimeout: Duration = .milliseconds(250)
@@ -139,10 +144,20 @@ public final class FleetLimiter: Service, Sendable {
         var lastShortfall: ContinuousClock.Instant?
         let renewEvery = configuration.leaseTimeToLive / 3
         var first = true
+        // The demand asked for: it rises with the calls at once, and falls only after the lower
+        // demand has lasted `idleRelease` (a caller that sends one call after another would
+        // otherwise find its queue held between two calls and wait for a lease each time).
+        var wanted = 0
+        // When the demand last reached `wanted`.
+        var wantedSince = ContinuousClock.now
         while !Task.isCancelled {
             let (running, waiting, _) = await queues.status(of: name)
-            let wanted = min(capacity, running + waiting)
+            let demand = min(capacity, running + waiting)
             let now = ContinuousClock.now
+            if demand >= wanted || now - wantedSince >= configuration.idleRelease {
+                wanted = demand
+                wantedSince = now
+            }
             let due = now - lastLease >= renewEvery || first
             let changed = wanted != localLimit
             let retryAllowed = lastShortfall.map { now - $0 >= configuration.retryInterval } ?? true
@@ -152,8 +167,9 @@ public final class FleetLimiter: Service, Sendable {
                 let store = store
                 let holder = configuration.instance
                 let ttl = configuration.leaseTimeToLive
+                let asked = wanted
                 let outcome = await withSoftTimeout(configuration.leaseTimeout) {
-                    try await store.lease(name, capacity: capacity, holder: holder, wanted: wanted, inUse: inUse, ttl: ttl)
+                    try await store.lease(name, capacity: capacity, holder: holder, wanted: asked, inUse: inUse, ttl: ttl)
                 }
                 lastLease = ContinuousClock.now
                 switch outcome {

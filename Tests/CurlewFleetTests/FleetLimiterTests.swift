@@ -108,4 +108,40 @@ struct FleetLimiterTests {
         #expect(FleetLeaseRules.grant(capacity: 8, wanted: 3, othersHeld: 0, othersWanting: 2) == 3)
         #expect(FleetLeaseRules.grant(capacity: 8, wanted: 0, othersHeld: 0, othersWanting: 0) == 0)
     }
+
+    /// A caller that sends one call after another keeps its slot between them: no lease round
+    /// trip per call (the queue is not held in the gaps), and the slot goes back to the fleet
+    /// once no call has wanted it for `idleRelease`.
+    @Test func aSlotStaysBetweenCallsAndGoesBackOnceIdle() async throws {
+        let store = InMemoryFleetStore()
+        let queues = QueueActor()
+        var configuration = Self.configuration()
+        configuration.leaseTimeToLive = .seconds(600)
+        configuration.idleRelease = .seconds(600)
+        let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
+        let running = Task { try await limiter.run() }
+        // A first call long enough for the limiter to see it and lease its slot.
+        try await queues.run(in: "partner") { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(await eventually { limiter.status(of: "partner")?.slots == 1 })
+        let leases = try #require(limiter.status(of: "partner")?.leases)
+        // Gaps of 20 ms between calls: four times the limiter's check interval, far below the
+        // idle release.
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(20))
+            try await queues.run(in: "partner") {}
+        }
+        #expect(limiter.status(of: "partner")?.leases == leases, "no lease request between calls")
+        #expect(limiter.status(of: "partner")?.slots == 1)
+        running.cancel()
+        _ = await running.result
+
+        // With a short idle release the slot goes back to the store.
+        configuration.idleRelease = .milliseconds(50)
+        let releasing = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
+        let again = Task { try await releasing.run() }
+        try await queues.run(in: "partner") {}
+        #expect(await eventually { releasing.status(of: "partner")?.slots == 0 })
+        again.cancel()
+        _ = await again.result
+    }
 }
