@@ -55,20 +55,23 @@ package final class ConnectionLedger: Sendable {
     /// connection the handle opens (the engine keeps it until its multi handle is cleaned up).
     package func install(on handle: UnsafeMutableRawPointer) -> CURLcode {
         curlew_easy_setopt_socket_callbacks(
-            handle, curlewOpenSocket, curlewCloseSocket, Unmanaged.passUnretained(self).toOpaque())
+            handle, SocketCallbacks.open, SocketCallbacks.close, Unmanaged.passUnretained(self).toOpaque())
     }
 }
 
-/// Opens the socket libcurl asks for (as libcurl's own `socket()` call would) and records it.
-private let curlewOpenSocket: curlew_opensocket_callback = { user, _, address in
-    let socket = Glibc.socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
-    guard socket >= 0 else { return CURL_SOCKET_BAD }
-    if let user { Unmanaged<ConnectionLedger>.fromOpaque(user).takeUnretainedValue().didOpen(socket) }
-    return socket
-}
+/// The ledger's socket callbacks (static members: see ``CurlCallbacks``).
+private enum SocketCallbacks {
+    /// Opens the socket libcurl asks for (as libcurl's own `socket()` call would) and records it.
+    static let open: curlew_opensocket_callback = { user, _, address in
+        let socket = Glibc.socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+        guard socket >= 0 else { return CURL_SOCKET_BAD }
+        if let user { Unmanaged<ConnectionLedger>.fromOpaque(user).takeUnretainedValue().didOpen(socket) }
+        return socket
+    }
 
-/// Forgets and closes a socket libcurl is done with; 0 tells libcurl it was closed.
-private let curlewCloseSocket: curlew_closesocket_callback = { user, socket in
-    if let user { Unmanaged<ConnectionLedger>.fromOpaque(user).takeUnretainedValue().willClose(socket) }
-    return Glibc.close(socket)
+    /// Forgets and closes a socket libcurl is done with; 0 tells libcurl it was closed.
+    static let close: curlew_closesocket_callback = { user, socket in
+        if let user { Unmanaged<ConnectionLedger>.fromOpaque(user).takeUnretainedValue().willClose(socket) }
+        return Glibc.close(socket)
+    }
 }

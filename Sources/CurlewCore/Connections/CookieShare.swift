@@ -29,8 +29,8 @@ package final class CookieShare: @unchecked Sendable {
             return
         }
         _ = curlew_share_setopt_pointer(share, CURLSHOPT_USERDATA, UnsafeMutableRawPointer(mutexes))
-        _ = curlew_share_setopt_lock(share, cookieShareLock)
-        _ = curlew_share_setopt_unlock(share, cookieShareUnlock)
+        _ = curlew_share_setopt_lock(share, CookieShareCallbacks.lock)
+        _ = curlew_share_setopt_unlock(share, CookieShareCallbacks.unlock)
         guard curlew_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) == CURLSHE_OK else {
             curl_share_cleanup(share)
             self.share = nil
@@ -48,14 +48,17 @@ package final class CookieShare: @unchecked Sendable {
 
 }
 
-/// `CURLSHOPT_LOCKFUNC`: locks the mutex of one kind of shared data.
-private let cookieShareLock: curlew_lock_callback = { _, data, _, user in
-    guard let user, Int(data.rawValue) <= Int(CURL_LOCK_DATA_LAST.rawValue) else { return }
-    pthread_mutex_lock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
-}
+/// The share's lock callbacks (static members: see ``CurlCallbacks``).
+private enum CookieShareCallbacks {
+    /// `CURLSHOPT_LOCKFUNC`: locks the mutex of one kind of shared data.
+    static let lock: curlew_lock_callback = { _, data, _, user in
+        guard let user, Int(data.rawValue) <= Int(CURL_LOCK_DATA_LAST.rawValue) else { return }
+        pthread_mutex_lock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
+    }
 
-/// `CURLSHOPT_UNLOCKFUNC`: unlocks it.
-private let cookieShareUnlock: curlew_unlock_callback = { _, data, user in
-    guard let user, Int(data.rawValue) <= Int(CURL_LOCK_DATA_LAST.rawValue) else { return }
-    pthread_mutex_unlock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
+    /// `CURLSHOPT_UNLOCKFUNC`: unlocks it.
+    static let unlock: curlew_unlock_callback = { _, data, user in
+        guard let user, Int(data.rawValue) <= Int(CURL_LOCK_DATA_LAST.rawValue) else { return }
+        pthread_mutex_unlock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
+    }
 }

@@ -168,46 +168,51 @@ extension CurlEasyTransfer {
     package static let progressInterval: UInt64 = 16_666_667
 }
 
-/// `CURLOPT_WRITEFUNCTION`: forwards body bytes to the transfer named by the user pointer.
-package let curlewWriteCallback: curlew_data_callback = { bytes, size, count, user in
-    guard let user else { return 0 }
-    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: bytes, count: size * count))
-}
+/// libcurl's callbacks into a transfer, named by the user pointer. They are static members rather
+/// than globals: a global of a C function-pointer type crashes the symbol extraction that builds
+/// the documentation (swift-symbolgraph-extract, Swift 6.3.1).
+package enum CurlCallbacks {
+    /// `CURLOPT_WRITEFUNCTION`: forwards body bytes to the transfer named by the user pointer.
+    package static let write: curlew_data_callback = { bytes, size, count, user in
+        guard let user else { return 0 }
+        let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+        return transfer.receiveBody(UnsafeRawBufferPointer(start: bytes, count: size * count))
+    }
 
-/// `CURLOPT_HEADERFUNCTION`: forwards one header line to the transfer named by the user pointer.
-package let curlewHeaderCallback: curlew_data_callback = { bytes, size, count, user in
-    guard let user else { return 0 }
-    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
-    return transfer.receiveHeader(UnsafeRawBufferPointer(start: bytes, count: size * count))
-}
+    /// `CURLOPT_HEADERFUNCTION`: forwards one header line to the transfer named by the user pointer.
+    package static let header: curlew_data_callback = { bytes, size, count, user in
+        guard let user else { return 0 }
+        let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+        return transfer.receiveHeader(UnsafeRawBufferPointer(start: bytes, count: size * count))
+    }
 
-/// `CURLOPT_READFUNCTION`: fills libcurl's buffer from the transfer's request-body source.
-package let curlewReadCallback: curlew_data_callback = { bytes, size, count, user in
-    guard let user else { return Int(CURL_READFUNC_ABORT) }
-    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
-    return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: bytes, count: size * count))
-}
+    /// `CURLOPT_READFUNCTION`: fills libcurl's buffer from the transfer's request-body source.
+    package static let read: curlew_data_callback = { bytes, size, count, user in
+        guard let user else { return Int(CURL_READFUNC_ABORT) }
+        let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+        return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: bytes, count: size * count))
+    }
 
-/// `CURLOPT_SEEKFUNCTION`: rewinds a file body for libcurl to send it again.
-package let curlewSeekCallback: curlew_seek_callback = { user, offset, origin in
-    guard let user else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
-    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
-    return transfer.seekBody(to: Int64(offset), origin: origin)
-}
+    /// `CURLOPT_SEEKFUNCTION`: rewinds a file body for libcurl to send it again.
+    package static let seek: curlew_seek_callback = { user, offset, origin in
+        guard let user else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+        let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+        return transfer.seekBody(to: Int64(offset), origin: origin)
+    }
 
-/// `CURLOPT_PREREQFUNCTION` (installed only for requests libcurl must not resend): one call per attempt.
-package let curlewPrereqCallback: curlew_prereq_callback = { user, _, _, _, _ in
-    guard let user else { return Int32(CURL_PREREQFUNC_OK) }
-    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
-    return transfer.aboutToSend()
-}
+    /// `CURLOPT_PREREQFUNCTION` (installed only for requests libcurl must not resend): one call per attempt.
+    package static let prereq: curlew_prereq_callback = { user, _, _, _, _ in
+        guard let user else { return Int32(CURL_PREREQFUNC_OK) }
+        let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+        return transfer.aboutToSend()
+    }
 
-/// `CURLOPT_XFERINFOFUNCTION` (installed only when someone listens): reports changed counters.
-package let curlewProgressCallback: curlew_xferinfo_callback = { user, downloadTotal, downloaded, uploadTotal, uploaded in
-    guard let user else { return 0 }
-    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
-    transfer.progressed(
-        downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
-    return 0
+    /// `CURLOPT_XFERINFOFUNCTION` (installed only when someone listens): reports changed counters.
+    package static let progress: curlew_xferinfo_callback = { user, downloadTotal, downloaded, uploadTotal, uploaded in
+        guard let user else { return 0 }
+        let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(user).takeUnretainedValue()
+        transfer.progressed(
+            downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+        return 0
+    }
 }

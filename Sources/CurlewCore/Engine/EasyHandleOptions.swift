@@ -55,8 +55,8 @@ package struct EasyHandleOptions: Sendable, Equatable {
         long(CURLOPT_SSL_VERIFYPEER, 1)
         long(CURLOPT_SSL_VERIFYHOST, 2)
         long(CURLOPT_UNRESTRICTED_AUTH, 0)
-        callback(CURLOPT_WRITEFUNCTION, curlewWriteCallback)
-        callback(CURLOPT_HEADERFUNCTION, curlewHeaderCallback)
+        callback(CURLOPT_WRITEFUNCTION, CurlCallbacks.write)
+        callback(CURLOPT_HEADERFUNCTION, CurlCallbacks.header)
         // From the request's transfer options.
         let options = transfer
         // TLS (peer verification, CA file or roots, client certificates), proxies and speed

@@ -59,12 +59,12 @@ package final class EasyHandleSettings: Sendable {
         }
         try method.apply(replacing: previous?.method, body: body, setter: setter)
         if guardsReplay != (previous?.guardsReplay ?? false) {
-            let code = curlew_easy_setopt_prereq_callback(handle, guardsReplay ? curlewPrereqCallback : nil)
+            let code = curlew_easy_setopt_prereq_callback(handle, guardsReplay ? CurlCallbacks.prereq : nil)
             try setter.check(code, CURLOPT_PREREQFUNCTION)
         }
         if reportsProgress != (previous?.reportsProgress ?? false) {
             if reportsProgress {
-                try setter.check(curlew_easy_setopt_xferinfo_callback(handle, curlewProgressCallback), CURLOPT_XFERINFOFUNCTION)
+                try setter.check(curlew_easy_setopt_xferinfo_callback(handle, CurlCallbacks.progress), CURLOPT_XFERINFOFUNCTION)
             }
             try setter.set(CURLOPT_NOPROGRESS, reportsProgress ? 0 : 1)
         }
@@ -191,10 +191,10 @@ package enum EasyHandleMethod: Equatable {
     private func setReadCallbacks(previous: EasyHandleMethod?, seeks: Bool, setter: CurlOptionSetter) throws(CurlewError) {
         let had = previous?.readsBody ?? (reads: false, seeks: false)
         if !had.reads {
-            try setter.check(curlew_easy_setopt_data_callback(setter.handle, CURLOPT_READFUNCTION, curlewReadCallback), CURLOPT_READFUNCTION)
+            try setter.check(curlew_easy_setopt_data_callback(setter.handle, CURLOPT_READFUNCTION, CurlCallbacks.read), CURLOPT_READFUNCTION)
         }
         if seeks, !had.seeks {
-            try setter.check(curlew_easy_setopt_seek_callback(setter.handle, curlewSeekCallback), CURLOPT_SEEKFUNCTION)
+            try setter.check(curlew_easy_setopt_seek_callback(setter.handle, CurlCallbacks.seek), CURLOPT_SEEKFUNCTION)
         }
     }
 }
