@@ -595,7 +595,7 @@ func filesDownload(_ client: APIClient, into folder: URL) async throws -> Downlo
     async let file = client.download(FilesReportRequest(), to: folder, options: DownloadOptions(resumable: true)) {
         $0.reportProgress(to: progress)
     }
-    for await update in progress { print(update.bytesDone, update.fraction ?? 0) }
+    for await update in progress { print(update.bytesReceived, update.fractionReceived ?? 0) }
     return try await file           // file.path, .mimeType, .length, .suggestedFileName, .status
 }
 
@@ -607,8 +607,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 // MARK: block 23, README.md:884
 #sourceLocation(file: "README.md", line: 885)
 struct FilesProgressBar: Accessory {
-    func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
-        let percent = Int((progress.fraction ?? 0) * 100)
+    func didProgress(_ activity: Activity, progress: TransferProgress) {
+        let percent = Int((progress.fractionSent ?? progress.fractionReceived ?? 0) * 100)
         print("\r\(activity.name) \(percent)%", terminator: "")
     }
     func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { print() }
@@ -1037,7 +1037,7 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
     print(report.path, resumed.length)
     let progress = TransferProgressMonitor()                                // startWithBlockProgress:
     async let sent = client.send(PortUpload(photo: Data([1, 2, 3]))) { $0.reportProgress(to: progress) }
-    for await update in progress { print(update.fraction ?? 0) }
+    for await update in progress { print(update.fractionSent ?? 0) }
     _ = try await sent
     do {
         _ = try await client.send(PortRawUpload(file: "/tmp/fog.raw"))

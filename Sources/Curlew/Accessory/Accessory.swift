@@ -32,7 +32,7 @@ public protocol Accessory: Sendable {
     /// that sends a body (uploads, forms), or that reports progress to a monitor; not for the
     /// members of a batch or chain. Called from the engine's event delivery or from the request's
     /// task, so keep it quick and synchronise what it changes.
-    func didProgress(_ activity: Activity, progress: TransferProgressUpdate)
+    func didProgress(_ activity: Activity, progress: TransferProgress)
     /// The work has finished.
     func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration)
 }
@@ -43,7 +43,7 @@ extension Accessory {
     /// Does nothing.
     public func willStop(_ activity: Activity, outcome: ActivityOutcome) {}
     /// Does nothing.
-    public func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {}
+    public func didProgress(_ activity: Activity, progress: TransferProgress) {}
     /// Does nothing.
     public func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {}
 }
