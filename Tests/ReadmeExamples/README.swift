@@ -336,7 +336,7 @@ struct BackupUpload: Endpoint {
 
 func export(_ client: APIClient, to output: FileHandle) async throws {
     let response = try await client.stream(ExportRequest())
-    for try await chunk in response.body {
+    for try await chunk in response.value {
         try output.write(contentsOf: chunk)
     }
 }
