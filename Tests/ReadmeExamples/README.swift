@@ -40,9 +40,9 @@
 //   block 38 (README.md:1297): skipped (no-compile)
 //   block 39 (README.md:1457): declarations, file scope
 //   block 40 (README.md:1559): declarations, file scope
-//   block 41 (README.md:1599): declarations, file scope
-//   block 42 (README.md:1633): declarations, file scope
-//   block 43 (README.md:1721): declarations, file scope
+//   block 41 (README.md:1598): declarations, file scope
+//   block 42 (README.md:1632): declarations, file scope
+//   block 43 (README.md:1720): declarations, file scope
 
 import Curlew
 import Foundation
@@ -872,7 +872,7 @@ struct PortSearchRequest: Endpoint {
         options.cache = .maxAge(.hours(8), overridingServer: true)   // cacheType
         options.cacheKey = "search/\(searchKey)"            // cacheKey
         options.mock = .stub(MockStub(.json(#""found""#)))  // isMock
-        options.baseURLChoice = .secondary                  // LCNetwork viceBaseUrl
+        options.baseURL = "https://api2.example.com/v1"     // LCNetwork viceBaseUrl
         return options
     }
 }
@@ -918,8 +918,6 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
                 }
                 return TokenStore.Credential(accessToken: token)
             },
-            BaseURLChoiceMiddleware(main: "https://api.example.com/v1",     // viceBaseUrl, useCDN
-                                    secondary: "https://api2.example.com/v1", cdn: "https://cdn.example.com/v1"),
             URLRewriteMiddleware { $0.replacingOccurrences(of: "/v1/legacy/", with: "/v2/") },   // Monkey filters
             AuthorizationMiddleware(store: store, tokenParameter: "accessToken",                // LSBaseRequest AccessToken
                                     placement: .alongsideParameters, attachesOnlyWhenLoginRequired: true),
@@ -927,13 +925,14 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
                                       placement: .alongsideParameters, replacesExisting: true),
             ServerClock(timestampParameter: "time"),                        // HttpManager's stamped time
             SigningMiddleware(secret: "123456", timestampParameter: "ts"),  // query, form and JSON signed
-        ]),
+        ],
+        trustedOrigins: ["https://api2.example.com", "https://cdn.example.com"]),          // viceBaseUrl, useCDN hosts
         transport: transport, queues: .shared)                             // HAccess app-wide queues
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1599
-#sourceLocation(file: "README.md", line: 1600)
+// MARK: block 41, README.md:1598
+#sourceLocation(file: "README.md", line: 1599)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -946,7 +945,7 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     holds.release("splash")                                                 // resumWaitRequests (cancel: cancelAllWaitRequest)
 
     // HttpManager: the message of a successful response, and h beside the value.
-    let notice = try await client.response(for: PortNoticeRequest()) { $0.baseURLChoice = .cdn }
+    let notice = try await client.response(for: PortNoticeRequest()) { $0.baseURL = "https://cdn.example.com/v1" }   // useCDN
     print(notice.businessMessage ?? "", try notice.raw.json(at: "h"))
 
     do {
@@ -965,8 +964,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1633
-#sourceLocation(file: "README.md", line: 1634)
+// MARK: block 42, README.md:1632
+#sourceLocation(file: "README.md", line: 1633)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1052,8 +1051,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1721
-#sourceLocation(file: "README.md", line: 1722)
+// MARK: block 43, README.md:1720
+#sourceLocation(file: "README.md", line: 1721)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.

@@ -33,7 +33,7 @@ extension APIClient {
         do {
             try Task.checkCancellation()
             try facts.check()
-            var prepared = try given ?? prepare(request)
+            var prepared = try given ?? prepare(request, baseURL: options.baseURL)
             summary = prepared.summary
             if let deadline = CallDeadline.current { try CallDeadline.check(deadline, now: .now, request: prepared.summary) }
             try checkConfiguration(options, request: prepared, name: name)
