@@ -41,8 +41,8 @@
 //   block 39 (README.md:1457): declarations, file scope
 //   block 40 (README.md:1559): declarations, file scope
 //   block 41 (README.md:1598): declarations, file scope
-//   block 42 (README.md:1632): declarations, file scope
-//   block 43 (README.md:1720): declarations, file scope
+//   block 42 (README.md:1633): declarations, file scope
+//   block 43 (README.md:1721): declarations, file scope
 
 import Curlew
 import Foundation
@@ -909,7 +909,6 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
             ResponseCache(storage: DiskCacheStorage(directory: cacheDirectory),   // HAccess cacheType,
                           credentials: .tokenStore(store)),                       // HttpManager useCache
             holds,                                                          // Monkey wait(for:tag:)
-            ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
             TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
                                    maximumAttempts: 4, endsSessionWhenRefreshFails: true) { old in   // send + 3 resends
                 let raw = try await transport.send(PreparedRequest(method: .post, url: refreshURL, body: Data((old.refreshToken ?? "").utf8)))
@@ -926,7 +925,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
             ServerClock(timestampParameter: "time"),                        // HttpManager's stamped time
             SigningMiddleware(secret: "123456", timestampParameter: "ts"),  // query, form and JSON signed
         ],
-        trustedOrigins: ["https://api2.example.com", "https://cdn.example.com"]),          // viceBaseUrl, useCDN hosts
+        trustedOrigins: ["https://api2.example.com", "https://cdn.example.com"],           // viceBaseUrl, useCDN hosts
+        defaultQueue: "all"),                                               // MKRequestPriority everywhere
         transport: transport, queues: .shared)                             // HAccess app-wide queues
 }
 #sourceLocation()
@@ -935,6 +935,7 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 #sourceLocation(file: "README.md", line: 1599)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
+    await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
     _ = try await client.send(PortSearchRequest(searchKey: "fog"), queue: "images")   // startWithQueueName
     print(album.items.count, album.slots.count, client.serverTime())
@@ -964,8 +965,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1632
-#sourceLocation(file: "README.md", line: 1633)
+// MARK: block 42, README.md:1633
+#sourceLocation(file: "README.md", line: 1634)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1051,8 +1052,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1720
-#sourceLocation(file: "README.md", line: 1721)
+// MARK: block 43, README.md:1721
+#sourceLocation(file: "README.md", line: 1722)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.
