@@ -78,7 +78,7 @@ struct ProgressBarAccessory: Accessory {
     }
 
     /// Ends the bar's line before other accessories' `didStop` (the HUD clears its line).
-    func willStop(_ activity: Activity, outcome: ActivityOutcome) {
+    func willStop(_ activity: Activity, outcome: Result<Void, any Error>) {
         print()
     }
 }

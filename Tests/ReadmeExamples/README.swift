@@ -611,7 +611,7 @@ struct FilesProgressBar: Accessory {
         let percent = Int((progress.fractionSent ?? progress.fractionReceived ?? 0) * 100)
         print("\r\(activity.name) \(percent)%", terminator: "")
     }
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { print() }
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) { print() }
 }
 
 func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> String {
@@ -1116,7 +1116,7 @@ struct PortImages: Endpoint {
 /// LCNetwork's LCRequestAccessory: a HUD around each call.
 struct PortHUD: Accessory {
     func willStart(_ activity: Activity) { print("loading", activity.name) }
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { print("done", activity.name) }
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) { print("done", activity.name) }
 }
 
 /// Monkey's MKConfig, HttpManager's stamped parameters, the decoder's dates (MonkeyModel).

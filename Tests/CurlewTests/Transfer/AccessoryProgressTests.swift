@@ -24,8 +24,11 @@ final class RecordingProgressAccessory: Accessory {
 
     func willStart(_ activity: Activity) { recorded.withLock { $0.append(.willStart) } }
     func didProgress(_ activity: Activity, progress: TransferProgress) { recorded.withLock { $0.append(.progress(progress)) } }
-    func willStop(_ activity: Activity, outcome: ActivityOutcome) { recorded.withLock { $0.append(.willStop(success: outcome.isSuccess)) } }
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { recorded.withLock { $0.append(.didStop) } }
+    func willStop(_ activity: Activity, outcome: Result<Void, any Error>) {
+        let success = if case .success = outcome { true } else { false }
+        recorded.withLock { $0.append(.willStop(success: success)) }
+    }
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) { recorded.withLock { $0.append(.didStop) } }
 }
 
 @Suite("Accessories draw transfer progress", .serialized, .timeLimit(.minutes(2)))
