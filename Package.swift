@@ -203,6 +203,7 @@ let package = Package(
                 name: "CurlewFleet",
                 dependencies: [
                     "Curlew",
+                    .product(name: "HTTPTypes", package: "swift-http-types"),
                     .product(name: "PostgresNIO", package: "postgres-nio"),
                     .product(name: "Logging", package: "swift-log"),
                     .product(name: "Metrics", package: "swift-metrics"),

@@ -50,7 +50,9 @@ def top_level(text):
     return "".join(out)
 
 
-def scan(path):
+def scan(path, skip_deprecated=False):
+    """The public declarations and exports of one file; `skip_deprecated` leaves out names marked
+    `@available(*, deprecated…)` (aliases kept for migration: naming them only warns)."""
     with open(path, encoding="utf-8", errors="replace") as f:
         raw = f.read()
     exports = [(m.group(1) or "module", m.group(2)) for m in EXPORT.finditer(strip(raw))]
@@ -58,6 +60,8 @@ def scan(path):
     decls = []
     for m in DECL.finditer(text):
         if "@_spi" in m.group("attrs"):
+            continue
+        if skip_deprecated and re.search(r"@available\(\s*\*\s*,\s*deprecated", m.group("attrs")):
             continue
         decls.append((m.group("kind"), m.group("name").strip("`")))
     return decls, exports
@@ -87,7 +91,7 @@ def probe(argv):
             subdirs.sort()
             for fn in sorted(files):
                 if fn.endswith(".swift"):
-                    decls.update(scan(os.path.join(root, fn))[0])
+                    decls.update(scan(os.path.join(root, fn), skip_deprecated=True)[0])
         for kind, name in sorted(decls, key=lambda kn: (kn[1], kn[0])):
             if (module, name) in seen:
                 continue

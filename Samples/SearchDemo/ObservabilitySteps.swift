@@ -18,8 +18,8 @@ struct ObservabilityStep: TourStep {
             say("\(label): \(Self.describe(metrics))")
         }
         let image = try await client.stream(ImageRequest(path: "images/5.jpg"))
-        let bytes = try await image.body.collect(upTo: 1 << 20)
-        if let metrics = image.body.metrics {
+        let bytes = try await image.value.collect(upTo: 1 << 20)
+        if let metrics = image.value.metrics {
             say("streamed image, \(bytes.count) bytes, measured when its body ended: \(Self.describe(metrics))")
         }
 

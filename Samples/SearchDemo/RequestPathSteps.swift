@@ -42,7 +42,7 @@ struct StreamingStep: TourStep {
         let response = try await client.stream(ImageRequest(path: "images/5.jpg"), highWaterMark: 16 * 1024)
         var chunks = 0
         var bytes = 0
-        for try await chunk in response.body {
+        for try await chunk in response.value {
             chunks += 1
             bytes += chunk.count
         }

@@ -13,13 +13,14 @@ struct TerminalHUD: Accessory {
         fflush(nil)
     }
 
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) {
         if isTerminal {
             print("\r\u{1B}[K", terminator: "")
             fflush(nil)
         }
         guard activity.kind != .request else { return }
         let milliseconds = Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
-        say("[hud] \(activity.name): \(outcome.isSuccess ? "done" : "finished with failures") in \(String(format: "%.1f", milliseconds)) ms")
+        let ended = if case .success = outcome { "done" } else { "finished with failures" }
+        say("[hud] \(activity.name): \(ended) in \(String(format: "%.1f", milliseconds)) ms")
     }
 }

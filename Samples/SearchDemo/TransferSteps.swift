@@ -73,23 +73,25 @@ struct FilesStep: TourStep {
 struct ProgressBarAccessory: Accessory {
     let label: String
 
-    func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
+    func didProgress(_ activity: Activity, progress: TransferProgress) {
         drawBar(label, progress)
     }
 
     /// Ends the bar's line before other accessories' `didStop` (the HUD clears its line).
-    func willStop(_ activity: Activity, outcome: ActivityOutcome) {
+    func willStop(_ activity: Activity, outcome: Result<Void, any Error>) {
         print()
     }
 }
 
-/// `   download [##########----------]  52%  4.2 MiB` on one line, redrawn in place.
-func drawBar(_ label: String, _ update: TransferProgressUpdate) {
+/// `   download [##########----------]  52%  4.2 MiB` on one line, redrawn in place: the request
+/// body for a call that sends one, else the response body.
+func drawBar(_ label: String, _ update: TransferProgress) {
     let width = 30
-    let fraction = update.fraction ?? 0
+    let uploading = update.totalBytesToSend != nil
+    let fraction = (uploading ? update.fractionSent : update.fractionReceived) ?? 0
     let filled = Int(fraction * Double(width))
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-    let mebibytes = Double(update.bytesDone) / 1_048_576
+    let mebibytes = Double(uploading ? update.bytesSent : update.bytesReceived) / 1_048_576
     print("\r   \(label) [\(bar)] \(String(format: "%3d", Int(fraction * 100)))%  \(String(format: "%.1f", mebibytes)) MiB", terminator: "")
     fflush(nil)
 }

@@ -1,5 +1,6 @@
 internal import Curlew
 internal import Foundation
+internal import HTTPTypes
 
 /// How ``FleetCacheStorage`` files a ``ResponseCache`` entry in a ``FleetStore`` and turns the
 /// cache's invalidations into the store's.
@@ -58,7 +59,7 @@ enum FleetEntryCoding {
         writer.integer(UInt64(UInt32(truncatingIfNeeded: entry.status)))
         writer.integer(UInt64(entry.headers.count))
         for header in entry.headers {
-            writer.string(header.name)
+            writer.string(header.name.rawName)
             writer.string(header.value)
         }
         writer.string(entry.url)
@@ -72,7 +73,7 @@ enum FleetEntryCoding {
         payload.append(entry.body)
         let described = FleetKeys.describe(entry.key)
         return FleetEntry(
-            key: described.key, tags: described.tags, etag: entry.header("ETag"), lastModified: entry.header("Last-Modified"),
+            key: described.key, tags: described.tags, etag: entry.headers[.eTag], lastModified: entry.headers[.lastModified],
             expiresAt: entry.discardAfter, payload: payload)
     }
 
@@ -85,11 +86,11 @@ enum FleetEntryCoding {
             guard let key = reader.string(), key == expectedKey, let status = reader.integer().flatMap({ Int(exactly: $0) }), let headerCount = reader.count() else {
                 return nil
             }
-            var headers: [CacheEntry.Header] = []
+            var headers = HTTPFields()
             headers.reserveCapacity(headerCount)
             for _ in 0..<headerCount {
-                guard let name = reader.string(), let value = reader.string() else { return nil }
-                headers.append(CacheEntry.Header(name: name, value: value))
+                guard let name = reader.string().flatMap({ HTTPField.Name($0) }), let value = reader.string() else { return nil }
+                headers.append(HTTPField(name: name, value: value))
             }
             guard let url = reader.string(), let requestTime = reader.date(), let storedAt = reader.date(), let varyCount = reader.count() else { return nil }
             var varyNames: [String] = []

@@ -103,22 +103,22 @@ public struct CurlewTransport: ClientTransport {
             }
             let response = try await client.stream(endpoint, highWaterMark: highWaterMark)
             if Task.isCancelled {
-                response.body.cancel()
+                response.value.cancel()
                 throw CancellationError()
             }
             let head = HTTPResponse(status: response.status, headerFields: response.headers)
             guard !isHead else {
-                response.body.cancel()
+                response.value.cancel()
                 return (head, nil)
             }
             let length = Self.length(of: response.headers)
             // A body that arrived whole with its head (a small answer, usually) is handed over
             // as one chunk: nothing to wait for chunk by chunk. Its length is still the one the
             // head announced, so the body looks the same however fast it came.
-            if let whole = response.body.buffer.takeWholeIfEnded() {
+            if let whole = response.value.buffer.takeWholeIfEnded() {
                 return (head, HTTPBody(whole, length: length, iterationBehavior: .single))
             }
-            let body = HTTPBody(ResponseChunks(stream: response.body), length: length, iterationBehavior: .single)
+            let body = HTTPBody(ResponseChunks(stream: response.value), length: length, iterationBehavior: .single)
             return (head, body)
         } catch let error as CurlewError {
             guard let forwarded = ForwardedResponse.find(in: error) else { throw error }

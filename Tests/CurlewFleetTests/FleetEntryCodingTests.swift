@@ -8,7 +8,7 @@ struct FleetEntryCodingTests {
     /// An entry with every field set, dates with fractions of a second, non-ASCII text.
     static let full = CacheEntry(
         key: "1|public|GET https://api.example.com/items?q=ä", status: 203,
-        headers: [.init(name: "Content-Type", value: "application/json"), .init(name: "ETag", value: "\"v1\""), .init(name: "X-Empty", value: "")],
+        headers: [.contentType: "application/json", .eTag: "\"v1\"", .contentLanguage: ""],
         body: Data((0..<300).map { UInt8(truncatingIfNeeded: $0) }), url: "https://api.example.com/items?q=ä",
         requestTime: Date(timeIntervalSinceReferenceDate: 786_123_456.123_456), storedAt: Date(timeIntervalSinceReferenceDate: 786_123_457.5),
         varyNames: ["Accept", "Accept-Language"], varyTag: "accept=json", discardAfter: Date(timeIntervalSinceReferenceDate: 786_209_857.25))
@@ -20,7 +20,7 @@ struct FleetEntryCodingTests {
         #expect(FleetEntryCoding.decode(stored, expectedKey: Self.full.key) == Self.full)
 
         var bare = Self.full
-        bare.headers = []
+        bare.headers = [:]
         bare.varyNames = []
         bare.varyTag = nil
         bare.discardAfter = nil

@@ -40,7 +40,7 @@
 //   block 38 (README.md:1297): skipped (no-compile)
 //   block 39 (README.md:1457): declarations, file scope
 //   block 40 (README.md:1559): declarations, file scope
-//   block 41 (README.md:1599): declarations, file scope
+//   block 41 (README.md:1598): declarations, file scope
 //   block 42 (README.md:1633): declarations, file scope
 //   block 43 (README.md:1721): declarations, file scope
 
@@ -336,7 +336,7 @@ struct BackupUpload: Endpoint {
 
 func export(_ client: APIClient, to output: FileHandle) async throws {
     let response = try await client.stream(ExportRequest())
-    for try await chunk in response.body {
+    for try await chunk in response.value {
         try output.write(contentsOf: chunk)
     }
 }
@@ -595,7 +595,7 @@ func filesDownload(_ client: APIClient, into folder: URL) async throws -> Downlo
     async let file = client.download(FilesReportRequest(), to: folder, options: DownloadOptions(resumable: true)) {
         $0.reportProgress(to: progress)
     }
-    for await update in progress { print(update.bytesDone, update.fraction ?? 0) }
+    for await update in progress { print(update.bytesReceived, update.fractionReceived ?? 0) }
     return try await file           // file.path, .mimeType, .length, .suggestedFileName, .status
 }
 
@@ -607,11 +607,11 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 // MARK: block 23, README.md:884
 #sourceLocation(file: "README.md", line: 885)
 struct FilesProgressBar: Accessory {
-    func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {
-        let percent = Int((progress.fraction ?? 0) * 100)
+    func didProgress(_ activity: Activity, progress: TransferProgress) {
+        let percent = Int((progress.fractionSent ?? progress.fractionReceived ?? 0) * 100)
         print("\r\(activity.name) \(percent)%", terminator: "")
     }
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { print() }
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) { print() }
 }
 
 func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> String {
@@ -872,7 +872,7 @@ struct PortSearchRequest: Endpoint {
         options.cache = .maxAge(.hours(8), overridingServer: true)   // cacheType
         options.cacheKey = "search/\(searchKey)"            // cacheKey
         options.mock = .stub(MockStub(.json(#""found""#)))  // isMock
-        options.baseURLChoice = .secondary                  // LCNetwork viceBaseUrl
+        options.baseURL = "https://api2.example.com/v1"     // LCNetwork viceBaseUrl
         return options
     }
 }
@@ -909,7 +909,6 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
             ResponseCache(storage: DiskCacheStorage(directory: cacheDirectory),   // HAccess cacheType,
                           credentials: .tokenStore(store)),                       // HttpManager useCache
             holds,                                                          // Monkey wait(for:tag:)
-            ClientScheduler(maximumConcurrent: 4),                          // MKRequestPriority everywhere
             TokenRefreshMiddleware(store: store, refreshCodes: ["801"], sessionEndedCodes: ["802"],
                                    maximumAttempts: 4, endsSessionWhenRefreshFails: true) { old in   // send + 3 resends
                 let raw = try await transport.send(PreparedRequest(method: .post, url: refreshURL, body: Data((old.refreshToken ?? "").utf8)))
@@ -918,8 +917,6 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
                 }
                 return TokenStore.Credential(accessToken: token)
             },
-            BaseURLChoiceMiddleware(main: "https://api.example.com/v1",     // viceBaseUrl, useCDN
-                                    secondary: "https://api2.example.com/v1", cdn: "https://cdn.example.com/v1"),
             URLRewriteMiddleware { $0.replacingOccurrences(of: "/v1/legacy/", with: "/v2/") },   // Monkey filters
             AuthorizationMiddleware(store: store, tokenParameter: "accessToken",                // LSBaseRequest AccessToken
                                     placement: .alongsideParameters, attachesOnlyWhenLoginRequired: true),
@@ -927,15 +924,18 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
                                       placement: .alongsideParameters, replacesExisting: true),
             ServerClock(timestampParameter: "time"),                        // HttpManager's stamped time
             SigningMiddleware(secret: "123456", timestampParameter: "ts"),  // query, form and JSON signed
-        ]),
+        ],
+        trustedOrigins: ["https://api2.example.com", "https://cdn.example.com"],           // viceBaseUrl, useCDN hosts
+        defaultQueue: "all"),                                               // MKRequestPriority everywhere
         transport: transport, queues: .shared)                             // HAccess app-wide queues
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1599
-#sourceLocation(file: "README.md", line: 1600)
+// MARK: block 41, README.md:1598
+#sourceLocation(file: "README.md", line: 1599)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
+    await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
     _ = try await client.send(PortSearchRequest(searchKey: "fog"), queue: "images")   // startWithQueueName
     print(album.items.count, album.slots.count, client.serverTime())
@@ -946,7 +946,7 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     holds.release("splash")                                                 // resumWaitRequests (cancel: cancelAllWaitRequest)
 
     // HttpManager: the message of a successful response, and h beside the value.
-    let notice = try await client.response(for: PortNoticeRequest()) { $0.baseURLChoice = .cdn }
+    let notice = try await client.response(for: PortNoticeRequest()) { $0.baseURL = "https://cdn.example.com/v1" }   // useCDN
     print(notice.businessMessage ?? "", try notice.raw.json(at: "h"))
 
     do {
@@ -1037,7 +1037,7 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
     print(report.path, resumed.length)
     let progress = TransferProgressMonitor()                                // startWithBlockProgress:
     async let sent = client.send(PortUpload(photo: Data([1, 2, 3]))) { $0.reportProgress(to: progress) }
-    for await update in progress { print(update.fraction ?? 0) }
+    for await update in progress { print(update.fractionSent ?? 0) }
     _ = try await sent
     do {
         _ = try await client.send(PortRawUpload(file: "/tmp/fog.raw"))
@@ -1116,7 +1116,7 @@ struct PortImages: Endpoint {
 /// LCNetwork's LCRequestAccessory: a HUD around each call.
 struct PortHUD: Accessory {
     func willStart(_ activity: Activity) { print("loading", activity.name) }
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { print("done", activity.name) }
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) { print("done", activity.name) }
 }
 
 /// Monkey's MKConfig, HttpManager's stamped parameters, the decoder's dates (MonkeyModel).

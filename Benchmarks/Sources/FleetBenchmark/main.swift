@@ -100,7 +100,7 @@ await store.waitUntilListening()
 // The entry the pgbench script reads too: a 225-byte body under key "bench".
 let body = Data(repeating: UInt8(ascii: "x"), count: 225)
 let entry = CacheEntry(
-    key: "1|public|GET http://127.0.0.1/small.json", status: 200, headers: [.init(name: "Content-Type", value: "application/json")],
+    key: "1|public|GET http://127.0.0.1/small.json", status: 200, headers: [.contentType: "application/json"],
     body: body, url: "http://127.0.0.1/small.json", requestTime: Date(), storedAt: Date(), discardAfter: Date().addingTimeInterval(86_400))
 var tiers = FleetCacheStorage.Configuration()
 tiers.softTimeout = .seconds(1)

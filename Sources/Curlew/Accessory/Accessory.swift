@@ -8,8 +8,9 @@
 /// ```swift
 /// struct Spinner: Accessory {
 ///     func willStart(_ activity: Activity) { print("⏳", activity.name) }
-///     func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {
-///         print(outcome.isSuccess ? "✓" : "✗", activity.name, duration)
+///     func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) {
+///         let mark = if case .success = outcome { "✓" } else { "✗" }
+///         print(mark, activity.name, duration)
 ///     }
 /// }
 /// ```
@@ -21,8 +22,10 @@
 public protocol Accessory: Sendable {
     /// The work is about to start.
     func willStart(_ activity: Activity)
-    /// The work finished and its outcome is known; called before ``didStop(_:outcome:duration:)``.
-    func willStop(_ activity: Activity, outcome: ActivityOutcome)
+    /// The work finished and its outcome is known — success, or the error (for a batch, the
+    /// number of failed members is in the error's message); called before
+    /// ``didStop(_:outcome:duration:)``.
+    func willStop(_ activity: Activity, outcome: Result<Void, any Error>)
     /// A download or upload moved bytes: the values a ``TransferProgressMonitor`` yields —
     /// monotonic, at most about 60 a second, the last one equal to the total when the request
     /// succeeds — called between `willStart` and `willStop`, one call at a time, never after
@@ -32,20 +35,20 @@ public protocol Accessory: Sendable {
     /// that sends a body (uploads, forms), or that reports progress to a monitor; not for the
     /// members of a batch or chain. Called from the engine's event delivery or from the request's
     /// task, so keep it quick and synchronise what it changes.
-    func didProgress(_ activity: Activity, progress: TransferProgressUpdate)
+    func didProgress(_ activity: Activity, progress: TransferProgress)
     /// The work has finished.
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration)
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration)
 }
 
 extension Accessory {
     /// Does nothing.
     public func willStart(_ activity: Activity) {}
     /// Does nothing.
-    public func willStop(_ activity: Activity, outcome: ActivityOutcome) {}
+    public func willStop(_ activity: Activity, outcome: Result<Void, any Error>) {}
     /// Does nothing.
-    public func didProgress(_ activity: Activity, progress: TransferProgressUpdate) {}
+    public func didProgress(_ activity: Activity, progress: TransferProgress) {}
     /// Does nothing.
-    public func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {}
+    public func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) {}
 }
 
 /// What an accessory is told about: one request, or a batch or chain as a whole.
@@ -83,16 +86,7 @@ public struct Activity: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// How a unit of work ended.
-public enum ActivityOutcome: Sendable {
-    /// It succeeded (for a batch: every member succeeded).
-    case success
-    /// It failed (for a batch: the number of failed members is in the error's message).
-    case failure(any Error)
-
-    /// Whether the work succeeded.
-    public var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
-    }
-}
+/// How a unit of work ended, as accessories are told: `.success(())`, or `.failure` with the
+/// error (for a batch, the number of failed members is in the error's message).
+@available(*, deprecated, message: "accessories receive Result<Void, any Error>: match `case .success` / `case .failure(let error)`")
+public typealias ActivityOutcome = Result<Void, any Error>

@@ -15,12 +15,12 @@ enum AccessoryScope {
         let activity = activity()
         let started = ContinuousClock.now
         for accessory in accessories { accessory.willStart(activity) }
-        let outcome: ActivityOutcome
+        let outcome: Result<Void, any Error>
         let result: Result<T, any Error>
         do {
             let value = try await $insideGroup.withValue(activity.kind != .request) { try await work() }
             result = .success(value)
-            outcome = isFailure(value).map { .failure($0) } ?? .success
+            outcome = isFailure(value).map { .failure($0) } ?? .success(())
         } catch {
             result = .failure(error)
             outcome = .failure(error)

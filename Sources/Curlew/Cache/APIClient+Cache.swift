@@ -44,7 +44,7 @@ extension APIClient {
         guard let cache = responseCache else { return 0 }
         var options = request.options
         adjust?(&options)
-        let prepared = try prepare(request)
+        let prepared = try prepare(request, baseURL: options.baseURL)
         let identity = RequestIdentity(prepared, name: String(describing: R.self), volatileParameters: options.volatileParameters)
         let part = CacheKey.requestPart(identity: identity, options: options, volatileParameters: cache.configuration.volatileParameters)
         return await cache.invalidate(.request(part))

@@ -174,8 +174,8 @@ struct CacheCall: Sendable {
     private func fetch(_ request: PreparedRequest, validating entry: CacheEntry?, _ next: MiddlewareNext) async throws -> RawResponse {
         var outgoing = request
         if let entry {
-            if let tag = entry.header("ETag") { outgoing.headers[.ifNoneMatch] = tag }
-            if let modified = entry.header("Last-Modified") { outgoing.headers[.ifModifiedSince] = modified }
+            if let tag = entry.headers[.eTag] { outgoing.headers[.ifNoneMatch] = tag }
+            if let modified = entry.headers[.lastModified] { outgoing.headers[.ifModifiedSince] = modified }
         }
         let validating = outgoing.headers[.ifNoneMatch] != nil || outgoing.headers[.ifModifiedSince] != nil
         let sent = configuration.now()
@@ -196,10 +196,8 @@ struct CacheCall: Sendable {
         var refreshed = entry
         // Canonical names are lower-case already.
         let replaced = Set(headers.map(\.name.canonicalName)).subtracting(HTTPCacheRules.keptOn304)
-        refreshed.headers.removeAll { replaced.contains($0.name.lowercased()) }
-        for field in headers where replaced.contains(field.name.canonicalName) && field.name != .setCookie {
-            refreshed.headers.append(CacheEntry.Header(name: field.name.canonicalName, value: field.value))
-        }
+        refreshed.headers.removeAll { replaced.contains($0.name.canonicalName) }
+        refreshed.headers.append(contentsOf: headers.lazy.filter { replaced.contains($0.name.canonicalName) && $0.name != .setCookie })
         refreshed.requestTime = sent
         refreshed.storedAt = now
         refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)
@@ -255,7 +253,7 @@ struct CacheCall: Sendable {
         let tag = names.isEmpty ? nil : CacheKey.varyTag(names: names, headers: request.headers)
         let entry = CacheEntry(
             key: key.full, status: raw.status.code,
-            headers: raw.headers.filter { $0.name != .setCookie }.map { CacheEntry.Header(name: $0.name.canonicalName, value: $0.value) },
+            headers: HTTPFields(raw.headers.lazy.filter { $0.name != .setCookie }),
             body: body, url: raw.url, requestTime: sent, storedAt: now, varyNames: names, varyTag: tag,
             discardAfter: now.addingTimeInterval(configuration.retention.seconds))
         await write(entry)
@@ -278,10 +276,6 @@ struct CacheCall: Sendable {
     }
 
     static func response(from entry: CacheEntry, source: ResponseSource) -> RawResponse {
-        var fields = HTTPFields()
-        for header in entry.headers {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
-        }
-        return RawResponse(status: HTTPResponse.Status(code: entry.status), headers: fields, body: entry.body, url: entry.url, source: source)
+        RawResponse(status: HTTPResponse.Status(code: entry.status), headers: entry.headers, body: entry.body, url: entry.url, source: source)
     }
 }

@@ -1,5 +1,6 @@
 internal import Crypto
 internal import Foundation
+internal import HTTPTypes
 
 /// The file format of one ``DiskCacheStorage`` entry:
 ///
@@ -41,7 +42,7 @@ enum DiskEntryFormat {
         entry.varyNames.forEach { header.string($0) }
         header.uint64(UInt64(entry.headers.count))
         for field in entry.headers {
-            header.string(field.name)
+            header.string(field.name.rawName)
             header.string(field.value)
         }
         var file = [UInt8]()
@@ -76,11 +77,11 @@ enum DiskEntryFormat {
                 varyNames.append(name)
             }
             guard let headerCount = reader.count() else { return nil }
-            var headers: [CacheEntry.Header] = []
+            var headers = HTTPFields()
             headers.reserveCapacity(headerCount)
             for _ in 0..<headerCount {
-                guard let name = reader.string(), let value = reader.string() else { return nil }
-                headers.append(CacheEntry.Header(name: name, value: value))
+                guard let name = reader.string().flatMap({ HTTPField.Name($0) }), let value = reader.string() else { return nil }
+                headers.append(HTTPField(name: name, value: value))
             }
             guard reader.isAtEnd else { return nil }
             let bodyStart = prefixLength + headerLength

@@ -28,20 +28,19 @@ enum HTTPCacheRules {
         init(_ entry: CacheEntry) {
             var cacheControl: String?
             for header in entry.headers {
-                let name = header.name
-                switch name.utf8.count {
-                case 3 where CacheEntry.sameName(name, "Age"):
+                switch header.name {
+                case .age:
                     if age == nil { age = Double(HTTPCacheRules.trimmed(Substring(header.value))).map { max(0, $0) } }
-                case 4 where CacheEntry.sameName(name, "Date"):
+                case .date:
                     if date == nil { date = CacheDateParser.parse(header.value) }
-                case 7 where CacheEntry.sameName(name, "Expires"):
+                case .expires:
                     if !hasExpires {
                         hasExpires = true
                         expires = CacheDateParser.parse(header.value)
                     }
-                case 13 where CacheEntry.sameName(name, "Cache-Control"):
+                case .cacheControl:
                     cacheControl = cacheControl.map { $0 + "," + header.value } ?? header.value
-                case 13 where CacheEntry.sameName(name, "Last-Modified"):
+                case .lastModified:
                     if lastModified == nil { lastModified = CacheDateParser.parse(header.value) }
                 default:
                     break

@@ -25,6 +25,8 @@ extension APIClient {
         _ request: R, prepared given: PreparedRequest? = nil, options: RequestOptions, responseBody: ResponseBodyDisposition,
         finish: @Sendable (RawResponse, RequestSummary) throws -> Output
     ) async throws -> Output {
+        var options = options
+        if options.queue == nil, let queue = configuration.defaultQueue { options.queue = queue }
         let facts = EndpointTypeFacts.of(request)
         let name = options.requestName ?? facts.name
         let reporter = EventReporter(broadcaster: eventHub, requestID: .next(), requestName: name)
@@ -33,7 +35,7 @@ extension APIClient {
         do {
             try Task.checkCancellation()
             try facts.check()
-            var prepared = try given ?? prepare(request)
+            var prepared = try given ?? prepare(request, baseURL: options.baseURL)
             summary = prepared.summary
             if let deadline = CallDeadline.current { try CallDeadline.check(deadline, now: .now, request: prepared.summary) }
             try checkConfiguration(options, request: prepared, name: name)

@@ -144,15 +144,16 @@ public actor APIClient {
         return try await call(request, options: options)
     }
 
-    /// Sends a request and returns as soon as the response head arrives, with the body as a
-    /// ``ResponseBodyStream`` read with back-pressure (constant memory for any size).
+    /// Sends a request and returns as soon as the response head arrives, with the body as the
+    /// response's value: a ``ResponseBodyStream`` read with back-pressure (constant memory for any
+    /// size).
     ///
     /// The whole middleware chain runs and the status is checked (``Endpoint/accepts(_:)``); the
     /// envelope and decoding are not applied — the bytes are yours.
     ///
     /// ```swift
     /// let response = try await client.stream(ExportRequest())
-    /// for try await chunk in response.body { try file.write(contentsOf: chunk) }
+    /// for try await chunk in response.value { try file.write(contentsOf: chunk) }
     /// ```
     /// - Parameters:
     ///   - request: The request.
@@ -162,11 +163,11 @@ public actor APIClient {
     ///   body stream.
     public nonisolated func stream<R: Endpoint>(
         _ request: R, highWaterMark: Int = 1 << 20, options adjust: ((inout RequestOptions) -> Void)? = nil
-    ) async throws -> StreamedResponse {
+    ) async throws -> APIResponse<ResponseBodyStream> {
         var options = request.options
         adjust?(&options)
         return try await call(request, options: options, responseBody: .stream(highWaterMark: highWaterMark)) { raw, _ in
-            StreamedResponse(raw)
+            APIResponse(value: ResponseBodyStream(body: raw.content), raw: raw)
         }
     }
 }

@@ -6,9 +6,17 @@ extension APIClient {
     /// headers, encoded body, transfer options. Nothing downstream re-validates.
     /// - Throws: ``CurlewError`` of level `.invalidRequest`: `.malformedURL`, `.unsupportedScheme`,
     ///   `.invalidPath`, `.invalidHeader`, `.invalidMethod`, `.encodingFailed`.
+    ///
+    /// A relative path goes under the endpoint's ``RequestOptions/baseURL`` when its
+    /// ``Endpoint/options`` set one, else under the client's base URL.
     public nonisolated func prepare<R: Endpoint>(_ request: R) throws(CurlewError) -> PreparedRequest {
+        try prepare(request, baseURL: request.options.baseURL)
+    }
+
+    /// ``prepare(_:)`` with the call's own ``RequestOptions/baseURL`` (`nil`: the client's).
+    nonisolated func prepare<R: Endpoint>(_ request: R, baseURL: String?) throws(CurlewError) -> PreparedRequest {
         do {
-            return try prepareUnstaged(request)
+            return try prepareUnstaged(request, baseURL: baseURL ?? configuration.baseURL)
         } catch {
             var error = error
             if error.stage == nil { error.stage = .prepare }
@@ -16,11 +24,11 @@ extension APIClient {
         }
     }
 
-    private nonisolated func prepareUnstaged<R: Endpoint>(_ request: R) throws(CurlewError) -> PreparedRequest {
+    private nonisolated func prepareUnstaged<R: Endpoint>(_ request: R, baseURL: String?) throws(CurlewError) -> PreparedRequest {
         let method = request.method
         let encoded = try encodeParameters(of: request)
         let url = try RequestURLBuilder(
-            baseURL: configuration.baseURL, path: encoded.path, query: request.query + encoded.query, method: method
+            baseURL: baseURL, path: encoded.path, query: request.query + encoded.query, method: method
         ).build()
         let summary = RequestSummary(method: method, url: url, secretKeyFragments: configuration.secretQueryKeyFragments)
         guard HTTPMethodValidation.isValid(method.rawValue) else {

@@ -28,6 +28,18 @@ public struct ClientConfiguration: Sendable {
     /// to any other origin — a CDN image, a partner API given as an absolute URL — get none of
     /// them unless the call lists the origin in ``RequestOptions/trustedOrigins``.
     public var trustedOrigins: Set<String>
+    /// The named queue (``RequestOptions/queue``) of every call that names none: with a limit on
+    /// it in the client's ``QueueActor``, each such call waits for one of its slots, higher
+    /// ``RequestOptions/priority`` first, FIFO within a priority — so priority matters outside
+    /// your own queues too (Monkey's `MKRequestPriority`). Clients sharing a `QueueActor` and
+    /// this name share the slots. Default: `nil`, calls without a queue are not limited.
+    ///
+    /// ```swift
+    /// let queues = QueueActor(limits: ["all": 4])
+    /// let client = APIClient(configuration: ClientConfiguration(baseURL: url, defaultQueue: "all"), queues: queues)
+    /// let urgent = try await client.send(Search(key: "fog")) { $0.priority = .high }
+    /// ```
+    public var defaultQueue: String?
     /// Where the client logs: one line per request at `debug` (method, redacted URL, status or
     /// error code, duration). Header values and secret query values never appear.
     public var logger: Logger
@@ -50,6 +62,7 @@ public struct ClientConfiguration: Sendable {
     ///   - middleware: The middleware chain, outermost first (built-ins are placed by phase).
     ///   - trustedOrigins: More origins that receive credentials, signatures, common arguments.
     ///   - logger: The logger; default label `curlew`.
+    ///   - defaultQueue: The named queue of calls that name none (see ``defaultQueue``).
     public init(
         baseURL: String? = nil,
         headers: HTTPFields = [.userAgent: "Curlew"],
@@ -60,7 +73,8 @@ public struct ClientConfiguration: Sendable {
         accessories: [any Accessory] = [],
         middleware: [any APIMiddleware] = [],
         trustedOrigins: Set<String> = [],
-        logger: Logger = Logger(label: "curlew")
+        logger: Logger = Logger(label: "curlew"),
+        defaultQueue: String? = nil
     ) {
         self.baseURL = baseURL
         self.headers = headers
@@ -72,5 +86,6 @@ public struct ClientConfiguration: Sendable {
         self.middleware = middleware
         self.trustedOrigins = trustedOrigins
         self.logger = logger
+        self.defaultQueue = defaultQueue
     }
 }

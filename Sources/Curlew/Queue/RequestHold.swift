@@ -67,7 +67,7 @@ extension MiddlewareKind {
 }
 
 extension MiddlewarePhase {
-    /// ``RequestHolds`` and ``ClientScheduler``: before everything else, so a held call has not
+    /// ``RequestHolds``: before everything else, so a held call has not
     /// been counted, cached or signed yet.
     public static let scheduling = MiddlewarePhase(rank: 50, name: "scheduling")
 }

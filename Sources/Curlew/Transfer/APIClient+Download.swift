@@ -56,7 +56,7 @@ extension APIClient {
         // Prepared once: the plan (the partial file's name) and every exchange use the same URL.
         var prepared: PreparedRequest
         do {
-            prepared = try prepare(request)
+            prepared = try prepare(request, baseURL: options.baseURL)
         } catch {
             throw Self.surface(error, request: nil)
         }

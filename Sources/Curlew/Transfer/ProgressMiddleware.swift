@@ -14,7 +14,6 @@ struct ProgressMiddleware: APIMiddleware {
     var phase: MiddlewarePhase? { Self.phase }
 
     nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        let upload = request.content != nil
         let offset: Int64
         if case .download(let target) = context.responseBody.storage { offset = target.resumeOffset ?? 0 } else { offset = 0 }
         let monitor = self.monitor
@@ -26,13 +25,13 @@ struct ProgressMiddleware: APIMiddleware {
             guard let events else { return }
             for await event in events where event.requestID == id {
                 guard event.kind == .progress, let progress = event.progress else { continue }
-                monitor.offer(Self.update(progress, upload: upload, offset: offset), notifying: observer)
+                monitor.offer(Self.update(progress, offset: offset), notifying: observer)
             }
         }
         defer { watcher.cancel() }
         do {
             let raw = try await next(request, context)
-            monitor.finish(with: Self.final(raw, request: request, upload: upload), notifying: observer)
+            monitor.finish(with: Self.final(raw, request: request), notifying: observer)
             return raw
         } catch {
             monitor.finish(with: nil, notifying: observer)
@@ -40,34 +39,39 @@ struct ProgressMiddleware: APIMiddleware {
         }
     }
 
-    /// A progress event as the monitor's value.
-    static func update(_ progress: TransferProgress, upload: Bool, offset: Int64) -> TransferProgressUpdate {
-        if upload {
-            return TransferProgressUpdate(direction: .upload, bytesDone: progress.bytesSent, bytesExpected: progress.totalBytesToSend)
-        }
-        return TransferProgressUpdate(
-            direction: .download, bytesDone: offset + progress.bytesReceived,
-            bytesExpected: progress.totalBytesToReceive.map { $0 + offset })
+    /// A progress event as the monitor's value: a resumed download counts the bytes already on
+    /// disk as received.
+    static func update(_ progress: TransferProgress, offset: Int64) -> TransferProgress {
+        var update = progress
+        update.bytesReceived += offset
+        update.totalBytesToReceive = progress.totalBytesToReceive.map { $0 + offset }
+        return update
     }
 
-    /// The last value: the whole request body, or the whole response body (`nil` for a stream).
-    static func final(_ raw: RawResponse, request: PreparedRequest, upload: Bool) -> TransferProgressUpdate? {
-        if upload, let length = request.content?.length {
-            return TransferProgressUpdate(direction: .upload, bytesDone: length, bytesExpected: length)
+    /// The last value: the whole request body and the whole response body (left to the last
+    /// event for a stream, whose body is still coming when the call ends at the head).
+    static func final(_ raw: RawResponse, request: PreparedRequest) -> TransferProgress {
+        var final = TransferProgress()
+        if let length = request.content?.length {
+            final.bytesSent = length
+            final.totalBytesToSend = length
         }
-        let length: Int64
         switch raw.content {
-        case .data(let data): length = Int64(data.count)
-        case .file(_, let fileLength): length = fileLength
-        case .stream: return nil  // the call ends at the head; the body is still coming
+        case .data(let data):
+            final.bytesReceived = Int64(data.count)
+            final.totalBytesToReceive = Int64(data.count)
+        case .file(_, let length):
+            final.bytesReceived = length
+            final.totalBytesToReceive = length
+        case .stream: break
         }
-        return TransferProgressUpdate(direction: .download, bytesDone: length, bytesExpected: length)
+        return final
     }
 }
 
 extension RequestOptions {
     /// Reports this call's progress to `monitor` (an `AsyncSequence` of
-    /// ``TransferProgressUpdate``), ending it when the call ends.
+    /// ``TransferProgress``), ending it when the call ends.
     ///
     /// ```swift
     /// try await client.send(UploadPhoto(file: path)) { $0.reportProgress(to: progress) }

@@ -1,8 +1,9 @@
 internal import Synchronization
 
 /// Progress of one call as an `AsyncSequence`: monotonic, throttled to at most about 60 values a
-/// second, and ending with a value whose ``TransferProgressUpdate/bytesDone`` is the total when
-/// the call succeeds (the sequence simply ends when it fails).
+/// second, yielding ``TransferProgress`` values whose counters never go back, and ending with the
+/// totals when the call succeeds (the sequence simply ends when it fails). A resumed download
+/// counts the bytes already on disk as received.
 ///
 /// Built on the event model: the values come from the call's ``ClientEvent/Kind/progress``
 /// events, so subscribers of ``APIClient/events`` see the same transfer.
@@ -10,23 +11,23 @@ internal import Synchronization
 /// ```swift
 /// let progress = TransferProgressMonitor()
 /// async let file = client.download(ReportRequest(), to: folder) { $0.reportProgress(to: progress) }
-/// for await update in progress { print(update.bytesDone, update.fraction ?? 0) }
+/// for await update in progress { print(update.bytesReceived, update.fractionReceived ?? 0) }
 /// let report = try await file
 /// ```
 ///
 /// One monitor watches one call; read it from one task.
 public final class TransferProgressMonitor: AsyncSequence, Sendable {
     /// A value.
-    public typealias Element = TransferProgressUpdate
+    public typealias Element = TransferProgress
 
     private struct State {
-        var last: TransferProgressUpdate?
+        var last: TransferProgress?
         var lastYield: ContinuousClock.Instant?
         var finished = false
     }
 
-    private let stream: AsyncStream<TransferProgressUpdate>
-    private let continuation: AsyncStream<TransferProgressUpdate>.Continuation
+    private let stream: AsyncStream<TransferProgress>
+    private let continuation: AsyncStream<TransferProgress>.Continuation
     /// Guards the last value, the last delivery time and whether the sequence ended.
     private let state = Mutex(State())
     private let interval: Duration
@@ -39,20 +40,20 @@ public final class TransferProgressMonitor: AsyncSequence, Sendable {
     }
 
     /// The iterator.
-    public func makeAsyncIterator() -> AsyncStream<TransferProgressUpdate>.Iterator {
+    public func makeAsyncIterator() -> AsyncStream<TransferProgress>.Iterator {
         stream.makeAsyncIterator()
     }
 
-    /// Offers a value: dropped when it goes backwards, when it arrives sooner than the interval
-    /// after the previous one, or after the end. A delivered value also goes to `observer`.
+    /// Offers a value: dropped when either counter goes backwards, when it arrives sooner than
+    /// the interval after the previous one, or after the end. A delivered value also goes to `observer`.
     ///
     /// Delivery happens under the lock, so values reach the sequence and the observer in order
     /// even when a late offer races ``finish(with:notifying:)``: nothing follows the final value.
-    func offer(_ update: TransferProgressUpdate, notifying observer: Observer? = nil) {
+    func offer(_ update: TransferProgress, notifying observer: Observer? = nil) {
         let now = ContinuousClock.now
         state.withLock { state in
             guard !state.finished else { return }
-            if let last = state.last, update.bytesDone < last.bytesDone || update == last { return }
+            if let last = state.last, !update.isAtLeast(last) || update == last { return }
             if let lastYield = state.lastYield, now - lastYield < interval { return }
             state.last = update
             state.lastYield = now
@@ -61,21 +62,30 @@ public final class TransferProgressMonitor: AsyncSequence, Sendable {
         }
     }
 
-    /// Ends the sequence, after `final` (the total) when the call succeeded; `observer` gets the
-    /// final value too.
-    func finish(with final: TransferProgressUpdate?, notifying observer: Observer? = nil) {
+    /// Ends the sequence, after `final` (the totals) when the call succeeded; `observer` gets the
+    /// final value too. A counter `final` does not know (a streamed response body) keeps its last
+    /// value.
+    func finish(with final: TransferProgress?, notifying observer: Observer? = nil) {
         state.withLock { state in
             guard !state.finished else { return }
             state.finished = true
-            if let final, state.last.map({ $0 != final && final.bytesDone >= $0.bytesDone }) ?? true {
-                state.last = final
-                continuation.yield(final)
-                observer?(final)
+            if var final = final {
+                if let last = state.last {
+                    final.bytesSent = Swift.max(final.bytesSent, last.bytesSent)
+                    final.bytesReceived = Swift.max(final.bytesReceived, last.bytesReceived)
+                    final.totalBytesToSend = final.totalBytesToSend ?? last.totalBytesToSend
+                    final.totalBytesToReceive = final.totalBytesToReceive ?? last.totalBytesToReceive
+                }
+                if final != state.last {
+                    state.last = final
+                    continuation.yield(final)
+                    observer?(final)
+                }
             }
             continuation.finish()
         }
     }
 
     /// Also told about every delivered value (an accessory drawing the progress).
-    typealias Observer = @Sendable (TransferProgressUpdate) -> Void
+    typealias Observer = @Sendable (TransferProgress) -> Void
 }

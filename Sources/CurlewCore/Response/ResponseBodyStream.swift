@@ -9,7 +9,7 @@ public import Foundation
 ///
 /// ```swift
 /// let response = try await client.stream(LogsRequest())
-/// for try await chunk in response.body {
+/// for try await chunk in response.value {
 ///     try handle.write(contentsOf: chunk)
 /// }
 /// ```

@@ -13,12 +13,17 @@ final class RecordingAccessory: Accessory {
     var events: [String] { lines.withLock { $0 } }
 
     func willStart(_ activity: Activity) { record("start \(activity.kind) \(activity.name)") }
-    func willStop(_ activity: Activity, outcome: ActivityOutcome) { record("willStop \(activity.kind) \(outcome.isSuccess ? "ok" : "failed")") }
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) {
-        record("didStop \(activity.kind) \(outcome.isSuccess ? "ok" : "failed")\(duration >= .zero ? "" : " negative")")
+    func willStop(_ activity: Activity, outcome: Result<Void, any Error>) { record("willStop \(activity.kind) \(Self.word(outcome))") }
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) {
+        record("didStop \(activity.kind) \(Self.word(outcome))\(duration >= .zero ? "" : " negative")")
     }
 
     private func record(_ line: String) { lines.withLock { $0.append(label + line) } }
+
+    /// `ok` or `failed`.
+    static func word(_ outcome: Result<Void, any Error>) -> String {
+        if case .success = outcome { "ok" } else { "failed" }
+    }
 }
 
 struct QuietRequest: Endpoint {

@@ -177,7 +177,7 @@ struct CacheDownloadTests {
         try await withCachedLoopback(cache: cache, handler: Self.handler(HitCounter())) { server, client in
             let response = try await client.stream(CachedFile(policy: .maxAge(.hours(1)))) { $0.cache = .networkOnly }
             var received = Data()
-            for try await chunk in response.body { received.append(contentsOf: chunk) }
+            for try await chunk in response.value { received.append(contentsOf: chunk) }
             #expect(received == Self.bytes)
             #expect(server.requestCount == 1)
         }

@@ -28,7 +28,7 @@ struct CacheFormatTests {
 
     @Test func everySingleBitFlipOfAnEntryIsDamage() throws {
         let entry = CacheEntry(
-            key: "1|public|GET http://a/1", status: 200, headers: [.init(name: "ETag", value: "\"x\"")], body: Data("hello, cache".utf8),
+            key: "1|public|GET http://a/1", status: 200, headers: [.eTag: "\"x\""], body: Data("hello, cache".utf8),
             url: "http://a/1", requestTime: Date(timeIntervalSince1970: 1_000), storedAt: Date(timeIntervalSince1970: 1_001),
             varyNames: ["accept-language"], varyTag: "tag", discardAfter: Date(timeIntervalSince1970: 9_999))
         let file = try DiskEntryFormat.encode(entry)

@@ -26,14 +26,14 @@ struct DiskCacheCrashTests {
 
     static func entry(generation: Int, length: Int = bigLength) -> CacheEntry {
         CacheEntry(
-            key: bigKey, status: 200, headers: [.init(name: "X-Generation", value: String(generation))],
+            key: bigKey, status: 200, headers: [.eTag: String(generation)],
             body: body(generation: generation, length: length), url: "http://127.0.0.1/big",
             requestTime: Date(), storedAt: Date())
     }
 
     /// Whether an entry's body belongs to the generation its metadata names.
     static func isConsistent(_ entry: CacheEntry) -> Bool {
-        guard let generation = entry.header("X-Generation").flatMap(Int.init) else { return false }
+        guard let generation = entry.headers[.eTag].flatMap(Int.init) else { return false }
         return entry.body == body(generation: generation, length: entry.body.count)
     }
 
@@ -72,7 +72,7 @@ struct DiskCacheCrashTests {
             if let found {
                 #expect(Self.isConsistent(found), "round \(round): body and metadata belong together")
                 #expect(found.body.count == Self.bigLength)
-                generationsSeen.insert(Int(found.header("X-Generation") ?? "") ?? -1)
+                generationsSeen.insert(Int(found.headers[.eTag] ?? "") ?? -1)
             }
             #expect(Self.temporaryFiles(directory).isEmpty, "round \(round): stray temporary files are swept on open")
         }
@@ -94,7 +94,7 @@ struct DiskCacheCrashTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
         #expect(names.count == 1, "exactly one file, no temporary leftovers: \(names)")
         let found = try #require(await DiskCacheStorage(directory: directory).entry(for: Self.bigKey))
-        let writer = try #require(found.header("X-Generation").flatMap(Int.init))
+        let writer = try #require(found.headers[.eTag].flatMap(Int.init))
         #expect(found.body.count == 64 * 1024 + writer)
         #expect(Self.isConsistent(found))
     }

@@ -9,7 +9,7 @@ import Testing
 struct DiskCacheStorageTests {
     static func entry(_ key: String, body: String = "body", discardAfter: Date? = nil) -> CacheEntry {
         CacheEntry(
-            key: key, status: 200, headers: [.init(name: "Content-Type", value: "text/plain"), .init(name: "ETag", value: "\"1\"")],
+            key: key, status: 200, headers: [.contentType: "text/plain", .eTag: "\"1\""],
             body: Data(body.utf8), url: "http://127.0.0.1/x", requestTime: Date(timeIntervalSince1970: 1_000),
             storedAt: Date(timeIntervalSince1970: 1_001), varyNames: ["accept-language"], varyTag: "tag", discardAfter: discardAfter)
     }

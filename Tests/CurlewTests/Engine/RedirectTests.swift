@@ -153,7 +153,7 @@ struct RedirectTests {
         try await withLoopback(transferOptions: options, router: router) { server, client, _ in
             let streamed = try await client.stream(Send(path: "bomb"))
             #expect(streamed.status.code == 200)
-            #expect(try await streamed.body.collect(upTo: 1 << 20) == Data("landed".utf8))
+            #expect(try await streamed.value.collect(upTo: 1 << 20) == Data("landed".utf8))
             let file = try await client.download(Send(path: "bomb"), to: folder.appendingPathComponent("landed.txt"))
             #expect(file.length == 6)
             #expect(try Data(contentsOf: file.url) == Data("landed".utf8))

@@ -191,7 +191,7 @@ struct FixtureMockTests {
         try await withMockedLoopback([MockMiddleware(.fixtures(store))]) { server, client in
             let streamed = try await client.stream(MockSearch()) { $0.mockScenario = "empty" }
             var bytes = Data()
-            for try await chunk in streamed.body { bytes.append(chunk) }
+            for try await chunk in streamed.value { bytes.append(chunk) }
             #expect(bytes == Data(#"{"total": 0, "pictures": []}"#.utf8) + Data("\n".utf8))
             #expect(server.requestCount == 0)
         }

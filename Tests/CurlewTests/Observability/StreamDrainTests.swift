@@ -52,7 +52,7 @@ struct StreamDrainTests {
     @Test func aStreamBeingReadDrainsBeforeShutdownCompletesAndNewRequestsFailAtOnce() async throws {
         try await withGatedFeed(gracePeriod: .seconds(30)) { gate, server, service, client in
             let response = try await client.stream(Feed())
-            var iterator = response.body.makeAsyncIterator()
+            var iterator = response.value.makeAsyncIterator()
             var received = try #require(try await iterator.next())
             #expect(service.inFlight == 1, "the head has arrived, the body has not: still in flight")
 
@@ -72,7 +72,7 @@ struct StreamDrainTests {
     @Test func aStreamOutlivingTheGracePeriodFailsWithShutdown() async throws {
         try await withGatedFeed(gracePeriod: .milliseconds(200)) { gate, _, service, client in
             let response = try await client.stream(Feed())
-            var iterator = response.body.makeAsyncIterator()
+            var iterator = response.value.makeAsyncIterator()
             #expect(try await iterator.next()?.count == 1000)
             await service.shutdown()
             let error = try await #require(throws: CurlewError.self) {
@@ -88,7 +88,7 @@ struct StreamDrainTests {
         try await withGatedFeed(gracePeriod: .seconds(30)) { gate, _, service, client in
             let response = try await client.stream(Feed())
             #expect(service.inFlight == 1)
-            response.body.cancel()
+            response.value.cancel()
             // Counted out when the engine has stopped the transfer (the end carries what libcurl
             // measured until then), a moment after the cancel.
             #expect(await eventually { service.inFlight == 0 })

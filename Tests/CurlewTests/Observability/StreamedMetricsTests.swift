@@ -29,14 +29,14 @@ struct StreamedMetricsTests {
         let gate = ObservabilityGate()
         try await withLoopback(handler: { gate.gatedBody($0) }) { _, client, _ in
             let response = try await client.stream(Feed()) { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }
-            var iterator = response.body.makeAsyncIterator()
+            var iterator = response.value.makeAsyncIterator()
             var received = try #require(try await iterator.next())
             let headAt = ContinuousClock.now
             // Head and first bytes are in: nothing is recorded yet.
             #expect(metrics.counterTotal(label: "curlew_requests_total") == 0)
             #expect(metrics.counterTotal(label: "curlew_attempts_total") == 0)
             #expect(metrics.counterTotal(label: "curlew_bytes_received_total") == 0)
-            #expect(response.body.metrics == nil)
+            #expect(response.value.metrics == nil)
 
             // A lower bound only: the call cannot end before the gate opens.
             try await Task.sleep(for: .milliseconds(50))
@@ -45,7 +45,7 @@ struct StreamedMetricsTests {
             while let chunk = try await iterator.next() { received.append(chunk) }
             #expect(received.count == 2000)
 
-            let measured = try #require(response.body.metrics)
+            let measured = try #require(response.value.metrics)
             #expect(metrics.counterTotal(label: "curlew_requests_total", dimensions: Self.ok) == 1)
             #expect(metrics.counterTotal(label: "curlew_requests_total") == 1)
             #expect(metrics.counterTotal(label: "curlew_attempts_total", dimensions: Self.perType) == 1)
@@ -70,7 +70,7 @@ struct StreamedMetricsTests {
         let gate = ObservabilityGate()
         try await withLoopback(handler: { gate.gatedBody($0) }) { _, client, _ in
             let response = try await client.stream(Feed()) { $0.instrumentation = CurlewInstrumentation(tracer: tracer) }
-            var iterator = response.body.makeAsyncIterator()
+            var iterator = response.value.makeAsyncIterator()
             #expect(try await iterator.next()?.count == 1000)
             #expect(tracer.finishedSpans.isEmpty, "head received, body still arriving: no span has ended")
             #expect(tracer.activeSpans.count == 2)
@@ -104,12 +104,12 @@ struct StreamedMetricsTests {
         try await withLoopback(router: router) { _, client, _ in
             let measured: (inout RequestOptions) -> Void = { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }
             let cancelled = try await client.stream(Feed(), options: measured)
-            var iterator = cancelled.body.makeAsyncIterator()
+            var iterator = cancelled.value.makeAsyncIterator()
             #expect(try await iterator.next()?.count == 1000)
-            cancelled.body.cancel()
-            cancelled.body.cancel()
+            cancelled.value.cancel()
+            cancelled.value.cancel()
             // Recorded once the engine has stopped the transfer, with what libcurl measured then.
-            let end = await withCheckedContinuation { continuation in cancelled.body.whenEnded { continuation.resume(returning: $0) } }
+            let end = await withCheckedContinuation { continuation in cancelled.value.whenEnded { continuation.resume(returning: $0) } }
             let cancelledBytes = try #require(end.metrics?.bytesReceived)
             #expect(cancelledBytes > 1000, "the 1,000 body bytes that arrived, headers included")
             #expect(metrics.counterTotal(label: "curlew_bytes_received_total", dimensions: Self.perType) == cancelledBytes)
@@ -119,7 +119,7 @@ struct StreamedMetricsTests {
             #expect(metrics.counterTotal(label: "curlew_attempts_total", dimensions: Self.perType) == 1)
 
             let broken = try await client.stream(Broken(), options: measured)
-            await #expect(throws: CurlewError.self) { _ = try await broken.body.collect(upTo: 1 << 20) }
+            await #expect(throws: CurlewError.self) { _ = try await broken.value.collect(upTo: 1 << 20) }
             let failedClass = [("request", "Broken"), ("status_class", "error")]
             #expect(metrics.counterTotal(label: "curlew_requests_total", dimensions: failedClass) == 1)
             #expect(metrics.counterTotal(label: "curlew_attempts_total", dimensions: [("request", "Broken")]) == 1)

@@ -97,7 +97,7 @@ struct TransferFactsTests {
             let response = try await client.stream(Send(path: "stall"))
             var received = 0
             let error = try await #require(throws: CurlewError.self) {
-                for try await chunk in response.body { received += chunk.count }
+                for try await chunk in response.value { received += chunk.count }
             }
             #expect(received == 10)
             #expect(error.code == .idleTimeout)

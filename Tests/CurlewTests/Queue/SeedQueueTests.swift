@@ -145,15 +145,16 @@ struct SeedQueueTests {
     @Test func priorityOrdersCallsOutsideNamedQueues() async throws {
         let gate = Gate()
         try await withLoopback(handler: handler(gate)) { server, _, transport in
-            let scheduler = ClientScheduler(maximumConcurrent: 1)
-            let client = client(server, transport, [scheduler])
+            let queues = QueueActor(limits: ["all": 1])
+            let client = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, defaultQueue: "all"), transport: transport, queues: queues)
             let blocker = Task { try await client.send(SeedPath(path: "slow/first")) }
             #expect(await eventually { server.inFlight(path: "/slow/first") == 1 })
             let low = Task { try await client.send(SeedPath(path: "low")) { $0.priority = .low } }
-            #expect(await eventually { await scheduler.queues.status(of: scheduler.queueName).waiting == 1 })
+            #expect(await eventually { await queues.status(of: "all").waiting == 1 })
             let high = Task { try await client.send(SeedPath(path: "high")) { $0.priority = .high } }
-            #expect(await eventually { await scheduler.queues.status(of: scheduler.queueName).waiting == 2 })
-            // A call in a named queue is not held by the client-wide slots.
+            #expect(await eventually { await queues.status(of: "all").waiting == 2 })
+            // A call in a named queue of its own is not held by the default queue's slots.
             let value3 = try await client.send(SeedPath(path: "named"), queue: "own")
             #expect(value3 == "/named")
             _ = try await client.send(SeedPath(path: "open"), queue: "own")

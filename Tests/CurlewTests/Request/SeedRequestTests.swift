@@ -52,14 +52,14 @@ struct SeedRequestTests {
                         baseURL: dead,
                         middleware: [
                             FailoverMiddleware(baseURLs: [dead, server.baseURL + "/v1"]),
-                            BaseURLChoiceMiddleware(main: dead, secondary: secondary.baseURL + "/v1", cdn: cdn.baseURL + "/v1"),
                             AuthorizationMiddleware(store: store),
-                        ]), transport: transport)
+                        ],
+                        trustedOrigins: [secondary.baseURL, cdn.baseURL]), transport: transport)
                 let value1 = try await client.send(SeedChosenBase())
                 #expect(value1 == "main", "main fails over to its mirror")
-                let value2 = try await client.send(SeedChosenBase()) { $0.baseURLChoice = .cdn }
+                let value2 = try await client.send(SeedChosenBase()) { $0.baseURL = cdn.baseURL + "/v1" }
                 #expect(value2 == "cdn")
-                let value3 = try await client.send(SeedChosenBase()) { $0.baseURLChoice = .secondary }
+                let value3 = try await client.send(SeedChosenBase()) { $0.baseURL = secondary.baseURL + "/v1" }
                 #expect(value3 == "secondary")
                 #expect(server.requests.map(\.uri) == ["/v1/asset"])
                 #expect(server.requests.first?.header("Authorization") == "Bearer T1")
@@ -67,15 +67,12 @@ struct SeedRequestTests {
                 #expect(cdn.requests.first?.header("Authorization") == "Bearer T1", "a configured CDN is the user's own origin")
                 #expect(secondary.requests.count == 1)
 
-                let unconfigured = APIClient(
-                    configuration: ClientConfiguration(
-                        baseURL: server.baseURL,
-                        middleware: [
-                            BaseURLChoiceMiddleware(main: server.baseURL)
-                        ]), transport: transport)
-                let error = await #expect(throws: CurlewError.self) { try await unconfigured.send(SeedChosenBase()) { $0.baseURLChoice = .cdn } }
-                #expect(error?.code == .malformedURL)
+                // A base URL that is not http(s) fails before anything is sent.
+                let error = await #expect(throws: CurlewError.self) { try await client.send(SeedChosenBase()) { $0.baseURL = "ftp://cdn.example/v1" } }
+                #expect(error?.code == .unsupportedScheme)
+                #expect(error?.stage == .prepare)
                 #expect(server.requests.count == 1)
+                #expect(cdn.requests.count == 1)
             }
         } catch {
             await secondary.shutdown()
@@ -86,7 +83,7 @@ struct SeedRequestTests {
         await cdn.shutdown()
     }
 
-    @Test func configuredBaseURLsAreTrustedAndALoginCallNeverGoesOutWithoutCredentials() async throws {
+    @Test func baseURLsAmongTheTrustedOriginsGetCredentialsAndALoginCallNeverGoesOutWithoutThem() async throws {
         let secondary = try await LoopbackServer.start(handler: { _ in .text("secondary") })
         let cdn = try await LoopbackServer.start(handler: { _ in .text("cdn") })
         let rewritten = try await LoopbackServer.start(handler: { _ in .text("rewritten") })
@@ -100,17 +97,14 @@ struct SeedRequestTests {
                     SigningMiddleware(secret: "s3cret"),
                 ]
                 let client = APIClient(
-                    configuration: ClientConfiguration(
-                        baseURL: main,
-                        middleware: [
-                            BaseURLChoiceMiddleware(main: main, secondary: secondary.baseURL + "/v1", cdn: cdn.baseURL + "/v1")
-                        ] + shared), transport: transport)
-                for choice in [BaseURLChoice.secondary, .cdn] {
+                    configuration: ClientConfiguration(baseURL: main, middleware: shared, trustedOrigins: [secondary.baseURL, cdn.baseURL]),
+                    transport: transport)
+                for (base, expected) in [(secondary.baseURL + "/v1", "secondary"), (cdn.baseURL + "/v1", "cdn")] {
                     let answer = try await client.send(SeedChosenBase()) {
-                        $0.baseURLChoice = choice
+                        $0.baseURL = base
                         $0.requiresAuthentication = true
                     }
-                    #expect(answer == (choice == .cdn ? "cdn" : "secondary"))
+                    #expect(answer == expected)
                 }
                 for seen in [secondary, cdn] {
                     #expect(seen.requests.count == 1)
@@ -120,20 +114,15 @@ struct SeedRequestTests {
                 }
 
                 // A CDN the user says is not theirs gets nothing, and a login call never goes there.
-                let thirdParty = APIClient(
-                    configuration: ClientConfiguration(
-                        baseURL: main,
-                        middleware: [
-                            BaseURLChoiceMiddleware(main: main, cdn: cdn.baseURL + "/v1", untrusted: [.cdn])
-                        ] + shared), transport: transport)
-                let image = try await thirdParty.send(SeedChosenBase()) { $0.baseURLChoice = .cdn }
+                let thirdParty = APIClient(configuration: ClientConfiguration(baseURL: main, middleware: shared), transport: transport)
+                let image = try await thirdParty.send(SeedChosenBase()) { $0.baseURL = cdn.baseURL + "/v1" }
                 #expect(image == "cdn")
                 #expect(cdn.requests.count == 2)
                 #expect(cdn.requests.last?.header("Authorization") == nil)
                 #expect(cdn.requests.last?.queryItems.isEmpty == true)
                 let refused = await #expect(throws: CurlewError.self) {
                     try await thirdParty.send(SeedChosenBase()) {
-                        $0.baseURLChoice = .cdn
+                        $0.baseURL = cdn.baseURL + "/v1"
                         $0.requiresAuthentication = true
                     }
                 }

@@ -57,18 +57,19 @@ struct DeadlineWaitTests {
         }
     }
 
-    @Test func aCallWaitingForTheClientSchedulerFailsAtItsDeadline() async throws {
+    @Test func aCallWaitingInTheDefaultQueueFailsAtItsDeadline() async throws {
         let gate = Gate()
         try await withLoopback(handler: Self.gated(gate)) { server, _, transport in
-            let scheduler = ClientScheduler(maximumConcurrent: 1)
-            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [scheduler]), transport: transport)
+            let queues = QueueActor(limits: ["all": 1])
+            let client = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, defaultQueue: "all"), transport: transport, queues: queues)
             let first = Task { try await client.send(Numbered(index: 1)) }
             await waitForRequests(server, count: 1)
             let error = await #expect(throws: CurlewError.self) {
                 try await withDeadline(in: .milliseconds(200)) { try await client.send(Numbered(index: 2)) }
             }
             #expect(error?.code == .deadlineExceeded)
-            let during = await scheduler.queues.status(of: scheduler.queueName)
+            let during = await queues.status(of: "all")
             #expect(during.running == 1 && during.waiting == 0)
             gate.open()
             let answer3 = try await first.value

@@ -9,7 +9,7 @@ import Testing
 final class RecordingProgressAccessory: Accessory {
     enum Call: Equatable {
         case willStart
-        case progress(TransferProgressUpdate)
+        case progress(TransferProgress)
         case willStop(success: Bool)
         case didStop
     }
@@ -18,14 +18,17 @@ final class RecordingProgressAccessory: Accessory {
     private let recorded = Mutex<[Call]>([])
 
     var calls: [Call] { recorded.withLock { $0 } }
-    var progress: [TransferProgressUpdate] {
+    var progress: [TransferProgress] {
         calls.compactMap { if case .progress(let update) = $0 { update } else { nil } }
     }
 
     func willStart(_ activity: Activity) { recorded.withLock { $0.append(.willStart) } }
-    func didProgress(_ activity: Activity, progress: TransferProgressUpdate) { recorded.withLock { $0.append(.progress(progress)) } }
-    func willStop(_ activity: Activity, outcome: ActivityOutcome) { recorded.withLock { $0.append(.willStop(success: outcome.isSuccess)) } }
-    func didStop(_ activity: Activity, outcome: ActivityOutcome, duration: Duration) { recorded.withLock { $0.append(.didStop) } }
+    func didProgress(_ activity: Activity, progress: TransferProgress) { recorded.withLock { $0.append(.progress(progress)) } }
+    func willStop(_ activity: Activity, outcome: Result<Void, any Error>) {
+        let success = if case .success = outcome { true } else { false }
+        recorded.withLock { $0.append(.willStop(success: success)) }
+    }
+    func didStop(_ activity: Activity, outcome: Result<Void, any Error>, duration: Duration) { recorded.withLock { $0.append(.didStop) } }
 }
 
 @Suite("Accessories draw transfer progress", .serialized, .timeLimit(.minutes(2)))
@@ -49,9 +52,9 @@ struct AccessoryProgressTests {
             #expect(file.length == Int64(length))
             let values = hud.progress
             #expect(values.count >= 2, "\(values.count) values")
-            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesDone < $1.bytesDone }, "strictly monotonic")
-            #expect(values.allSatisfy { $0.direction == .download })
-            #expect(values.last == TransferProgressUpdate(direction: .download, bytesDone: Int64(length), bytesExpected: Int64(length)))
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesReceived < $1.bytesReceived }, "strictly monotonic")
+            #expect(values.allSatisfy { $0.bytesSent == 0 && $0.totalBytesToSend == nil }, "nothing sent")
+            #expect(values.last == TransferProgress(bytesReceived: Int64(length), totalBytesToReceive: Int64(length)))
             #expect(values.count <= Self.throttleBound(elapsed) + 1, "\(values.count) values in \(elapsed)")
             // Between willStart and willStop, nothing after.
             let calls = hud.calls
@@ -77,11 +80,13 @@ struct AccessoryProgressTests {
             let elapsed = ContinuousClock.now - started
             #expect(text.hasPrefix("file|u.bin|application/octet-stream|\(length)|"))
             let values = hud.progress
-            let total = try #require(values.last?.bytesExpected)
+            let total = try #require(values.last?.totalBytesToSend)
             #expect(total > Int64(length), "the whole multipart body")
-            #expect(values.last == TransferProgressUpdate(direction: .upload, bytesDone: total, bytesExpected: total))
-            #expect(values.allSatisfy { $0.direction == .upload })
-            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesDone < $1.bytesDone }, "strictly monotonic")
+            let answer = Int64(text.utf8.count)
+            #expect(values.last == TransferProgress(bytesSent: total, totalBytesToSend: total, bytesReceived: answer, totalBytesToReceive: answer))
+            #expect(values.allSatisfy { $0.totalBytesToSend == total }, "the body's size is known from the start")
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesSent <= $1.bytesSent && $0.bytesReceived <= $1.bytesReceived }, "monotonic")
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "no repeats")
             #expect(values.count <= Self.throttleBound(elapsed) + 1, "\(values.count) values in \(elapsed)")
             #expect(Array(hud.calls.suffix(2)) == [.willStop(success: true), .didStop])
         }
@@ -98,7 +103,7 @@ struct AccessoryProgressTests {
             async let file = client.download(FileGet(path: "/file?n=\(length)"), to: folder.appendingPathComponent("s.bin")) {
                 $0.reportProgress(to: monitor)
             }
-            var sequence: [TransferProgressUpdate] = []
+            var sequence: [TransferProgress] = []
             for await update in monitor { sequence.append(update) }
             let downloaded = try await file
             #expect(downloaded.length == Int64(length))
@@ -113,7 +118,7 @@ struct AccessoryProgressTests {
                 remaining = remaining[(index + 1)...]
             }
             #expect(sequence.last == drawn.last)
-            #expect(drawn.last?.bytesDone == Int64(length))
+            #expect(drawn.last?.bytesReceived == Int64(length))
         }
     }
 
@@ -132,7 +137,7 @@ struct AccessoryProgressTests {
                     $0.accessories = [failing]
                 }
             }
-            #expect(failing.progress.allSatisfy { $0.bytesDone < 100 })
+            #expect(failing.progress.allSatisfy { $0.bytesReceived < 100 })
             #expect(failing.calls.first == .willStart)
             #expect(Array(failing.calls.suffix(2)) == [.willStop(success: false), .didStop])
             #expect(contents(of: folder).isEmpty)

@@ -16,18 +16,18 @@ struct ProgressTests {
             async let file = client.download(FileGet(path: "/file?n=\(length)"), to: folder.appendingPathComponent("p.bin")) {
                 $0.reportProgress(to: monitor)
             }
-            var values: [TransferProgressUpdate] = []
+            var values: [TransferProgress] = []
             let started = ContinuousClock.now
             for await update in monitor { values.append(update) }
             let elapsed = ContinuousClock.now - started
             let downloaded = try await file
             #expect(downloaded.length == Int64(length))
             #expect(values.count >= 2)
-            #expect(values.map(\.bytesDone) == values.map(\.bytesDone).sorted(), "monotonic")
-            #expect(Set(values.map(\.bytesDone)).count == values.count, "no repeats")
-            #expect(values.allSatisfy { $0.direction == .download })
-            #expect(values.last == TransferProgressUpdate(direction: .download, bytesDone: Int64(length), bytesExpected: Int64(length)))
-            #expect(values.last?.fraction == 1)
+            #expect(values.map(\.bytesReceived) == values.map(\.bytesReceived).sorted(), "monotonic")
+            #expect(Set(values.map(\.bytesReceived)).count == values.count, "no repeats")
+            #expect(values.allSatisfy { $0.bytesSent == 0 && $0.totalBytesToSend == nil }, "nothing sent")
+            #expect(values.last == TransferProgress(bytesReceived: Int64(length), totalBytesToReceive: Int64(length)))
+            #expect(values.last?.fractionReceived == 1)
             // At most ~60 a second, plus the final value.
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             #expect(Double(values.count) <= seconds * 60 + 2, "\(values.count) values in \(elapsed)")
@@ -83,15 +83,17 @@ struct ProgressTests {
         try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
             let monitor = TransferProgressMonitor()
             async let answer = client.send(FormPost(path: "/multipart", form: form)) { $0.reportProgress(to: monitor) }
-            var values: [TransferProgressUpdate] = []
+            var values: [TransferProgress] = []
             for await update in monitor { values.append(update) }
             let text = try await answer
             #expect(text.hasPrefix("file|u.bin|application/octet-stream|\(length)|"))
-            let total = try #require(values.last?.bytesExpected)
+            let total = try #require(values.last?.totalBytesToSend)
             #expect(total > Int64(length), "the whole multipart body")
-            #expect(values.last?.bytesDone == total)
-            #expect(values.allSatisfy { $0.direction == .upload })
-            #expect(values.map(\.bytesDone) == values.map(\.bytesDone).sorted())
+            #expect(values.last?.bytesSent == total)
+            #expect(values.last?.fractionSent == 1)
+            #expect(values.last?.bytesReceived == Int64(text.utf8.count))
+            #expect(values.map(\.bytesSent) == values.map(\.bytesSent).sorted())
+            #expect(values.map(\.bytesReceived) == values.map(\.bytesReceived).sorted())
         }
     }
 
@@ -99,7 +101,7 @@ struct ProgressTests {
         try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
             let monitor = TransferProgressMonitor()
             async let result: Data = client.send(FileGet(path: "/status/500")) { $0.reportProgress(to: monitor) }
-            var values: [TransferProgressUpdate] = []
+            var values: [TransferProgress] = []
             for await update in monitor { values.append(update) }
             do {
                 _ = try await result
@@ -107,7 +109,7 @@ struct ProgressTests {
             } catch {
                 #expect((error as? CurlewError)?.status?.code == 500)
             }
-            #expect(values.allSatisfy { $0.bytesDone <= 10 })
+            #expect(values.allSatisfy { $0.bytesReceived <= 10 })
         }
     }
 }

@@ -78,7 +78,7 @@ struct TransportContextTests {
         let response = try await client.stream(Upload(path: "echo", body: .stream(.once(length: Int64(payload.count), chunks))))
         #expect(response.status == .ok)
         var echoed = Data()
-        for try await chunk in response.body { echoed.append(chunk) }
+        for try await chunk in response.value { echoed.append(chunk) }
         #expect(echoed == payload)
         #expect(transport.contexts.withLock { $0 }.first?.responseBody == .stream())
     }
