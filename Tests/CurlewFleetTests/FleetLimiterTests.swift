@@ -120,9 +120,10 @@ struct FleetLimiterTests {
         configuration.idleRelease = .seconds(600)
         let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
         let running = Task { try await limiter.run() }
-        // A first call long enough for the limiter to see it and lease its slot.
-        try await queues.run(in: "partner") { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(await eventually { limiter.status(of: "partner")?.slots == 1 })
+        // A first call that runs (or waits) until the limiter has seen it and leased its slot.
+        try await queues.run(in: "partner") {
+            while limiter.status(of: "partner")?.slots != 1 { try await Task.sleep(for: .milliseconds(5)) }
+        }
         let leases = try #require(limiter.status(of: "partner")?.leases)
         // Gaps of 20 ms between calls: four times the limiter's check interval, far below the
         // idle release.
