@@ -38,6 +38,7 @@ let package = Package(
         .target(
             name: "NameProbe",
             dependencies: curlewAndHummingbird + [
+                .product(name: "CurlewResilience", package: "Curlew"),
                 .product(name: "CurlewTesting", package: "Curlew"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -47,6 +48,8 @@ let package = Package(
             name: "ServerNamesTests",
             dependencies: curlewAndHummingbird + [
                 .product(name: "CurlewTesting", package: "Curlew"),
+                // The README's resilience section imports it.
+                .product(name: "CurlewResilience", package: "Curlew"),
                 // The README's OpenAPI section imports it.
                 .product(name: "CurlewOpenAPI", package: "Curlew"),
                 .product(name: "CurlewTestServer", package: "Curlew"),

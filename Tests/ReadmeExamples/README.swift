@@ -31,18 +31,18 @@
 //   block 29 (README.md:1067): skipped (no-compile)
 //   block 30 (README.md:1090): declarations, file scope
 //   block 31 (README.md:1108): declarations, file scope
-//   block 32 (README.md:1126): declarations, file scope
-//   block 33 (README.md:1138): declarations, file scope
-//   block 34 (README.md:1151): declarations, file scope
-//   block 35 (README.md:1197): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1243): skipped (no-compile)
-//   block 37 (README.md:1276): declarations, file scope
-//   block 38 (README.md:1297): skipped (no-compile)
-//   block 39 (README.md:1457): declarations, file scope
-//   block 40 (README.md:1559): declarations, file scope
-//   block 41 (README.md:1599): declarations, file scope
-//   block 42 (README.md:1633): declarations, file scope
-//   block 43 (README.md:1721): declarations, file scope
+//   block 32 (README.md:1130): declarations, file scope
+//   block 33 (README.md:1144): declarations, file scope
+//   block 34 (README.md:1157): declarations, file scope
+//   block 35 (README.md:1204): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1250): skipped (no-compile)
+//   block 37 (README.md:1283): declarations, file scope
+//   block 38 (README.md:1304): skipped (no-compile)
+//   block 39 (README.md:1464): declarations, file scope
+//   block 40 (README.md:1566): declarations, file scope
+//   block 41 (README.md:1606): declarations, file scope
+//   block 42 (README.md:1640): declarations, file scope
+//   block 43 (README.md:1728): declarations, file scope
 
 import Curlew
 import Foundation
@@ -50,6 +50,7 @@ import HTTPTypes
 import CurlewTesting
 import LoopbackServer
 import Testing
+import CurlewResilience
 import CurlewOpenAPI
 import Logging
 
@@ -714,16 +715,18 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1126
-#sourceLocation(file: "README.md", line: 1127)
+// MARK: block 32, README.md:1130
+#sourceLocation(file: "README.md", line: 1131)
+
+
 func hedgedClient() -> APIClient {
     let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1138
-#sourceLocation(file: "README.md", line: 1139)
+// MARK: block 33, README.md:1144
+#sourceLocation(file: "README.md", line: 1145)
 func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
     // The gradient limit by default; AIMD when you know the latency the origin should keep.
     let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
@@ -732,20 +735,20 @@ func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1151
-#sourceLocation(file: "README.md", line: 1152)
+// MARK: block 34, README.md:1157
+#sourceLocation(file: "README.md", line: 1158)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1197
+// MARK: block 35, README.md:1204
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1198)
+#sourceLocation(file: "README.md", line: 1205)
 
 
 
@@ -774,8 +777,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1276
-#sourceLocation(file: "README.md", line: 1277)
+// MARK: block 37, README.md:1283
+#sourceLocation(file: "README.md", line: 1284)
 
 
 
@@ -792,8 +795,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1457
-#sourceLocation(file: "README.md", line: 1458)
+// MARK: block 39, README.md:1464
+#sourceLocation(file: "README.md", line: 1465)
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -893,8 +896,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1559
-#sourceLocation(file: "README.md", line: 1560)
+// MARK: block 40, README.md:1566
+#sourceLocation(file: "README.md", line: 1567)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -932,8 +935,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1599
-#sourceLocation(file: "README.md", line: 1600)
+// MARK: block 41, README.md:1606
+#sourceLocation(file: "README.md", line: 1607)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     let album = try await client.send(PortAlbumRequest(albumID: 7, note: "hi")) { $0.priority = .high }
@@ -965,8 +968,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1633
-#sourceLocation(file: "README.md", line: 1634)
+// MARK: block 42, README.md:1640
+#sourceLocation(file: "README.md", line: 1641)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1052,8 +1055,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1721
-#sourceLocation(file: "README.md", line: 1722)
+// MARK: block 43, README.md:1728
+#sourceLocation(file: "README.md", line: 1729)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.

@@ -1,3 +1,4 @@
+public import Curlew
 internal import Synchronization
 
 /// Limits how many calls go to an origin at once, with a limit that follows the origin's

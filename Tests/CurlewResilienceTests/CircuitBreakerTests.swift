@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewResilience
 import Foundation
 import HTTPTypes
 import LoopbackServer
@@ -124,7 +125,7 @@ struct CircuitBreakerTests {
             let breaker = CircuitBreakerMiddleware(policy: Self.policy, now: { clock.now })
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [breaker]), transport: transport)
             let events = client.events
-            let transitions = Task { await EventTests.collect(events, until: 1, of: .circuitClosed) }
+            let transitions = Task { await collectEvents(events, until: 1, of: .circuitClosed) }
             func send(_ index: Int) async -> CurlewError? {
                 do {
                     _ = try await client.send(Numbered(index: index)) { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }

@@ -1,3 +1,4 @@
+public import Curlew
 internal import Synchronization
 
 /// Stops sending to an origin that keeps failing: a circuit breaker per origin

@@ -1,3 +1,4 @@
+public import Curlew
 internal import HTTPTypes
 internal import Synchronization
 
