@@ -38,6 +38,7 @@ let package = Package(
         .target(
             name: "NameProbe",
             dependencies: curlewAndHummingbird + [
+                .product(name: "CurlewDecoding", package: "Curlew"),
                 .product(name: "CurlewResilience", package: "Curlew"),
                 .product(name: "CurlewTesting", package: "Curlew"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -48,7 +49,8 @@ let package = Package(
             name: "ServerNamesTests",
             dependencies: curlewAndHummingbird + [
                 .product(name: "CurlewTesting", package: "Curlew"),
-                // The README's resilience section imports it.
+                // The README's decoding and resilience sections import them.
+                .product(name: "CurlewDecoding", package: "Curlew"),
                 .product(name: "CurlewResilience", package: "Curlew"),
                 // The README's OpenAPI section imports it.
                 .product(name: "CurlewOpenAPI", package: "Curlew"),

@@ -1,3 +1,5 @@
+internal import Curlew
+
 /// A family of types decoded from one JSON shape, chosen by a discriminator field
 /// (HAccess's `HPDivideType`): `{"type": "pic", …}` → `PicObject`, `{"type": "video", …}` →
 /// `VideoObject`.
@@ -38,22 +40,6 @@ extension PolymorphicFamily {
     public static var discriminator: String { "type" }
     /// `false`: an unknown type fails decoding.
     public static var skipsUnknownTypes: Bool { false }
-}
-
-/// A coding key made from any string or index (also the mock generator's, in CurlewTesting).
-package struct AnyCodingKey: CodingKey {
-    package var stringValue: String
-    package var intValue: Int?
-
-    package init(stringValue: String) {
-        self.stringValue = stringValue
-        self.intValue = nil
-    }
-
-    package init(intValue: Int) {
-        self.stringValue = String(intValue)
-        self.intValue = intValue
-    }
 }
 
 /// Decodes one member of a family from a decoder positioned at its object.

@@ -1,3 +1,5 @@
+public import Curlew
+
 /// Decodes a ``ValidatableModel`` value and validates it on the spot, so a nested value's failure
 /// carries its full path (`resp.data[2].owner.name: must not be empty`).
 ///
