@@ -72,15 +72,6 @@ struct LenientItem: Decodable, Sendable {
     @Scoped var kind: Kind
 }
 
-struct Ranged: Decodable, Sendable, ValidatableModel {
-    var id: String
-    var width: Int
-    func validate() throws {
-        if id.isEmpty { throw ValidationFailure("must not be empty", field: "id") }
-        if !(1...10_000).contains(width) { throw ValidationFailure("expected 1...10000, found \(width)", field: "width") }
-    }
-}
-
 struct Owner: Decodable, Sendable, ValidatableModel {
     var name: String
     func validate() throws {
