@@ -78,7 +78,7 @@ enum PolymorphicDecoding {
     }
 }
 
-/// Runs ``ValidatableModel/validate()`` during decoding, where the full coding path is known.
+/// Runs `ValidatableModel.validate()` during decoding, where the full coding path is known.
 enum ValidationHook {
     static func validate(_ value: Any, codingPath: [any CodingKey]) throws {
         guard let validatable = value as? any ValidatableModel else { return }
