@@ -25,6 +25,12 @@ let package = Package(
         // The engine and its vocabulary on their own, for code that needs no client (Curlew
         // re-exports it).
         .library(name: "CurlewCore", targets: ["CurlewCore"]),
+        // Hedging, circuit breakers and adaptive concurrency limits: middleware on Curlew's public
+        // and `package` API, a product of its own so that `import Curlew` shows none of it.
+        .library(name: "CurlewResilience", targets: ["CurlewResilience"]),
+        // Lenient and polymorphic decoding (`@AutoCast`, `@Default`, `@Scoped`, `@Polymorphic`…,
+        // `@Validated`): plain `Decodable` wrappers that need no HTTP, a product of their own.
+        .library(name: "CurlewDecoding", targets: ["CurlewDecoding"]),
         .library(name: "CurlewTesting", targets: ["CurlewTesting"]),
         // A scriptable HTTP/1.1 server on 127.0.0.1 for users' own tests. A product of its own:
         // only a test target that asks for it links SwiftNIO, never an app that uses Curlew.
@@ -100,6 +106,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The resilience middleware (hedging, circuit breaker, adaptive concurrency): it needs only
+        // what the middleware protocol and the `package` seams of Curlew give it.
+        .target(
+            name: "CurlewResilience",
+            dependencies: [
+                "Curlew", "SanitizerSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The decoding wrappers: they need only Curlew's JSON and validation vocabulary
+        // (`ValidatableModel`, `ValidationFailure`) and its `package` coding key.
+        .target(
+            name: "CurlewDecoding",
+            dependencies: ["Curlew"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CurlewOpenAPI",
             dependencies: [
@@ -111,7 +135,9 @@ let package = Package(
         ),
         .target(
             name: "CurlewTesting",
-            dependencies: ["Curlew", "SanitizerSupport", .product(name: "HTTPTypes", package: "swift-http-types")],
+            // CurlewDecoding: the mock generator steers its wrappers (an allowed value for `Scoped`,
+            // each family member for `Polymorphic`).
+            dependencies: ["Curlew", "CurlewDecoding", "SanitizerSupport", .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
         // A small HTTP/1.1 server on 127.0.0.1 used by the tests, by the demo's embedded API and,
@@ -128,12 +154,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "SearchDemo",
+            // CurlewDecoding for the lenient and polymorphic models.
+            // CurlewResilience for the resilience step (hedging, circuit breaker, adaptive limit).
             // CurlewTesting for the tour's mock steps (fixtures, generated data); CurlewFleet for the
             // fleet step (its in-memory store: the tour needs no database).
             // CurlewOpenAPI for the generated-client step (its client generated once and committed
             // under OpenAPI/Generated).
             dependencies: [
-                "Curlew", "CurlewTesting", "LoopbackServer", "CurlewOpenAPI", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "Curlew", "CurlewDecoding", "CurlewResilience", "CurlewTesting", "LoopbackServer", "CurlewOpenAPI", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ] + fleet(["CurlewFleet"]),
             path: "Samples/SearchDemo",
@@ -143,7 +171,7 @@ let package = Package(
         // The issue-scale resilience scenarios, measured (scripts/resilience-scenarios.sh); no tests.
         .executableTarget(
             name: "ResilienceScenarios",
-            dependencies: ["Curlew", "LoopbackServer"],
+            dependencies: ["Curlew", "CurlewResilience", "LoopbackServer"],
             path: "Samples/ResilienceScenarios",
             swiftSettings: swiftSettings
         ),
@@ -158,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "CurlewTests",
             dependencies: [
-                "Curlew", "CurlewCore", "CurlewTesting", "LoopbackServer", "CCurlShim", "SanitizerSupport", "TestSupport",
+                "Curlew", "CurlewCore", "CurlewDecoding", "CurlewTesting", "LoopbackServer", "CCurlShim", "SanitizerSupport", "TestSupport",
                 "CTestCompression",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,6 +196,22 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Mock/Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        // CurlewDecoding's wrappers, decoded with Foundation's JSONDecoder and through a client.
+        .testTarget(
+            name: "CurlewDecodingTests",
+            dependencies: ["CurlewDecoding", "Curlew", "LoopbackServer", "SanitizerSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // CurlewResilience (hedging, circuit breaker, adaptive concurrency) against the loopback server.
+        .testTarget(
+            name: "CurlewResilienceTests",
+            dependencies: [
+                "CurlewResilience", "Curlew", "LoopbackServer", "SanitizerSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         // CurlewOpenAPI through a client generated once by swift-openapi-generator from
@@ -190,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "ReadmeExamples",
             dependencies: [
-                "Curlew", "CurlewOpenAPI", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "Curlew", "CurlewDecoding", "CurlewOpenAPI", "CurlewResilience", "CurlewTesting", "LoopbackServer", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ] + fleet(["CurlewFleet"]),

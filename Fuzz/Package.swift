@@ -35,7 +35,7 @@ let package = Package(
             name: name,
             dependencies: [
                 "FuzzSupport", .product(name: "Curlew", package: "Curlew"), .product(name: "CurlewCore", package: "Curlew"),
-                .product(name: "CurlewTesting", package: "Curlew"),
+                .product(name: "CurlewTesting", package: "Curlew"), .product(name: "CurlewDecoding", package: "Curlew"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

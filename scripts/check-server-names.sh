@@ -16,12 +16,12 @@ tests=$pkg/Tests/ServerNamesTests
 # postgres-nio and its TLS stack once more (Tests/ReadmeExamples in the main package compiles it).
 python3 scripts/readme-examples.py README.md "$tests/ReadmeExamples.generated.swift" --extra-import Hummingbird
 
-# Every public type of Curlew and CurlewTesting, unqualified (Curlew once had a RequestID, which is also Hummingbird's;
+# Every public type of Curlew, CurlewDecoding, CurlewResilience and CurlewTesting, unqualified (Curlew once had a RequestID, which is also Hummingbird's;
 # it is CallID now).
 # It is its own target (NameProbe) so that a type the README declares cannot shadow a collision.
 probe_file=$pkg/Sources/NameProbe/NameProbe.generated.swift
 probe=$(python3 scripts/public-names.py --probe --import Foundation --import HTTPTypes --import Hummingbird \
-    Sources/Curlew Sources/CurlewCore Sources/CurlewTesting)
+    Sources/Curlew Sources/CurlewCore Sources/CurlewDecoding Sources/CurlewResilience Sources/CurlewTesting)
 if [[ ! -f "$probe_file" || "$(cat "$probe_file")" != "$probe" ]]; then
     printf '%s\n' "$probe" > "$probe_file"
 fi

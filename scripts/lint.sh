@@ -7,7 +7,7 @@
 # Samples/SearchDemo/OpenAPI/Generated).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Sources Tests/CurlewTests Tests/CurlewFleetTests Tests/CurlewOpenAPITests/*.swift Tests/TestSupport Tests/ReadmeExamples/ReadmeExamplesTests.swift Samples/FanOutService Samples/SearchDemo/*.swift)
+paths=(Sources Tests/CurlewTests Tests/CurlewDecodingTests Tests/CurlewResilienceTests Tests/CurlewFleetTests Tests/CurlewOpenAPITests/*.swift Tests/TestSupport Tests/ReadmeExamples/ReadmeExamplesTests.swift Samples/FanOutService Samples/SearchDemo/*.swift)
 if [ "${1:-}" = "--fix" ]; then
     swift format format --in-place --recursive --parallel "${paths[@]}"
 else

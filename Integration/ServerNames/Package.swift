@@ -38,6 +38,8 @@ let package = Package(
         .target(
             name: "NameProbe",
             dependencies: curlewAndHummingbird + [
+                .product(name: "CurlewDecoding", package: "Curlew"),
+                .product(name: "CurlewResilience", package: "Curlew"),
                 .product(name: "CurlewTesting", package: "Curlew"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -47,6 +49,9 @@ let package = Package(
             name: "ServerNamesTests",
             dependencies: curlewAndHummingbird + [
                 .product(name: "CurlewTesting", package: "Curlew"),
+                // The README's decoding and resilience sections import them.
+                .product(name: "CurlewDecoding", package: "Curlew"),
+                .product(name: "CurlewResilience", package: "Curlew"),
                 // The README's OpenAPI section imports it.
                 .product(name: "CurlewOpenAPI", package: "Curlew"),
                 .product(name: "CurlewTestServer", package: "Curlew"),

@@ -7,6 +7,7 @@
 //
 // Not a test: the numbers depend on the machine; nothing here asserts.
 import Curlew
+import CurlewResilience
 import Foundation
 import LoopbackServer
 import Synchronization

@@ -1,4 +1,5 @@
 import Curlew
+import CurlewDecoding
 
 /// The gallery API's envelope: `{"code": 0, "msg": "ok", "data": …}`.
 struct Envelope<Payload: Decodable & Sendable>: Decodable, Sendable {

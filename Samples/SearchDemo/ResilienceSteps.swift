@@ -1,4 +1,5 @@
 import Curlew
+import CurlewResilience
 import Foundation
 import LoopbackServer
 import Synchronization

@@ -5,51 +5,53 @@
 //   block 3 (README.md:149): declarations, file scope
 //   block 4 (README.md:183): declarations, file scope
 //   block 5 (README.md:225): declarations, file scope
-//   block 6 (README.md:292): declarations, file scope
-//   block 7 (README.md:319): declarations, file scope
-//   block 8 (README.md:375): declarations, file scope
-//   block 9 (README.md:414): declarations, file scope
-//   block 10 (README.md:440): declarations, file scope
-//   block 11 (README.md:456): declarations, file scope
-//   block 12 (README.md:476): declarations, file scope
-//   block 13 (README.md:511): statements, readmeExample13()
-//   block 14 (README.md:544): declarations, file scope
-//   block 15 (README.md:573): declarations, file scope
-//   block 16 (README.md:618): declarations, file scope
-//   block 17 (README.md:636): declarations, file scope
-//   block 18 (README.md:675): declarations, file scope
-//   block 19 (README.md:713): declarations, file scope
-//   block 20 (README.md:751): declarations, file scope
-//   block 21 (README.md:781): declarations, file scope
-//   block 22 (README.md:846): declarations, file scope
-//   block 23 (README.md:884): declarations, file scope
-//   block 24 (README.md:938): declarations, file scope
-//   block 25 (README.md:992): declarations, file scope
-//   block 26 (README.md:1023): skipped (no-compile)
-//   block 27 (README.md:1031): declarations, file scope
-//   block 28 (README.md:1047): skipped (no-compile)
-//   block 29 (README.md:1067): skipped (no-compile)
-//   block 30 (README.md:1090): declarations, file scope
-//   block 31 (README.md:1108): declarations, file scope
-//   block 32 (README.md:1126): declarations, file scope
-//   block 33 (README.md:1138): declarations, file scope
-//   block 34 (README.md:1151): declarations, file scope
-//   block 35 (README.md:1197): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1243): skipped (no-compile)
-//   block 37 (README.md:1276): declarations, file scope
-//   block 38 (README.md:1297): skipped (no-compile)
-//   block 39 (README.md:1457): declarations, file scope
-//   block 40 (README.md:1559): declarations, file scope
-//   block 41 (README.md:1598): declarations, file scope
-//   block 42 (README.md:1633): declarations, file scope
-//   block 43 (README.md:1721): declarations, file scope
+//   block 6 (README.md:297): declarations, file scope
+//   block 7 (README.md:324): declarations, file scope
+//   block 8 (README.md:380): declarations, file scope
+//   block 9 (README.md:419): declarations, file scope
+//   block 10 (README.md:445): declarations, file scope
+//   block 11 (README.md:461): declarations, file scope
+//   block 12 (README.md:481): declarations, file scope
+//   block 13 (README.md:516): statements, readmeExample13()
+//   block 14 (README.md:549): declarations, file scope
+//   block 15 (README.md:578): declarations, file scope
+//   block 16 (README.md:623): declarations, file scope
+//   block 17 (README.md:641): declarations, file scope
+//   block 18 (README.md:680): declarations, file scope
+//   block 19 (README.md:718): declarations, file scope
+//   block 20 (README.md:756): declarations, file scope
+//   block 21 (README.md:786): declarations, file scope
+//   block 22 (README.md:851): declarations, file scope
+//   block 23 (README.md:889): declarations, file scope
+//   block 24 (README.md:943): declarations, file scope
+//   block 25 (README.md:997): declarations, file scope
+//   block 26 (README.md:1028): skipped (no-compile)
+//   block 27 (README.md:1036): declarations, file scope
+//   block 28 (README.md:1052): skipped (no-compile)
+//   block 29 (README.md:1072): skipped (no-compile)
+//   block 30 (README.md:1095): declarations, file scope
+//   block 31 (README.md:1113): declarations, file scope
+//   block 32 (README.md:1135): declarations, file scope
+//   block 33 (README.md:1149): declarations, file scope
+//   block 34 (README.md:1162): declarations, file scope
+//   block 35 (README.md:1209): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1255): skipped (no-compile)
+//   block 37 (README.md:1288): declarations, file scope
+//   block 38 (README.md:1309): skipped (no-compile)
+//   block 39 (README.md:1473): declarations, file scope
+//   block 40 (README.md:1576): declarations, file scope
+//   block 41 (README.md:1615): declarations, file scope
+//   block 42 (README.md:1650): declarations, file scope
+//   block 43 (README.md:1738): declarations, file scope
 
 import Curlew
 import Foundation
 import HTTPTypes
+import CurlewDecoding
 import CurlewTesting
 import LoopbackServer
 import Testing
+import CurlewResilience
 import CurlewOpenAPI
 import Logging
 
@@ -172,6 +174,8 @@ func showPicture(_ client: APIClient) async throws {
 
 // MARK: block 5, README.md:225
 #sourceLocation(file: "README.md", line: 226)
+
+
 enum Sort: String, ParameterConvertible { case newest, popular }
 protocol MediaItem: Decodable, Sendable {}
 struct PicItem: MediaItem { var picUrl: String }
@@ -202,8 +206,8 @@ func searchMedia(_ client: APIClient) async throws -> Int {
 }
 #sourceLocation()
 
-// MARK: block 6, README.md:292
-#sourceLocation(file: "README.md", line: 293)
+// MARK: block 6, README.md:297
+#sourceLocation(file: "README.md", line: 298)
 struct LegacySearchRequest: Endpoint {
     typealias Response = [Picture]
     var path: String { "legacy/search" }
@@ -218,8 +222,8 @@ struct LegacySearchRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 7, README.md:319
-#sourceLocation(file: "README.md", line: 320)
+// MARK: block 7, README.md:324
+#sourceLocation(file: "README.md", line: 325)
 struct SavedTokens: Sendable {
     var access: String
     var refresh: String
@@ -252,8 +256,8 @@ func makeGalleryClient(saved: SavedTokens, secret: String, transport: any Transp
 }
 #sourceLocation()
 
-// MARK: block 8, README.md:375
-#sourceLocation(file: "README.md", line: 376)
+// MARK: block 8, README.md:380
+#sourceLocation(file: "README.md", line: 381)
 struct RequestIDHeader: APIMiddleware {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
@@ -274,8 +278,8 @@ struct CannedAnswer: APIMiddleware {
 }
 #sourceLocation()
 
-// MARK: block 9, README.md:414
-#sourceLocation(file: "README.md", line: 415)
+// MARK: block 9, README.md:419
+#sourceLocation(file: "README.md", line: 420)
 func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
     do {
         return try await client.send(SearchRequest(key: "fog")).pictures
@@ -291,8 +295,8 @@ func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
 }
 #sourceLocation()
 
-// MARK: block 10, README.md:440
-#sourceLocation(file: "README.md", line: 441)
+// MARK: block 10, README.md:445
+#sourceLocation(file: "README.md", line: 446)
 func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
@@ -305,8 +309,8 @@ func watch(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 11, README.md:456
-#sourceLocation(file: "README.md", line: 457)
+// MARK: block 11, README.md:461
+#sourceLocation(file: "README.md", line: 462)
 func fetchAllPages(_ client: APIClient) async {
     let tracker = RequestTracker()
     for page in 1...5 {
@@ -319,8 +323,8 @@ func fetchAllPages(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 12, README.md:476
-#sourceLocation(file: "README.md", line: 477)
+// MARK: block 12, README.md:481
+#sourceLocation(file: "README.md", line: 482)
 struct ExportRequest: Endpoint {
     typealias Response = Data
     var path: String { "export" }
@@ -342,9 +346,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:511
+// MARK: block 13, README.md:516
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 512)
+#sourceLocation(file: "README.md", line: 517)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -358,8 +362,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:544
-#sourceLocation(file: "README.md", line: 545)
+// MARK: block 14, README.md:549
+#sourceLocation(file: "README.md", line: 550)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -384,8 +388,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:573
-#sourceLocation(file: "README.md", line: 574)
+// MARK: block 15, README.md:578
+#sourceLocation(file: "README.md", line: 579)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -418,8 +422,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:618
-#sourceLocation(file: "README.md", line: 619)
+// MARK: block 16, README.md:623
+#sourceLocation(file: "README.md", line: 624)
 
 
 func testSearch() async throws {
@@ -432,8 +436,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:636
-#sourceLocation(file: "README.md", line: 637)
+// MARK: block 17, README.md:641
+#sourceLocation(file: "README.md", line: 642)
 
 
 func testAgainstALocalServer() async throws {
@@ -447,8 +451,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:675
-#sourceLocation(file: "README.md", line: 676)
+// MARK: block 18, README.md:680
+#sourceLocation(file: "README.md", line: 681)
 
 
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
@@ -476,8 +480,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:713
-#sourceLocation(file: "README.md", line: 714)
+// MARK: block 19, README.md:718
+#sourceLocation(file: "README.md", line: 719)
 
 
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
@@ -511,8 +515,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:751
-#sourceLocation(file: "README.md", line: 752)
+// MARK: block 20, README.md:756
+#sourceLocation(file: "README.md", line: 757)
 
 
 
@@ -532,8 +536,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:781
-#sourceLocation(file: "README.md", line: 782)
+// MARK: block 21, README.md:786
+#sourceLocation(file: "README.md", line: 787)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -569,8 +573,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:846
-#sourceLocation(file: "README.md", line: 847)
+// MARK: block 22, README.md:851
+#sourceLocation(file: "README.md", line: 852)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -604,8 +608,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:884
-#sourceLocation(file: "README.md", line: 885)
+// MARK: block 23, README.md:889
+#sourceLocation(file: "README.md", line: 890)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgress) {
         let percent = Int((progress.fractionSent ?? progress.fractionReceived ?? 0) * 100)
@@ -619,8 +623,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:938
-#sourceLocation(file: "README.md", line: 939)
+// MARK: block 24, README.md:943
+#sourceLocation(file: "README.md", line: 944)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -649,8 +653,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:992
-#sourceLocation(file: "README.md", line: 993)
+// MARK: block 25, README.md:997
+#sourceLocation(file: "README.md", line: 998)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -672,8 +676,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1031
-#sourceLocation(file: "README.md", line: 1032)
+// MARK: block 27, README.md:1036
+#sourceLocation(file: "README.md", line: 1037)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -684,8 +688,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1090
-#sourceLocation(file: "README.md", line: 1091)
+// MARK: block 30, README.md:1095
+#sourceLocation(file: "README.md", line: 1096)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -699,8 +703,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1108
-#sourceLocation(file: "README.md", line: 1109)
+// MARK: block 31, README.md:1113
+#sourceLocation(file: "README.md", line: 1114)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -714,16 +718,18 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1126
-#sourceLocation(file: "README.md", line: 1127)
+// MARK: block 32, README.md:1135
+#sourceLocation(file: "README.md", line: 1136)
+
+
 func hedgedClient() -> APIClient {
     let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1)
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [hedging]))
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1138
-#sourceLocation(file: "README.md", line: 1139)
+// MARK: block 33, README.md:1149
+#sourceLocation(file: "README.md", line: 1150)
 func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
     // The gradient limit by default; AIMD when you know the latency the origin should keep.
     let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
@@ -732,20 +738,20 @@ func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1151
-#sourceLocation(file: "README.md", line: 1152)
+// MARK: block 34, README.md:1162
+#sourceLocation(file: "README.md", line: 1163)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1197
+// MARK: block 35, README.md:1209
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1198)
+#sourceLocation(file: "README.md", line: 1210)
 
 
 
@@ -774,8 +780,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1276
-#sourceLocation(file: "README.md", line: 1277)
+// MARK: block 37, README.md:1288
+#sourceLocation(file: "README.md", line: 1289)
 
 
 
@@ -792,8 +798,9 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1457
-#sourceLocation(file: "README.md", line: 1458)
+// MARK: block 39, README.md:1473
+#sourceLocation(file: "README.md", line: 1474)
+
 
 
 enum PortLayout: String, CaseIterable, Decodable, Sendable { case grid, list }
@@ -893,8 +900,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1559
-#sourceLocation(file: "README.md", line: 1560)
+// MARK: block 40, README.md:1576
+#sourceLocation(file: "README.md", line: 1577)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -931,8 +938,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1598
-#sourceLocation(file: "README.md", line: 1599)
+// MARK: block 41, README.md:1615
+#sourceLocation(file: "README.md", line: 1616)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
@@ -965,8 +972,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1633
-#sourceLocation(file: "README.md", line: 1634)
+// MARK: block 42, README.md:1650
+#sourceLocation(file: "README.md", line: 1651)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1052,8 +1059,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1721
-#sourceLocation(file: "README.md", line: 1722)
+// MARK: block 43, README.md:1738
+#sourceLocation(file: "README.md", line: 1739)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.

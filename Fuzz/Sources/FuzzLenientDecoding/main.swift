@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import Curlew
+import CurlewDecoding
 @testable import CurlewCore
 
 protocol FuzzMedia: Decodable, Sendable {}

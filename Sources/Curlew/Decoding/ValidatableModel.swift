@@ -16,9 +16,10 @@ internal import Synchronization
 /// }
 /// ```
 ///
-/// Curlew validates the decoded value, each element of a decoded top-level array, and each
-/// element of a ``Polymorphic`` / ``PolymorphicArray`` (where the full coding path is known).
-/// Validate nested values from your own `validate()`, or wrap them in ``Validated``.
+/// Curlew validates the decoded value, each element of a decoded top-level array, and (with the
+/// `CurlewDecoding` product) each member of a `Polymorphic` / `PolymorphicArray`, where the full
+/// coding path is known. Validate nested values from your own `validate()`, or wrap them in
+/// `CurlewDecoding`'s `Validated`.
 public protocol ValidatableModel {
     /// Checks the value.
     /// - Throws: A ``ValidationFailure`` (or any error) when the value is not acceptable.

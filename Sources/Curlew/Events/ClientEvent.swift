@@ -63,20 +63,20 @@ public struct ClientEvent: Sendable {
         /// ``ClientEvent/queue`` was resumed after a hold.
         public static let queueResumed = Kind("queueResumed")
         /// The circuit breaker of ``ClientEvent/origin`` opened: calls there fail fast
-        /// (``CircuitBreakerMiddleware``).
+        /// (`CircuitBreakerMiddleware`, `CurlewResilience`).
         public static let circuitOpened = Kind("circuitOpened")
         /// The circuit breaker of ``ClientEvent/origin`` lets a probe through.
         public static let circuitHalfOpen = Kind("circuitHalfOpen")
         /// The circuit breaker of ``ClientEvent/origin`` closed again after a successful probe.
         public static let circuitClosed = Kind("circuitClosed")
         /// The adaptive concurrency limit of ``ClientEvent/origin`` moved to ``ClientEvent/limit``
-        /// (``AdaptiveConcurrencyMiddleware``).
+        /// (`AdaptiveConcurrencyMiddleware`, `CurlewResilience`).
         public static let concurrencyLimitChanged = Kind("concurrencyLimitChanged")
         /// A call to ``ClientEvent/origin`` was shed: ``ClientEvent/limit`` calls were in flight
         /// and the line was full; it fails with ``CurlewError/Code/concurrencyLimitExceeded`` unsent.
         public static let concurrencyShed = Kind("concurrencyShed")
         /// A hedge of a slow call went out as attempt ``ClientEvent/attempt``
-        /// (``HedgingMiddleware``).
+        /// (`HedgingMiddleware`, `CurlewResilience`).
         public static let hedgeSent = Kind("hedgeSent")
         /// The hedge that was attempt ``ClientEvent/attempt`` answered first; the others were
         /// cancelled.

@@ -35,7 +35,7 @@ public final class FailoverMiddleware: APIMiddleware {
     }
 
     /// Sends to the current base URL, moving along the list on connect-level failures. A hedge of
-    /// ``HedgingMiddleware`` with ``HedgingMiddleware/hedgesToFailover`` starts at the next one.
+    /// `CurlewResilience`'s `HedgingMiddleware` with `hedgesToFailover` starts at the next one.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard let path = baseURLs.lazy.compactMap({ Self.remainder(of: request.url, under: $0) }).first else {
             return try await next(request, context)
@@ -89,7 +89,7 @@ public final class FailoverMiddleware: APIMiddleware {
         }
     }
 
-    static func isConnectLevel(_ code: CurlewError.Code) -> Bool {
+    package static func isConnectLevel(_ code: CurlewError.Code) -> Bool {
         code == .cannotConnect || code == .dnsFailure || code == .connectTimeout
     }
 }

@@ -46,12 +46,13 @@ public struct MiddlewareContext: Sendable {
     /// unchecked, and the transport drops their bodies unread).
     var followsRedirects = false
     /// How many base URLs past the one in use ``FailoverMiddleware`` starts this attempt at: a
-    /// hedge sent to the failover origin (``HedgingMiddleware/hedgesToFailover``) sets it.
-    var failoverStep = 0
+    /// hedge sent to the failover origin (`CurlewResilience`'s `HedgingMiddleware.hedgesToFailover`)
+    /// sets it.
+    package var failoverStep = 0
     /// The error of an open circuit breaker that sent this call on to the failover origin
-    /// (``CircuitBreakerMiddleware/Policy/failsOverWhileOpen``): ``FailoverMiddleware`` clears
+    /// (`CurlewResilience`'s `CircuitBreakerMiddleware.Policy.failsOverWhileOpen`): ``FailoverMiddleware`` clears
     /// it when it sends the call elsewhere; the transport step throws it if nothing did.
-    var circuitRefusal: CurlewError?
+    package var circuitRefusal: CurlewError?
     /// The credential chosen for this attempt and its version, set by ``TokenRefreshMiddleware``
     /// (so ``AuthorizationMiddleware`` sends exactly the token refresh decisions are based on).
     public var credential: (token: TokenStore.Credential, version: Int)?

@@ -25,11 +25,11 @@ public struct MiddlewarePhase: Hashable, Sendable, Comparable, CustomStringConve
     public static let cache = MiddlewarePhase(rank: 100, name: "cache")
     /// ``TokenRefreshMiddleware``.
     public static let tokenRefresh = MiddlewarePhase(rank: 200, name: "tokenRefresh")
-    /// ``HedgingMiddleware``: outside the breaker and retry, so each hedge is a whole call below it.
+    /// `HedgingMiddleware` (`CurlewResilience`): outside the breaker and retry, so each hedge is a whole call below it.
     public static let hedging = MiddlewarePhase(rank: 220, name: "hedging")
-    /// ``AdaptiveConcurrencyMiddleware``: a call holds one slot for all its attempts.
+    /// `AdaptiveConcurrencyMiddleware` (`CurlewResilience`): a call holds one slot for all its attempts.
     public static let limiter = MiddlewarePhase(rank: 240, name: "limiter")
-    /// ``CircuitBreakerMiddleware``: outside retry, so a call is one outcome and an open breaker
+    /// `CircuitBreakerMiddleware` (`CurlewResilience`): outside retry, so a call is one outcome and an open breaker
     /// keeps retries from starting.
     public static let circuitBreaker = MiddlewarePhase(rank: 250, name: "circuitBreaker")
     /// ``RetryMiddleware``.

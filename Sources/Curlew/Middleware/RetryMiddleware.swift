@@ -103,7 +103,7 @@ public struct RetryMiddleware: APIMiddleware {
     }
 
     /// `Idempotency-Key`: a request carrying it may be resent whatever its method.
-    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!  // a literal token: never nil
+    package static let idempotencyKey = HTTPField.Name("Idempotency-Key")!  // a literal token: never nil
 
     /// `retryableMethods.contains(method)` as a scan of ``methodList``: a few small-string
     /// comparisons instead of hashing the method's name on every call.

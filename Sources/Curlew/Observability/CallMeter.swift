@@ -23,10 +23,10 @@ internal import HTTPTypes
 /// | `curlew_transfers_in_flight`, `curlew_transfers_queued_for_connection` | gauge | — |
 /// | `curlew_connect_retries_total` | counter | — |
 ///
-/// The per-origin instruments are recorded by ``CircuitBreakerMiddleware`` and
-/// ``AdaptiveConcurrencyMiddleware`` into the factory of the call that changed them
-/// (``OriginMeter``); the connection instruments by a running ``TransportService``, once a
-/// second (``ConnectionMeter``).
+/// The per-origin instruments are recorded by the `CurlewResilience` product's
+/// `CircuitBreakerMiddleware` and `AdaptiveConcurrencyMiddleware` into the factory of the call that
+/// changed them (its `OriginMeter`); the connection instruments by a running
+/// ``TransportService``, once a second (``ConnectionMeter``).
 ///
 /// A class (immutable): a call's ``EventReporter`` carries an optional meter, and an optional
 /// reference is one word that copies with a retain, where an optional struct of an existential
@@ -94,38 +94,6 @@ final class CallMeter: Sendable {
         default: return
         }
         Counter(label: label, dimensions: [("request", request)], factory: factory).increment()
-    }
-}
-
-/// The per-origin instruments of the circuit breaker and the adaptive limiter, recorded into the
-/// metrics factory of the call that moved them (nothing when it has none).
-enum OriginMeter {
-    /// The breaker of `origin` is now `state`: 0 closed, 1 half-open, 2 open.
-    /// With a breaker per endpoint type, `endpointType` adds the dimension `request`.
-    static func recordBreaker(_ state: CircuitBreakerMiddleware.State, origin: String, endpointType: String?, options: RequestOptions) {
-        guard let factory = options.instrumentation.activeMetricsFactory else { return }
-        let value: Int
-        switch state {
-        case .closed: value = 0
-        case .halfOpen: value = 1
-        case .open: value = 2
-        }
-        var dimensions = [("origin", origin)]
-        if let endpointType { dimensions.append(("request", endpointType)) }
-        Gauge(label: "curlew_circuit_state", dimensions: dimensions, factory: factory).record(value)
-    }
-
-    /// The limiter of `origin` now allows `limit` calls and has `inFlight` out.
-    static func recordLimit(_ limit: Int, inFlight: Int, origin: String, options: RequestOptions) {
-        guard let factory = options.instrumentation.activeMetricsFactory else { return }
-        Gauge(label: "curlew_concurrency_limit", dimensions: [("origin", origin)], factory: factory).record(limit)
-        Gauge(label: "curlew_concurrency_in_flight", dimensions: [("origin", origin)], factory: factory).record(inFlight)
-    }
-
-    /// A call to `origin` was shed.
-    static func recordShed(origin: String, options: RequestOptions) {
-        guard let factory = options.instrumentation.activeMetricsFactory else { return }
-        Counter(label: "curlew_concurrency_shed_total", dimensions: [("origin", origin)], factory: factory).increment()
     }
 }
 

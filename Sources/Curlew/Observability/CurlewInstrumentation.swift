@@ -39,8 +39,9 @@ public struct CurlewInstrumentation: Sendable {
         return type(of: tracer) == NoOpTracer.self ? nil : tracer
     }
 
-    /// The factory to use, `nil` when it is a no-op.
-    var activeMetricsFactory: (any MetricsFactory)? {
+    /// The factory to use, `nil` when it is a no-op (`package`: the resilience middleware record
+    /// their per-origin instruments into it).
+    package var activeMetricsFactory: (any MetricsFactory)? {
         let factory = metricsFactory ?? MetricsSystem.factory
         return type(of: factory) == NOOPMetricsHandler.self ? nil : factory
     }

@@ -1,4 +1,5 @@
 import Curlew
+import CurlewDecoding
 import Foundation
 import HTTPTypes
 
@@ -25,17 +26,6 @@ struct PicObject: Media, ValidatableModel, Equatable {
 struct VideoObject: Media, Equatable {
     var videoUrl: String
     var videoW: Int
-}
-
-/// A gallery item that holds media of its own: nested polymorphism.
-struct AlbumObject: Media {
-    var title: String
-    @PolymorphicArray<StrictMedia> var items: [any Media]
-}
-
-enum StrictMedia: PolymorphicFamily {
-    typealias Member = any Media
-    static var members: [String: any Decodable.Type] { ["pic": PicObject.self, "video": VideoObject.self, "album": AlbumObject.self] }
 }
 
 enum SkippingMedia: PolymorphicFamily {

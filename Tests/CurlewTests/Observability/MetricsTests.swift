@@ -62,39 +62,6 @@ struct MetricsTests {
         #expect(metrics.counterTotal(label: "curlew_cache_hits_total", dimensions: [("request", "MeteredQuote")]) == 2)
     }
 
-    /// A hedge that wins and a circuit breaker that opens are counted once each.
-    @Test func hedgesAndOpenedBreakersAreCounted() async throws {
-        let metrics = TestMetrics()
-        let arrivals = Mutex(0)
-        var router = LoopbackRouter()
-        router.on("GET", "/hedged") { request, _ in
-            guard
-                arrivals.withLock({ count in
-                    count += 1; return count
-                }) == 1
-            else { return .text("hedge") }
-            await request.connection.closed()
-            return .text("too late")
-        }
-        router.on("GET", "/down") { _, _ in .text("down", status: 503) }
-        try await withLoopback(router: router) { server, _, transport in
-            let middleware: [any APIMiddleware] = [
-                HedgingMiddleware(delay: .milliseconds(20), burst: 1),
-                CircuitBreakerMiddleware(policy: .init(failureRatio: 0.6, minimumThroughput: 2, breakDuration: .seconds(60))),  // the hedged success counts too
-            ]
-            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
-            let measured: (inout RequestOptions) -> Void = { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }
-            let answer = try await client.send(MeteredQuote(path: "hedged"), options: measured)
-            #expect(answer == "hedge")
-            for _ in 0..<3 { _ = try? await client.send(MeteredQuote(path: "down"), options: measured) }
-            #expect(server.requests(path: "/down").count == 2)
-        }
-        let perType = [("request", "MeteredQuote")]
-        #expect(metrics.counterTotal(label: "curlew_hedges_total", dimensions: perType) == 1)
-        #expect(metrics.counterTotal(label: "curlew_hedges_won_total", dimensions: perType) == 1)
-        #expect(metrics.counterTotal(label: "curlew_circuit_opened_total", dimensions: perType) == 1)
-    }
-
     @Test func nothingIsRecordedOrInjectedUnlessBootstrappedOrPassed() async throws {
         #expect(MetricsSystem.factory is NOOPMetricsHandler, "this test process never bootstraps swift-metrics")
         try await withLoopback(handler: { _ in .text("plain") }) { server, client, _ in

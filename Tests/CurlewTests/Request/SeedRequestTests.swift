@@ -1,4 +1,5 @@
 import Curlew
+import CurlewDecoding
 import Foundation
 import HTTPTypes
 import LoopbackServer

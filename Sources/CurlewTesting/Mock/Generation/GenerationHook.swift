@@ -1,4 +1,5 @@
 import Curlew
+import CurlewDecoding
 
 /// Library types whose decoding the generator must steer: an allowed value for `Scoped`, each
 /// family member for `Polymorphic` and `PolymorphicArray`.

@@ -1,3 +1,4 @@
+public import Curlew
 internal import HTTPTypes
 internal import Synchronization
 
@@ -13,7 +14,7 @@ internal import Synchronization
 ///
 /// Only calls that may run twice are hedged: `GET`, `HEAD`, `OPTIONS`, `PUT` and `DELETE`, or any
 /// method with an `Idempotency-Key` header, with a body that can be sent again. Its phase,
-/// ``MiddlewarePhase/hedging``, is outside the circuit breaker and retry, so each hedge is a whole
+/// `MiddlewarePhase.hedging`, is outside the circuit breaker and retry, so each hedge is a whole
 /// call of its own below it; no hedge starts after the call's deadline.
 ///
 /// ```swift
@@ -23,16 +24,16 @@ internal import Synchronization
 /// With a ``percentile`` the delay follows the origin: each endpoint type's recent latencies (the
 /// last 200 calls) give its hedge delay, their p95 for `percentile: 0.95`; until a type has
 /// ``minimumSamples`` of them, ``delay`` is used. With ``hedgesToFailover`` and a
-/// ``FailoverMiddleware`` of several base URLs, a hedge goes to the next base URL after the one
+/// `FailoverMiddleware` of several base URLs, a hedge goes to the next base URL after the one
 /// in use, so a slow primary is raced against its mirror:
 ///
 /// ```swift
 /// let hedging = HedgingMiddleware(delay: .milliseconds(50), percentile: 0.95, hedgesToFailover: true)
 /// ```
 ///
-/// Each hedge is published as ``ClientEvent/Kind/hedgeSent`` (with the ``ClientEvent/delay`` it
-/// waited) and a hedge that wins as ``ClientEvent/Kind/hedgeWon`` (with the winning
-/// ``ClientEvent/attempt``, 2 for the first hedge).
+/// Each hedge is published as `ClientEvent.Kind.hedgeSent` (with the `ClientEvent.delay` it
+/// waited) and a hedge that wins as `ClientEvent.Kind.hedgeWon` (with the winning
+/// `ClientEvent.attempt`, 2 for the first hedge).
 public final class HedgingMiddleware: APIMiddleware {
     /// How long a call waits for an answer before the next hedge goes out; with a
     /// ``percentile``, the delay of an endpoint type with fewer than ``minimumSamples`` calls.
@@ -42,7 +43,7 @@ public final class HedgingMiddleware: APIMiddleware {
     public let percentile: Double?
     /// Calls of an endpoint type measured before its percentile replaces ``delay``. Default: 20.
     public let minimumSamples: Int
-    /// Whether a hedge goes to the next base URL of the client's ``FailoverMiddleware`` rather
+    /// Whether a hedge goes to the next base URL of the client's `FailoverMiddleware` rather
     /// than the one in use. Default: `false`.
     public let hedgesToFailover: Bool
     /// Extra attempts per call at most. Default: 1.
@@ -67,7 +68,7 @@ public final class HedgingMiddleware: APIMiddleware {
     ///   - maximumHedges: Extra attempts per call at most.
     ///   - budget: Hedges each call earns: the long-run share of extra requests.
     ///   - burst: Hedges that can be saved up.
-    ///   - hedgesToFailover: Send hedges to the next base URL of the ``FailoverMiddleware``.
+    ///   - hedgesToFailover: Send hedges to the next base URL of the `FailoverMiddleware`.
     public init(
         delay: Duration, percentile: Double? = nil, minimumSamples: Int = 20, maximumHedges: Int = 1, budget: Double = 0.1, burst: Int = 10,
         hedgesToFailover: Bool = false
@@ -85,7 +86,7 @@ public final class HedgingMiddleware: APIMiddleware {
     /// `.hedging`.
     public var kind: MiddlewareKind { .hedging }
 
-    /// ``MiddlewarePhase/hedging``.
+    /// `MiddlewarePhase.hedging`.
     public var phase: MiddlewarePhase? { .hedging }
 
     /// What one attempt's child task ends with.
@@ -106,7 +107,7 @@ public final class HedgingMiddleware: APIMiddleware {
     }
 
     /// The delay before a hedge of a call of the endpoint type `requestName` (its type's name,
-    /// ``MiddlewareContext/requestName``): with a ``percentile``, that percentile of the type's
+    /// `MiddlewareContext.requestName`): with a ``percentile``, that percentile of the type's
     /// recent latencies once ``minimumSamples`` were measured; otherwise ``delay``.
     public func hedgeDelay(for requestName: String) -> Duration {
         guard percentile != nil else { return delay }

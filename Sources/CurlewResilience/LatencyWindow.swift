@@ -33,7 +33,7 @@ struct LatencyWindow: Sendable, Equatable {
 
     /// Adds one call's latency.
     mutating func record(_ latency: Duration) {
-        let nanoseconds = max(0, CallMeter.nanoseconds(latency))
+        let nanoseconds = max(0, latency.wholeNanoseconds)
         if samples.count < capacity {
             samples.append(nanoseconds)
         } else {

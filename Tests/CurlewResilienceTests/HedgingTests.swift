@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewResilience
 import Foundation
 import HTTPTypes
 import LoopbackServer
@@ -49,7 +50,7 @@ struct HedgingTests {
             let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 0.1, burst: 1)
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [hedging]), transport: transport)
             let events = client.events
-            let seen = Task { await EventTests.collect(events, until: 1, of: .finished) }
+            let seen = Task { await collectEvents(events, until: 1, of: .finished) }
             let answer = try await client.send(Numbered(index: 1))
             #expect(answer == "hedge")
             #expect(server.requestCount == 2)
@@ -144,7 +145,7 @@ struct HedgingTests {
             let learned = hedging.hedgeDelay(for: "Numbered")
             #expect(learned < .seconds(60))
             let events = client.events
-            let seen = Task { await EventTests.collect(events, until: 1, of: .finished) }
+            let seen = Task { await collectEvents(events, until: 1, of: .finished) }
             let answer = try await client.send(Numbered(index: 6))
             #expect(answer == "hedge")
             #expect(server.requests.filter { $0.path == "/n/6" }.count == 2)

@@ -1,4 +1,6 @@
-/// Decodes a ``ValidatableModel`` value and validates it on the spot, so a nested value's failure
+public import Curlew
+
+/// Decodes a `ValidatableModel` value and validates it on the spot, so a nested value's failure
 /// carries its full path (`resp.data[2].owner.name: must not be empty`).
 ///
 /// ```swift
@@ -19,7 +21,7 @@ public struct Validated<Value: Decodable & ValidatableModel & Sendable>: Sendabl
 
 extension Validated: Decodable {
     /// Decodes the value, then validates it.
-    /// - Throws: `DecodingError`, or a data-corrupted error wrapping the ``ValidationFailure``.
+    /// - Throws: `DecodingError`, or a data-corrupted error wrapping the `ValidationFailure`.
     public init(from decoder: any Decoder) throws {
         let value = try Value(from: decoder)
         try ValidationHook.validate(value, codingPath: decoder.codingPath)

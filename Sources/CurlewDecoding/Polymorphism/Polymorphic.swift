@@ -7,7 +7,7 @@
 /// ```
 ///
 /// An unknown discriminator always fails here (there is nothing to skip to); the member is
-/// validated if it is ``ValidatableModel``.
+/// validated if it is `ValidatableModel`.
 @propertyWrapper
 public struct Polymorphic<Family: PolymorphicFamily>: Sendable {
     /// The decoded member.

@@ -44,9 +44,9 @@ public func withDeadline<T>(
 
 /// The task-local deadline behind ``withDeadline(at:isolation:operation:)`` and what the request path does
 /// with it.
-enum CallDeadline {
+package enum CallDeadline {
     /// The deadline of the calls made by this task, `nil` for none.
-    @TaskLocal static var current: ContinuousClock.Instant?
+    @TaskLocal package static var current: ContinuousClock.Instant?
 
     /// The error for a call or attempt that would start when its deadline has passed.
     static func exceeded(_ request: RequestSummary?, by overdue: Duration) -> CurlewError {
@@ -60,7 +60,7 @@ enum CallDeadline {
     /// a wait (for a queue slot, a limiter slot, a token refresh) at the call's deadline. `expire`
     /// must remove the waiter under the same lock its other exits take, so exactly one of them
     /// resumes it.
-    static func alarm(at deadline: ContinuousClock.Instant, _ expire: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+    package static func alarm(at deadline: ContinuousClock.Instant, _ expire: @escaping @Sendable () -> Void) -> Task<Void, Never> {
         Task.detached {
             do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
             expire()
@@ -69,7 +69,7 @@ enum CallDeadline {
 
     /// The error for a call whose deadline passed while it waited for `what`, before anything
     /// was sent.
-    static func exceededWhileWaiting(for what: String, request: RequestSummary?) -> CurlewError {
+    package static func exceededWhileWaiting(for what: String, request: RequestSummary?) -> CurlewError {
         var error = CurlewError(code: .deadlineExceeded, message: "the deadline passed while the call waited for \(what); nothing was sent", request: request)
         error.stage = .deadline
         return error
@@ -109,7 +109,7 @@ enum CallDeadline {
         return value < 100_000_000 ? "\(max(0, value))m" : "\(min(99_999_999, value / 1000))S"
     }
 
-    static func milliseconds(_ duration: Duration) -> Int64 {
+    package static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }

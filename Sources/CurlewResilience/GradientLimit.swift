@@ -78,7 +78,7 @@ struct GradientLimit: Sendable, Equatable {
     /// least half the limit was in flight as it ended, `generation` the ``generation`` it started
     /// in.
     mutating func record(latency: Duration, dropped: Bool, busy: Bool, generation started: Int) {
-        let nanoseconds = max(0, CallMeter.nanoseconds(latency))
+        let nanoseconds = max(0, latency.wholeNanoseconds)
         if probing {
             guard started == generation, !dropped else { return }
             samples.append(nanoseconds)
@@ -107,7 +107,7 @@ struct GradientLimit: Sendable, Equatable {
             windowBusy = false
         }
         guard let latency = LatencyWindow.percentile(options.percentile, of: samples) else { return }
-        let measured = Double(max(1, CallMeter.nanoseconds(latency)))
+        let measured = Double(max(1, latency.wholeNanoseconds))
         var highest = 2.0
         if let windows = options.averagedBaselineWindows {
             // Gradient2: the first window starts the average; each moves it by 2 / (windows + 1).
@@ -123,7 +123,7 @@ struct GradientLimit: Sendable, Equatable {
         if windowDropped {
             gradient = 0.5
         } else {
-            let expected = Double(CallMeter.nanoseconds(baseline)) * (1 + options.tolerance)
+            let expected = Double(baseline.wholeNanoseconds) * (1 + options.tolerance)
             gradient = min(highest, max(0.5, expected / measured))
         }
         var target = limit * gradient + limit.squareRoot()

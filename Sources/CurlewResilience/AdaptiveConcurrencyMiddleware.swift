@@ -1,3 +1,4 @@
+public import Curlew
 internal import Synchronization
 
 /// Limits how many calls go to an origin at once, with a limit that follows the origin's
@@ -9,18 +10,18 @@ internal import Synchronization
 /// end within a threshold and shrinks it by a factor when one takes longer or is dropped. A
 /// call over the limit waits — up to ``Policy/maximumWaiting`` calls per origin, first come
 /// first served — or, when no place is left, fails at once with
-/// ``CurlewError/Code/concurrencyLimitExceeded`` and nothing is sent. A waiting call whose
-/// deadline (``withDeadline(in:isolation:operation:)``) passes leaves the line with
-/// ``CurlewError/Code/deadlineExceeded``, also unsent.
+/// `CurlewError.Code.concurrencyLimitExceeded` and nothing is sent. A waiting call whose
+/// deadline (`withDeadline(in:isolation:operation:)`) passes leaves the line with
+/// `CurlewError.Code.deadlineExceeded`, also unsent.
 ///
-/// A change of limit is published as ``ClientEvent/Kind/concurrencyLimitChanged`` and a shed call
-/// as ``ClientEvent/Kind/concurrencyShed`` (both with ``ClientEvent/origin`` and
-/// ``ClientEvent/limit``); the calls' metrics factory (``RequestOptions/instrumentation``) gets
+/// A change of limit is published as `ClientEvent.Kind.concurrencyLimitChanged` and a shed call
+/// as `ClientEvent.Kind.concurrencyShed` (both with `ClientEvent.origin` and
+/// `ClientEvent.limit`); the calls' metrics factory (`RequestOptions.instrumentation`) gets
 /// the gauges `curlew_concurrency_limit` and `curlew_concurrency_in_flight` and the counter
 /// `curlew_concurrency_shed_total`, each with the dimension `origin`.
 ///
-/// Beside the fixed named queues (``QueueActor``), which limit what you decide; this limits what
-/// the origin can take. Its phase, ``MiddlewarePhase/limiter``, is inside hedging and outside the
+/// Beside the fixed named queues (`QueueActor`), which limit what you decide; this limits what
+/// the origin can take. Its phase, `MiddlewarePhase.limiter`, is inside hedging and outside the
 /// circuit breaker and retry: a call holds one slot for all its attempts.
 ///
 /// ```swift
@@ -155,7 +156,7 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
     /// `.limiter`.
     public var kind: MiddlewareKind { .limiter }
 
-    /// ``MiddlewarePhase/limiter``.
+    /// `MiddlewarePhase.limiter`.
     public var phase: MiddlewarePhase? { .limiter }
 
     /// The current limit for `url`'s origin (``Policy/initialLimit`` for an origin never called).

@@ -1,3 +1,5 @@
+internal import Curlew
+
 /// A family of types decoded from one JSON shape, chosen by a discriminator field
 /// (HAccess's `HPDivideType`): `{"type": "pic", …}` → `PicObject`, `{"type": "video", …}` →
 /// `VideoObject`.
@@ -40,22 +42,6 @@ extension PolymorphicFamily {
     public static var skipsUnknownTypes: Bool { false }
 }
 
-/// A coding key made from any string or index (also the mock generator's, in CurlewTesting).
-package struct AnyCodingKey: CodingKey {
-    package var stringValue: String
-    package var intValue: Int?
-
-    package init(stringValue: String) {
-        self.stringValue = stringValue
-        self.intValue = nil
-    }
-
-    package init(intValue: Int) {
-        self.stringValue = String(intValue)
-        self.intValue = intValue
-    }
-}
-
 /// Decodes one member of a family from a decoder positioned at its object.
 enum PolymorphicDecoding {
     /// The member, or `nil` for an unknown discriminator when `skipUnknown`.
@@ -92,7 +78,7 @@ enum PolymorphicDecoding {
     }
 }
 
-/// Runs ``ValidatableModel/validate()`` during decoding, where the full coding path is known.
+/// Runs `ValidatableModel.validate()` during decoding, where the full coding path is known.
 enum ValidationHook {
     static func validate(_ value: Any, codingPath: [any CodingKey]) throws {
         guard let validatable = value as? any ValidatableModel else { return }

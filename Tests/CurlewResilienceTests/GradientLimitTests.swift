@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewResilience
 import Foundation
 import LoopbackServer
 import Synchronization

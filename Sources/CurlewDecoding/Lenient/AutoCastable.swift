@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// A type ``AutoCast`` can produce from a JSON string or number (HAccess's `HPAutoCast`).
 /// `String`, `Int`, `Int64`, `Double` and `Bool` conform.
 public protocol AutoCastable: Decodable, Sendable {
@@ -15,7 +17,7 @@ extension String: AutoCastable {
     /// The decimal digits, `42`.
     public init?(castingInteger integer: Int) { self = String(integer) }
     /// `2.5`, or `3` for a whole number.
-    public init?(castingDouble double: Double) { self = ParameterEncoder.text(of: double) }
+    public init?(castingDouble double: Double) { self = Self.text(of: double) }
 }
 
 extension Int: AutoCastable {
@@ -99,5 +101,13 @@ extension Optional: AutoCastable where Wrapped: AutoCastable {
     public init?(castingDouble double: Double) {
         guard let value = Wrapped(castingDouble: double) else { return nil }
         self = value
+    }
+}
+
+extension String {
+    /// `3` for whole numbers, `2.5` otherwise: the text Curlew writes for a number parameter.
+    static func text(of number: Double) -> String {
+        if number.isFinite, number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+        return String(number)
     }
 }

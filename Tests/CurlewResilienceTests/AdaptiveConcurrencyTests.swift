@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewResilience
 import Foundation
 import LoopbackServer
 import MetricsTestKit
@@ -123,7 +124,7 @@ struct AdaptiveConcurrencyTests {
                 policy: .init(initialLimit: 1, minimumLimit: 1, maximumLimit: 2, latencyThreshold: .seconds(60), backoff: 0.5))
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
             let events = client.events
-            let collected = Task { await EventTests.collect(events, until: 2, of: .concurrencyLimitChanged) }
+            let collected = Task { await collectEvents(events, until: 2, of: .concurrencyLimitChanged) }
             let metered: @Sendable (inout RequestOptions) -> Void = { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }
             _ = try await client.send(Numbered(index: 0), options: metered)
             #expect(limiter.limit(of: server.baseURL) == 2)

@@ -1,4 +1,5 @@
 @testable import Curlew
+@testable import CurlewResilience
 import Foundation
 import HTTPTypes
 import LoopbackServer
@@ -124,7 +125,7 @@ struct CircuitBreakerTests {
             let breaker = CircuitBreakerMiddleware(policy: Self.policy, now: { clock.now })
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [breaker]), transport: transport)
             let events = client.events
-            let transitions = Task { await EventTests.collect(events, until: 1, of: .circuitClosed) }
+            let transitions = Task { await collectEvents(events, until: 1, of: .circuitClosed) }
             func send(_ index: Int) async -> CurlewError? {
                 do {
                     _ = try await client.send(Numbered(index: index)) { $0.instrumentation = CurlewInstrumentation(metricsFactory: metrics) }
@@ -248,22 +249,23 @@ struct CircuitBreakerTests {
     /// A probe asks one question, "is the origin back?": against an origin that refuses
     /// connections it makes one connection attempt, not the transport's ten with their back-off.
     @Test func aProbeMakesOneConnectionAttempt() async throws {
-        let origin = try ClosedPort()
+        // Port 1 on the loopback interface refuses every connection.
+        let origin = "http://127.0.0.1:1"
         let transport = CurlTransport(configuration: .init(engineCount: 1))
         let clock = TestClock()
         let breaker = CircuitBreakerMiddleware(policy: .init(minimumThroughput: 2, breakDuration: .seconds(5)), now: { clock.now })
         let attempts = ConnectAttempts()
-        let client = APIClient(configuration: ClientConfiguration(baseURL: origin.baseURL, middleware: [breaker, attempts]), transport: transport)
+        let client = APIClient(configuration: ClientConfiguration(baseURL: origin, middleware: [breaker, attempts]), transport: transport)
         for index in 0..<2 {
             let failed = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: index)) }
             #expect(failed?.code == .cannotConnect)
         }
-        #expect(breaker.state(of: origin.baseURL) == .open)
+        #expect(breaker.state(of: origin) == .open)
         attempts.state.withLock { $0.setting = nil }
         clock.advance(by: .seconds(5))
         let probe = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 2)) }
         #expect(probe?.code == .cannotConnect)
-        #expect(breaker.state(of: origin.baseURL) == .open)
+        #expect(breaker.state(of: origin) == .open)
         #expect(attempts.state.withLock { $0.seen } == [1, 1, 1], "the probe went out with one connection attempt")
         #expect(transport.statistics.connectRetries == 0)
         await transport.shutdown()

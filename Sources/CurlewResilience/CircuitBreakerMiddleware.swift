@@ -1,3 +1,4 @@
+public import Curlew
 internal import Synchronization
 
 /// Stops sending to an origin that keeps failing: a circuit breaker per origin
@@ -7,7 +8,7 @@ internal import Synchronization
 /// While an origin's breaker is closed, calls go out and their outcomes are counted in a sliding
 /// window. Once the window holds at least ``Policy/minimumThroughput`` outcomes and
 /// ``Policy/failureRatio`` of them are failures, the breaker opens: for ``Policy/breakDuration``
-/// every call to that origin fails at once with ``CurlewError/Code/circuitOpen`` and nothing is
+/// every call to that origin fails at once with `CurlewError.Code.circuitOpen` and nothing is
 /// sent. Then one call goes out as a probe (half-open) while the others keep failing fast; its
 /// success closes the breaker, its failure opens it for another break. The probe makes a single
 /// connection attempt (the transport's connect retries are for calls, not for a question whose
@@ -18,9 +19,9 @@ internal import Synchronization
 /// counts as a success (the origin answered); a cancellation, the caller's deadline or a request
 /// refused before sending does not count at all.
 ///
-/// Its phase, ``MiddlewarePhase/circuitBreaker``, is outside ``RetryMiddleware``: a call is one
+/// Its phase, `MiddlewarePhase.circuitBreaker`, is outside `RetryMiddleware`: a call is one
 /// outcome however many attempts it took, and an open breaker keeps retries from starting. It sees
-/// the URL before ``FailoverMiddleware`` rewrites it, so with failover the breaker is the
+/// the URL before `FailoverMiddleware` rewrites it, so with failover the breaker is the
 /// primary origin's; with ``Policy/failsOverWhileOpen``, the calls it refuses go to the failover
 /// origin instead of failing.
 ///
@@ -29,11 +30,11 @@ internal import Synchronization
 /// let client = APIClient(configuration: ClientConfiguration(baseURL: "https://api.example.com", middleware: [breaker, RetryMiddleware()]))
 /// ```
 ///
-/// Transitions are published as ``ClientEvent/Kind/circuitOpened``,
-/// ``ClientEvent/Kind/circuitHalfOpen`` and ``ClientEvent/Kind/circuitClosed`` (with
-/// ``ClientEvent/origin``) by the call that caused them, and recorded as the gauge
+/// Transitions are published as `ClientEvent.Kind.circuitOpened`,
+/// `ClientEvent.Kind.circuitHalfOpen` and `ClientEvent.Kind.circuitClosed` (with
+/// `ClientEvent.origin`) by the call that caused them, and recorded as the gauge
 /// `curlew_circuit_state` (0 closed, 1 half-open, 2 open; dimension `origin`) into that call's
-/// metrics factory (``RequestOptions/instrumentation``); ``state(of:)`` reads a breaker.
+/// metrics factory (`RequestOptions.instrumentation`); ``state(of:endpointType:)`` reads a breaker.
 public final class CircuitBreakerMiddleware: APIMiddleware {
     /// When a breaker opens and for how long.
     public struct Policy: Sendable, Hashable {
@@ -49,7 +50,7 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
         /// then does not stop the others); `false`: one breaker per origin. Default: `false`.
         public var perEndpointType: Bool
         /// Whether a call the open breaker refuses goes to the next base URL of the client's
-        /// ``FailoverMiddleware`` instead of failing with ``CurlewError/Code/circuitOpen``
+        /// `FailoverMiddleware` instead of failing with `CurlewError.Code.circuitOpen`
         /// (it still fails so without a failover origin). Its outcome is not the breaker's.
         /// Default: `false`.
         public var failsOverWhileOpen: Bool
@@ -72,7 +73,7 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
     public enum State: Sendable, Hashable {
         /// Calls go out and are counted.
         case closed
-        /// Calls fail at once with ``CurlewError/Code/circuitOpen``.
+        /// Calls fail at once with `CurlewError.Code.circuitOpen`.
         case open
         /// One probe is (or may go) out; the other calls fail at once.
         case halfOpen
@@ -99,12 +100,12 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
     /// `.circuitBreaker`.
     public var kind: MiddlewareKind { .circuitBreaker }
 
-    /// ``MiddlewarePhase/circuitBreaker``.
+    /// `MiddlewarePhase.circuitBreaker`.
     public var phase: MiddlewarePhase? { .circuitBreaker }
 
     /// The state of the breaker of `url`'s origin (`.closed` for an origin never called, or a URL
     /// that is not http(s)); with ``Policy/perEndpointType``, of the calls of `endpointType` (the
-    /// request type's name, ``MiddlewareContext/requestName``) there.
+    /// request type's name, `MiddlewareContext.requestName`) there.
     public func state(of url: String, endpointType: String? = nil) -> State {
         guard let origin = TrustedOrigins.origin(of: url) else { return .closed }
         let key = breakerKey(origin, endpointType: endpointType ?? "")

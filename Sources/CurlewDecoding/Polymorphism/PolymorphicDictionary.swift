@@ -1,3 +1,5 @@
+internal import Curlew
+
 /// A dictionary whose values' types are chosen by a discriminator field, like
 /// ``PolymorphicArray`` for arrays (HAccess's `HPDivideType` on a dictionary property). Values
 /// with an unknown discriminator are left out or fail, per the family's

@@ -1,4 +1,5 @@
 import Curlew
+import CurlewDecoding
 import CurlewTesting
 import Foundation
 import Testing
@@ -95,34 +96,6 @@ struct LenientDecodingTests {
         struct Post: Decodable, Sendable { @Polymorphic<StrictMedia> var cover: any Media }
         let post = try await mockClient(#"{"cover":{"type":"video","videoUrl":"v","videoW":3}}"#).send(FetchAt<Post>())
         #expect(post.cover as? VideoObject == VideoObject(videoUrl: "v", videoW: 3))
-    }
-
-    @Test func validationOfTopLevelValuesAndArrayElements() async throws {
-        #expect(try await mockClient(#"{"id":"a","width":5}"#).send(FetchAt<Ranged>()).width == 5)
-        let single = await #expect(throws: CurlewError.self) { try await mockClient(#"{"d":{"id":"","width":5}}"#).send(FetchAt<Ranged>(at: "d")) }
-        #expect(single?.code == .validationFailed)
-        #expect(single?.level == .dataFormat)
-        #expect(single?.dataPath == "d.id")
-        #expect(single?.message == "d.id: must not be empty")
-        #expect(single?.request?.description == "GET https://api.test/p")
-
-        let list = #"{"resp":{"data":[{"id":"a","width":5},{"id":"b","width":5},{"id":"c","width":5},{"id":"d","width":0}]}}"#
-        let element = await #expect(throws: CurlewError.self) { try await mockClient(list).send(FetchAt<[Ranged]>(at: "resp.data")) }
-        #expect(element?.code == .validationFailed)
-        #expect(element?.message == "resp.data[3].width: expected 1...10000, found 0")
-
-        // An optional value is validated as the value it holds (the check looks through it).
-        let optional = await #expect(throws: CurlewError.self) { try await mockClient(#"{"id":"","width":5}"#).send(FetchAt<Ranged?>()) }
-        #expect(optional?.code == .validationFailed)
-        #expect(optional?.message == "id: must not be empty")
-        #expect(try await mockClient("null").send(FetchAt<Ranged?>()) == nil)
-        // A type that is neither validatable nor an array is not looked at.
-        #expect(try await mockClient(#"{"id":"","width":0}"#).send(FetchAt<Unchecked>()).width == 0)
-    }
-
-    private struct Unchecked: Decodable, Sendable {
-        var id: String
-        var width: Int
     }
 
     @Test func validationOfPolymorphicAndNestedValuesKeepsTheFullPath() async {
