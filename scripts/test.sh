@@ -6,7 +6,9 @@
 # Real servers on 127.0.0.1, started here and stopped by PID on exit: httpbin (HTTP caching
 # tests, CURLEW_HTTPBIN_URL), nginx (static files and ranges, CURLEW_NGINX_URL) and the connection
 # servers (nginx with TLS and HTTP/2, tinyproxy, microsocks; CURLEW_NGINX_TLS_URL and friends, see
-# scripts/connection-servers.sh). Tests that need them fail, not skip, without them.
+# scripts/connection-servers.sh). Tests that need them fail, not skip, without them. Then the
+# documentation of every library product is built as one DocC archive, and any DocC warning (an
+# unresolved link) fails the run (scripts/docs.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
@@ -26,3 +28,4 @@ fi
 if [ "${CURLEW_SKIP_FANOUT:-0}" != "1" ] && [ -f scripts/check-fanout-service.sh ]; then
     bash scripts/check-fanout-service.sh
 fi
+bash scripts/docs.sh

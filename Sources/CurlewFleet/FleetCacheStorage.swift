@@ -6,7 +6,7 @@ internal import Metrics
 internal import Synchronization
 public import Tracing
 
-/// A two-tier ``CacheStorage`` for a ``ResponseCache`` running on several instances: the
+/// A two-tier ``/Curlew/CacheStorage`` for a ``/Curlew/ResponseCache`` running on several instances: the
 /// instance's own storage (memory or disk) first, a ``FleetStore`` shared by the fleet second.
 ///
 /// ```swift
@@ -22,7 +22,7 @@ public import Tracing
 ///   and are replayed when it answers again.
 /// - After ``Configuration/failureThreshold`` failures in a row a circuit breaker stops asking
 ///   the store for ``Configuration/breakDuration``, then lets one call through as a probe.
-/// - ``ResponseCache/invalidate(_:)`` goes to the store, which tells every instance: each one
+/// - ``/Curlew/ResponseCache/invalidate(_:)`` goes to the store, which tells every instance: each one
 ///   evicts the matching entries from its first tier.
 /// - A `GET` that misses both tiers takes a lock on its key for the fleet
 ///   (``Configuration/singleFlight``): the instance that gets it reads the store once more (the
@@ -33,7 +33,7 @@ public import Tracing
 /// is exactly what the first tier would have served. Every decision that goes on without the
 /// store is counted (``statistics``, and the `curlew_fleet_fail_open` metric).
 ///
-/// `Sendable` through one `Mutex` guarding ``State``; everything else is immutable.
+/// `Sendable` through one `Mutex` guarding its `State`; everything else is immutable.
 public final class FleetCacheStorage: CacheStorage, Sendable {
     /// How the tiers work together.
     public struct Configuration: Sendable {
@@ -265,7 +265,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     }
 
     /// A client span under the caller's context, or `nil` when no tracer records anything (the
-    /// same choice a call makes, ``CurlewInstrumentation``).
+    /// same choice a call makes, ``/Curlew/CurlewInstrumentation``).
     private func startSpan(_ name: String) -> (any Span)? {
         CurlewInstrumentation(tracer: configuration.tracer).activeTracer?.startSpan(name, context: ServiceContext.current ?? .topLevel, ofKind: .client)
     }

@@ -2,14 +2,14 @@ internal import Curlew
 internal import Foundation
 internal import HTTPTypes
 
-/// How ``FleetCacheStorage`` files a ``ResponseCache`` entry in a ``FleetStore`` and turns the
+/// How ``FleetCacheStorage`` files a ``/Curlew/ResponseCache`` entry in a ``FleetStore`` and turns the
 /// cache's invalidations into the store's.
 ///
 /// The cache's full key is `version|scope|request`; the fleet key puts the request part first,
-/// `request␟scope␟version` (U+001F), so a ``CacheInvalidation/keyPrefix(_:)`` (a prefix of the
+/// `request␟scope␟version` (U+001F), so a ``/Curlew/CacheInvalidation/keyPrefix(_:)`` (a prefix of the
 /// request part, every scope) is a prefix of fleet keys. Each entry carries the tags
-/// `r:<request part without variant>` (for ``CacheInvalidation/request(_:)``) and its account
-/// scope `a:<digest>` (for ``CacheInvalidation/account(_:)``). The scope stays in the key, so
+/// `r:<request part without variant>` (for ``/Curlew/CacheInvalidation/request(_:)``) and its account
+/// scope `a:<digest>` (for ``/Curlew/CacheInvalidation/account(_:)``). The scope stays in the key, so
 /// credential isolation and `Vary` variants are exactly the first tier's.
 enum FleetKeys {
     static let separator = "\u{1F}"
@@ -40,7 +40,7 @@ enum FleetKeys {
     }
 }
 
-/// A ``CacheEntry`` as a ``FleetEntry`` payload: the format byte `0xC1`, the entry without its
+/// A ``/Curlew/CacheEntry`` as a ``FleetEntry`` payload: the format byte `0xC1`, the entry without its
 /// body in a compact binary form (``FleetEntryBytes``), then the body bytes as they are. A
 /// second-tier hit decodes it on the request path: JSONDecoder took a fifth of a hit's CPU.
 ///

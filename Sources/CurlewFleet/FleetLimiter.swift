@@ -9,7 +9,7 @@ internal import Synchronization
 /// all instances".
 ///
 /// Each instance leases a batch of slots from the ``FleetStore`` and spends them locally: the
-/// limiter sets the ``QueueActor``'s own limit for the queue to the slots in hand (and holds the
+/// limiter sets the ``/Curlew/QueueActor``'s own limit for the queue to the slots in hand (and holds the
 /// queue while it has none), so a call that finds a slot pays nothing more than an ordinary
 /// queued call — no round trip on the request path. The limiter renews the lease while calls run
 /// or wait, asks for more when callers wait, gives slots back once they have been idle for
@@ -36,8 +36,8 @@ internal import Synchronization
 /// // Run `limiter` in the ServiceGroup; calls with `options.queue = "partner"` share the 8.
 /// ```
 ///
-/// The limiter owns the queue's limit and its hold: do not call ``QueueActor/setLimit(_:for:)``,
-/// ``QueueActor/hold(_:)`` or ``QueueActor/resume(_:)`` for a fleet-limited queue yourself.
+/// The limiter owns the queue's limit and its hold: do not call ``/Curlew/QueueActor/setLimit(_:for:)``,
+/// ``/Curlew/QueueActor/hold(_:)`` or ``/Curlew/QueueActor/resume(_:)`` for a fleet-limited queue yourself.
 ///
 /// `Sendable` through one `Mutex` guarding the per-queue ``Status``; everything else is immutable.
 public final class FleetLimiter: Service, Sendable {

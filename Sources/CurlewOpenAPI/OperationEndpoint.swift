@@ -56,7 +56,7 @@ struct OperationEndpoint: Endpoint {
 struct StatusGate: APIMiddleware {
     let statuses: Set<Int>
 
-    /// After ``MiddlewarePhase/signing``.
+    /// After ``/Curlew/MiddlewarePhase/signing``.
     static let phase = MiddlewarePhase(rank: 1_000, name: "openAPIStatusGate")
 
     var phase: MiddlewarePhase? { Self.phase }

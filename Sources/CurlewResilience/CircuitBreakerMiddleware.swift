@@ -12,7 +12,7 @@ internal import Synchronization
 /// sent. Then one call goes out as a probe (half-open) while the others keep failing fast; its
 /// success closes the breaker, its failure opens it for another break. The probe makes a single
 /// connection attempt (the transport's connect retries are for calls, not for a question whose
-/// answer is "still down"), unless its request sets ``TransferOptions/maximumConnectAttempts``.
+/// answer is "still down"), unless its request sets `TransferOptions.maximumConnectAttempts`.
 ///
 /// Only failures that say something about the origin count: no connection (refused, DNS, connect
 /// timeout), a timeout, a reset or empty reply, and a status of 500 or above. A status below 500

@@ -2,7 +2,7 @@
 public struct BatchResult<R: Endpoint>: Sendable {
     /// The requests, in input order.
     public let requests: [R]
-    /// Each request's result, at the same index: the value, a ``CurlewError``, or
+    /// Each request's result, at the same index: the value, a ``/CurlewCore/CurlewError``, or
     /// `CancellationError` for a member that was cancelled (the batch's task was, or a fail-fast
     /// batch stopped it) — cancellation is spelled the same as everywhere else in Curlew.
     public let results: [Result<R.Response, any Error>]

@@ -79,7 +79,7 @@ enum BatchRunner {
         error is CancellationError || (error as? CurlewError)?.code == .cancelled
     }
 
-    /// Why the batch stopped a member: its deadline (a ``CurlewError`` `.totalTimeout`), or
+    /// Why the batch stopped a member: its deadline (a ``/CurlewCore/CurlewError`` `.totalTimeout`), or
     /// fail-fast (`CancellationError`, the one spelling of cancellation).
     static func stoppedError(_ code: CurlewError.Code) -> any Error {
         code == .totalTimeout
@@ -88,7 +88,7 @@ enum BatchRunner {
     }
 
     /// A member's error as the batch reports it: `CancellationError` for any cancellation, a
-    /// ``CurlewError`` otherwise.
+    /// ``/CurlewCore/CurlewError`` otherwise.
     static func memberError(_ error: any Error) -> any Error {
         isCancellation(error) ? CancellationError() : CurlewError.wrapping(error)
     }

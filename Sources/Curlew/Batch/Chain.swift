@@ -13,8 +13,8 @@ internal import Synchronization
 ///     .run()
 /// ```
 ///
-/// The chain stops at the first failure with a ``CurlewError`` whose stage names the step and which keeps the
-/// earlier responses (``CurlewError/completedSteps``); later steps are never sent. Cancelling the task stops
+/// The chain stops at the first failure with a ``/CurlewCore/CurlewError`` whose stage names the step and which keeps the
+/// earlier responses (``/CurlewCore/CurlewError/completedSteps``); later steps are never sent. Cancelling the task stops
 /// it with `CancellationError`. A step may be any async operation, so batches run inside chains and chains
 /// inside batches (``APIClient/batch(operations:options:)``).
 public struct Chain<Output: Sendable>: Sendable {
@@ -57,10 +57,10 @@ public struct Chain<Output: Sendable>: Sendable {
     }
 
     /// Runs the steps in order, each starting after the previous one succeeded.
-    /// - Throws: A ``CurlewError`` whose ``CurlewError/stage`` is
-    ///   ``CurlewError/Stage/chainStep(_:name:)`` of the failing step, with the step's own code,
+    /// - Throws: A ``/CurlewCore/CurlewError`` whose ``/CurlewCore/CurlewError/stage`` is
+    ///   ``/CurlewCore/CurlewError/Stage/chainStep(_:name:)`` of the failing step, with the step's own code,
     ///   status and message, and the values of the steps completed before it in
-    ///   ``CurlewError/completedSteps``; or `CancellationError` when the task was cancelled.
+    ///   ``/CurlewCore/CurlewError/completedSteps``; or `CancellationError` when the task was cancelled.
     public func run() async throws -> Output {
         let progress = ChainProgress()
         let activity = Activity(kind: .chain, name: "chain \(name) (\(stepCount) steps)")

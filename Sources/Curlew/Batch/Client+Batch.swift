@@ -58,7 +58,7 @@ extension APIClient {
     /// ```swift
     /// let (profile, pictures) = await client.batch(ProfileRequest(), SearchRequest(key: "fog"))
     /// ```
-    /// Each member is the value, a ``CurlewError``, or `CancellationError` when it was cancelled.
+    /// Each member is the value, a ``/CurlewCore/CurlewError``, or `CancellationError` when it was cancelled.
     public nonisolated func batch<each R: Endpoint>(_ requests: repeat each R) async -> (repeat Result<(each R).Response, any Error>) {
         let slots = (repeat Self.slot(for: each requests))
         var count = 0

@@ -21,7 +21,7 @@ extension APIClient {
     /// When the fresh request fails the sequence ends by throwing that error — after the stored
     /// value, if there was one. A stored answer that no longer decodes is skipped. Without a
     /// ``ResponseCache`` on the client (or with it skipped for the call) the sequence throws
-    /// ``CurlewError/Code/cacheNotConfigured`` at once and nothing is sent.
+    /// ``/CurlewCore/CurlewError/Code/cacheNotConfigured`` at once and nothing is sent.
     /// - Parameters:
     ///   - request: The request.
     ///   - adjust: Changes a copy of ``Endpoint/options`` for both calls. The cache policy is not
@@ -38,7 +38,7 @@ extension APIClient {
     }
 
     /// Removes the stored answers of `request` for every account and variant; returns how many.
-    /// - Throws: ``CurlewError`` when the request cannot be prepared.
+    /// - Throws: ``/CurlewCore/CurlewError`` when the request cannot be prepared.
     @discardableResult
     public nonisolated func invalidateCache<R: Endpoint>(for request: R, options adjust: ((inout RequestOptions) -> Void)? = nil) async throws -> Int {
         guard let cache = responseCache else { return 0 }

@@ -78,7 +78,7 @@ struct CacheCall: Sendable {
         }
     }
 
-    /// A failure the transport's connect retries would have retried (``ConnectRetryPolicy``):
+    /// A failure the transport's connect retries would have retried (``/CurlewCore/ConnectRetryPolicy``):
     /// refused or unreachable, or the TLS handshake failed; nothing was sent.
     private static func transportWouldRetry(_ error: CurlewError) -> Bool {
         error.code == .cannotConnect || error.code == .tlsFailure

@@ -10,7 +10,7 @@ internal import HTTPTypes
 /// ``ResponseCache/Configuration/maximumDownloadEntrySize`` is read back and stored.
 ///
 /// Streams (``APIClient/stream(_:highWaterMark:options:)``) and ``ResponseBodyDisposition/file(path:)``
-/// bodies are refused instead (``CurlewError/Code/cachePolicyConflict``): their bytes go to the
+/// bodies are refused instead (``/CurlewCore/CurlewError/Code/cachePolicyConflict``): their bytes go to the
 /// caller as they arrive, and the cache stores and serves whole bodies.
 enum CacheDownload {
     /// Whether the cache can take part in a call whose body goes where `disposition` says; throws

@@ -6,9 +6,9 @@
 /// ```
 ///
 /// Any policy but ``networkOnly`` on a client without a ``ResponseCache`` fails with
-/// ``CurlewError/Code/cacheNotConfigured`` (stage ``CurlewError/Stage/configuration``) before
+/// ``/CurlewCore/CurlewError/Code/cacheNotConfigured`` (stage ``/CurlewCore/CurlewError/Stage/configuration``) before
 /// anything is sent. Downloads honour the policy (a stored answer is written to the file); a
-/// stream with any policy but ``networkOnly`` fails with ``CurlewError/Code/cachePolicyConflict``.
+/// stream with any policy but ``networkOnly`` fails with ``/CurlewCore/CurlewError/Code/cachePolicyConflict``.
 public enum CachePolicy: Sendable, Hashable {
     /// The cache is not involved: no lookup, nothing stored. The default.
     case networkOnly
@@ -37,10 +37,10 @@ public enum CachePolicy: Sendable, Hashable {
     /// stale answers offline, so an answer the server marked `no-cache` is served; one marked
     /// `must-revalidate` is served only while still fresh (RFC 9111 §5.2.2.2). The fallback comes
     /// after one connection attempt, not after the transport's connect retries
-    /// (``ConnectRetryPolicy``); with no answer to fall back on, the call is sent again with them.
+    /// (``/CurlewCore/ConnectRetryPolicy``); with no answer to fall back on, the call is sent again with them.
     case networkFirst(staleFor: CacheLifetime)
     /// Look in the cache only; never touch the network. Without a stored answer (or one older
-    /// than `maxAge` when given) the call fails with ``CurlewError/Code/cacheMiss``
+    /// than `maxAge` when given) the call fails with ``/CurlewCore/CurlewError/Code/cacheMiss``
     /// (HttpManager's `localCacheToUrl`).
     case cacheOnly(maxAge: CacheLifetime? = nil)
 }

@@ -95,7 +95,7 @@ public actor ResponseCache: APIMiddleware {
     ///
     /// A download takes part like any call: a stored answer is written to its file. A streamed
     /// body cannot: a policy other than ``CachePolicy/networkOnly`` on a stream fails with
-    /// ``CurlewError/Code/cachePolicyConflict`` before anything is sent.
+    /// ``/CurlewCore/CurlewError/Code/cachePolicyConflict`` before anything is sent.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let policy = context.options.cache
         guard policy != .networkOnly else { return try await next(request, context) }

@@ -177,8 +177,8 @@ extension APIClient {
         .nanoseconds(Int64(truncatingIfNeeded: EngineClock.now() &- started))
     }
 
-    /// Gives an error its stage (unless it has one) and its request; a non-``CurlewError`` from a
-    /// middleware becomes `.middlewareFailed` with the original as ``CurlewError/underlying``.
+    /// Gives an error its stage (unless it has one) and its request; a non-``/CurlewCore/CurlewError`` from a
+    /// middleware becomes `.middlewareFailed` with the original as ``/CurlewCore/CurlewError/underlying``.
     /// Cancellation passes through untouched.
     static func stamped(_ error: any Error, stage: CurlewError.Stage, request: RequestSummary, middleware: MiddlewareKind? = nil) -> any Error {
         if error is CancellationError { return error }
@@ -195,7 +195,7 @@ extension APIClient {
         return curlew
     }
 
-    /// What leaves the client: a ``CurlewError``, or `CancellationError` for any cancellation.
+    /// What leaves the client: a ``/CurlewCore/CurlewError``, or `CancellationError` for any cancellation.
     static func surface(_ error: any Error, request: RequestSummary?) -> any Error {
         if error is CancellationError { return error }
         guard var curlew = error as? CurlewError else {

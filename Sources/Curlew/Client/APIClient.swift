@@ -13,7 +13,7 @@ public import Foundation
 /// site adjusts them (`client.send(request) { $0.queue = "downloads" }`).
 ///
 /// Everything that leaves ``send(_:)``, ``response(for:options:)``, ``stream(_:highWaterMark:options:)``, a batch
-/// member or a chain is a ``CurlewError`` naming its ``CurlewError/stage`` and the request —
+/// member or a chain is a ``/CurlewCore/CurlewError`` naming its ``/CurlewCore/CurlewError/stage`` and the request —
 /// except cancellation, which always surfaces as Swift's `CancellationError`, wherever it
 /// happened (in a queue, in a retry back-off, in a token refresh, in the transfer), so
 /// `catch is CancellationError` works as structured concurrency expects.
@@ -87,7 +87,7 @@ public actor APIClient {
     }
 
     /// Sends a request and returns its decoded response.
-    /// - Throws: ``CurlewError``: `.invalidRequest` level before anything is sent, `.transport`
+    /// - Throws: ``/CurlewCore/CurlewError``: `.invalidRequest` level before anything is sent, `.transport`
     ///   when the exchange fails, `.httpStatus` when ``Endpoint/accepts(_:)`` refuses the status,
     ///   `.server` for a business error in the envelope, `.dataFormat` when decoding fails;
     ///   `CancellationError` when the task is cancelled.
@@ -145,7 +145,7 @@ public actor APIClient {
     }
 
     /// Sends a request and returns as soon as the response head arrives, with the body as the
-    /// response's value: a ``ResponseBodyStream`` read with back-pressure (constant memory for any
+    /// response's value: a ``/CurlewCore/ResponseBodyStream`` read with back-pressure (constant memory for any
     /// size).
     ///
     /// The whole middleware chain runs and the status is checked (``Endpoint/accepts(_:)``); the

@@ -4,7 +4,7 @@ internal import HTTPTypes
 extension APIClient {
     /// Validates a request and turns it into what the transport sends: absolute URL, merged
     /// headers, encoded body, transfer options. Nothing downstream re-validates.
-    /// - Throws: ``CurlewError`` of level `.invalidRequest`: `.malformedURL`, `.unsupportedScheme`,
+    /// - Throws: ``/CurlewCore/CurlewError`` of level `.invalidRequest`: `.malformedURL`, `.unsupportedScheme`,
     ///   `.invalidPath`, `.invalidHeader`, `.invalidMethod`, `.encodingFailed`.
     ///
     /// A relative path goes under the endpoint's ``RequestOptions/baseURL`` when its

@@ -34,7 +34,7 @@ struct EndpointTypeFacts: Sendable {
     }
 
     /// Fails the call in a debug build when the type declares what Curlew ignores.
-    /// - Throws: ``CurlewError/Code/removedEndpointProperty`` (stage ``CurlewError/Stage/configuration``).
+    /// - Throws: ``/CurlewCore/CurlewError/Code/removedEndpointProperty`` (stage ``/CurlewCore/CurlewError/Stage/configuration``).
     func check() throws(CurlewError) {
         #if DEBUG
             guard let problem else { return }

@@ -13,9 +13,9 @@ internal import HTTPTypes
 ///   `GET`, every other method keeps its body. A body that must be sent again but cannot be
 ///   replayed (a one-shot stream) fails with `.redirectRefused`.
 /// - Origins: on a change of scheme, host or port, `Authorization`, `Proxy-Authorization`,
-///   `Cookie` and every ``TransferOptions/originBoundHeaders`` entry are dropped.
+///   `Cookie` and every ``/CurlewCore/TransferOptions/originBoundHeaders`` entry are dropped.
 /// - Downgrades: `https` → `http` fails with `.insecureRedirect` unless
-///   ``TransferOptions/allowsInsecureRedirects``; when allowed, the hop also loses every
+///   ``/CurlewCore/TransferOptions/allowsInsecureRedirects``; when allowed, the hop also loses every
 ///   credential (the headers above and any user-info in the new URL).
 enum RedirectPolicy {
     /// Whether `status` is followed when it carries a `Location`: 301, 302, 303, 307, 308.

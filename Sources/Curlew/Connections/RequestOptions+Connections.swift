@@ -1,4 +1,4 @@
-/// Per-call connection options; each overrides the client's ``ConnectionOptions`` value when set.
+/// Per-call connection options; each overrides the client's ``/CurlewCore/ConnectionOptions`` value when set.
 enum MaximumReceiveSpeedKey: RequestOptionKey {
     static let defaultValue: Int? = nil
 }
@@ -13,20 +13,20 @@ enum HostOverridesKey: RequestOptionKey {
 
 extension RequestOptions {
     /// This call's download speed limit in bytes per second, overriding
-    /// ``ConnectionOptions/maximumReceiveSpeed``; `nil` keeps the client's.
+    /// ``/CurlewCore/ConnectionOptions/maximumReceiveSpeed``; `nil` keeps the client's.
     public var maximumReceiveSpeed: Int? {
         get { self[MaximumReceiveSpeedKey.self] }
         set { self[MaximumReceiveSpeedKey.self] = newValue }
     }
 
     /// This call's upload speed limit in bytes per second, overriding
-    /// ``ConnectionOptions/maximumSendSpeed``; `nil` keeps the client's.
+    /// ``/CurlewCore/ConnectionOptions/maximumSendSpeed``; `nil` keeps the client's.
     public var maximumSendSpeed: Int? {
         get { self[MaximumSendSpeedKey.self] }
         set { self[MaximumSendSpeedKey.self] = newValue }
     }
 
-    /// This call's host overrides, replacing ``ConnectionOptions/hostOverrides``; `nil` keeps the
+    /// This call's host overrides, replacing ``/CurlewCore/ConnectionOptions/hostOverrides``; `nil` keeps the
     /// client's.
     public var hostOverrides: [HostOverride]? {
         get { self[HostOverridesKey.self] }

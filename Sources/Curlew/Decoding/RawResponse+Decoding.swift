@@ -20,8 +20,8 @@ extension RawResponse {
     ///   - keyPath: Where the value is in a JSON body (`resp.data`, `items[2]`); `nil` for the whole body.
     ///   - format: JSON or property list.
     ///   - decoder: The JSON decoder to use (its strategies apply).
-    /// - Throws: ``CurlewError`` with code `.decodingFailed` or `.validationFailed` and a
-    ///   ``CurlewError/dataPath`` from the root of the body.
+    /// - Throws: ``/CurlewCore/CurlewError`` with code `.decodingFailed` or `.validationFailed` and a
+    ///   ``/CurlewCore/CurlewError/dataPath`` from the root of the body.
     public func decode<T: Decodable>(
         _ type: T.Type = T.self, at keyPath: String? = nil, format: ResponseFormat = .json, decoder: JSONDecoder = JSONDecoder()
     ) throws(CurlewError) -> T {
@@ -65,7 +65,7 @@ extension RawResponse {
     }
 
     /// The body, or the part at `keyPath`, as a ``JSONValue`` (LCNetwork's `rawJSONObject`).
-    /// - Throws: ``CurlewError`` `.decodingFailed` when the body is not JSON or the path is absent.
+    /// - Throws: ``/CurlewCore/CurlewError`` `.decodingFailed` when the body is not JSON or the path is absent.
     public func json(at keyPath: String? = nil) throws(CurlewError) -> JSONValue {
         try decode(JSONValue.self, at: keyPath)
     }

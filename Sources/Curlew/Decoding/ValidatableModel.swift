@@ -2,7 +2,7 @@ internal import Synchronization
 
 /// A model that checks itself after decoding (required-but-empty fields, ranges…).
 ///
-/// A failure is a data-format error: ``CurlewError/Code/validationFailed`` with the full path
+/// A failure is a data-format error: ``/CurlewCore/CurlewError/Code/validationFailed`` with the full path
 /// from the root of the body.
 ///
 /// ```swift

@@ -1,6 +1,6 @@
 extension CurlewError {
     /// Returns a `CurlewError` as it is; wraps cancellation as `.cancelled` and anything else as
-    /// `.transportFailure` with the original as ``underlying``.
+    /// `.transportFailure` with the original as ``/CurlewCore/CurlewError/underlying``.
     /// - Parameters:
     ///   - error: Any error.
     ///   - request: The request to name when the error is wrapped (a `CurlewError` keeps its own).

@@ -6,8 +6,8 @@ internal import Foundation
 // shows. Header values never appear; header names do.
 
 extension CurlewError: CustomReflectable {
-    /// The fields of ``description``, the header names and the body size; no raw URL, no header
-    /// value, no response body, and for ``underlying`` only a ``CurlewError`` (itself redacted)
+    /// The fields of ``/CurlewCore/CurlewError/description``, the header names and the body size; no raw URL, no header
+    /// value, no response body, and for ``/CurlewCore/CurlewError/underlying`` only a ``/CurlewCore/CurlewError`` (itself redacted)
     /// or the wrapped error's type.
     public var customMirror: Mirror {
         var children: [(label: String?, value: Any)] = [
@@ -35,7 +35,7 @@ extension RequestSummary: CustomReflectable, CustomDebugStringConvertible {
         Mirror(self, children: ["method": method.rawValue, "url": redactedURL], displayStyle: .struct)
     }
 
-    /// Same as ``description``.
+    /// Same as ``/CurlewCore/RequestSummary/description``.
     public var debugDescription: String { "RequestSummary(\(description))" }
 }
 

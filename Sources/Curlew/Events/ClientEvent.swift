@@ -42,7 +42,7 @@ public struct ClientEvent: Sendable {
         public static let retryScheduled = Kind("retryScheduled")
         /// Connection attempt ``ClientEvent/attempt`` starts after ``ClientEvent/delay``: the
         /// last one failed before anything was sent (``ClientEvent/error``; see
-        /// ``ConnectRetryPolicy``).
+        /// ``/CurlewCore/ConnectRetryPolicy``).
         public static let connectRetryScheduled = Kind("connectRetryScheduled")
         /// The credential was refreshed to version ``ClientEvent/credentialVersion``.
         public static let credentialRefreshed = Kind("credentialRefreshed")
@@ -73,7 +73,7 @@ public struct ClientEvent: Sendable {
         /// (`AdaptiveConcurrencyMiddleware`, `CurlewResilience`).
         public static let concurrencyLimitChanged = Kind("concurrencyLimitChanged")
         /// A call to ``ClientEvent/origin`` was shed: ``ClientEvent/limit`` calls were in flight
-        /// and the line was full; it fails with ``CurlewError/Code/concurrencyLimitExceeded`` unsent.
+        /// and the line was full; it fails with ``/CurlewCore/CurlewError/Code/concurrencyLimitExceeded`` unsent.
         public static let concurrencyShed = Kind("concurrencyShed")
         /// A hedge of a slow call went out as attempt ``ClientEvent/attempt``
         /// (`HedgingMiddleware`, `CurlewResilience`).

@@ -27,14 +27,14 @@
 ///
 /// **What comes back.** Innermost, below every middleware, the client checks the status
 /// (``Endpoint/accepts(_:)``) and the endpoint's ``Endpoint/envelope`` and *throws* a typed
-/// ``CurlewError`` for an unacceptable status or a business error, so retry and token refresh
+/// ``/CurlewCore/CurlewError`` for an unacceptable status or a business error, so retry and token refresh
 /// see them. Decoding (key path, lenient, polymorphic, validation, ``Endpoint/didReceive(_:)``)
 /// runs once, after the whole chain, on whatever bytes came back — from the network or from a
 /// middleware that answered itself. Calling `next` again (retry, refresh) reruns everything
 /// inside, so signatures and auth headers are recomputed on each attempt.
 ///
-/// An error a middleware throws leaves the call as a ``CurlewError`` whose
-/// ``CurlewError/stage`` names the middleware's ``kind``.
+/// An error a middleware throws leaves the call as a ``/CurlewCore/CurlewError`` whose
+/// ``/CurlewCore/CurlewError/stage`` names the middleware's ``kind``.
 public protocol APIMiddleware: Sendable {
     /// The kind a call names to skip this middleware. Default: the type's name.
     var kind: MiddlewareKind { get }
@@ -52,7 +52,7 @@ public protocol APIMiddleware: Sendable {
     ///     on to `next`.
     ///   - next: The rest of the chain.
     /// - Returns: The raw response, usually what `next` returned.
-    /// - Throws: Usually a ``CurlewError``.
+    /// - Throws: Usually a ``/CurlewCore/CurlewError``.
     ///
     /// The requirement is `nonisolated(nonsending)`: the chain runs on the executor of the call
     /// (which has left the caller's actor), so passing a request from one layer to the next is a

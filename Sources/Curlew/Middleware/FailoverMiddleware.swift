@@ -3,7 +3,7 @@ internal import Synchronization
 /// An ordered list of base URLs (primary, secondary, …): requests go to the current one; a
 /// connect-level failure (cannot connect, DNS, connect timeout) moves to the next and resends.
 /// While another base URL is left, the transport does not retry a refused connection first
-/// (``TransferOptions/maximumConnectAttempts`` is 1): the next base URL is tried at once.
+/// (``/CurlewCore/TransferOptions/maximumConnectAttempts`` is 1): the next base URL is tried at once.
 /// It never fails over once a response arrived — a 500 is the server's answer, not an outage.
 /// The client's base URL should be the first entry; request URLs under any entry (the entry
 /// itself, or followed by `/`, `?` or `#`) are rewritten to the current one (LCNetwork's
@@ -54,7 +54,7 @@ public final class FailoverMiddleware: APIMiddleware {
             var attempt = request
             attempt.replaceURL(baseURLs[index] + path)
             // While another origin is left, trying it is the retry: the transport does not retry
-            // this one's connection first (``ConnectRetryPolicy``). The last one gets the
+            // this one's connection first (``/CurlewCore/ConnectRetryPolicy``). The last one gets the
             // transport's retries, unless the request chose its own.
             if tried + 1 < baseURLs.count - (diverted ? 1 : 0), attempt.options.maximumConnectAttempts == nil {
                 attempt.options.maximumConnectAttempts = 1

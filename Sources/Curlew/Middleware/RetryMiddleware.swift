@@ -13,7 +13,7 @@ public import HTTPTypes
 /// same key. A body that cannot be replayed (a one-shot stream) is never resent.
 ///
 /// A connection failure the transport already retried with its own back-off
-/// (``CurlTransport/Configuration/connectRetry``, ``TransferMetrics/connectionAttempts`` above 1)
+/// (``CurlTransport/Configuration/connectRetry``, ``/CurlewCore/TransferMetrics/connectionAttempts`` above 1)
 /// is not retried again, so the two never multiply their attempts.
 ///
 /// ```swift
@@ -113,7 +113,7 @@ public struct RetryMiddleware: APIMiddleware {
 
     private func isRetryable(_ error: CurlewError) -> Bool {
         // A connection the transport already retried with its own back-off
-        // (``ConnectRetryPolicy``) is not retried again: the attempts would multiply.
+        // (``/CurlewCore/ConnectRetryPolicy``) is not retried again: the attempts would multiply.
         if FailoverMiddleware.isConnectLevel(error.code) { return (error.metrics?.connectionAttempts ?? 1) <= 1 }
         if error.code == .unacceptableStatus, let status = error.status { return retryableStatuses.contains(status.code) }
         return false

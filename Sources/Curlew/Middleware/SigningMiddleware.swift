@@ -22,7 +22,7 @@ internal import Crypto
 ///
 /// Register it **last** so it runs innermost: it signs the final parameters, and every retry or
 /// refresh re-signs. A signature sent as a header is never sent to another origin on a redirect
-/// (see ``TransferOptions/originBoundHeaders``); a signature in the query is never copied to a
+/// (see ``/CurlewCore/TransferOptions/originBoundHeaders``); a signature in the query is never copied to a
 /// redirect's URL.
 ///
 /// ```swift

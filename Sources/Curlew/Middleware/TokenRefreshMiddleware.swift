@@ -36,7 +36,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     /// `.refreshFailed` and keep the credential (a later request may try again). `true`: when the
     /// refresh was answered but gave no credential, clear the credential, publish
     /// ``ClientEvent/Kind/sessionEnded`` and fail with `.sessionEnded`; a refresh that failed in
-    /// transport (a ``CurlewError`` of level ``CurlewError/Level/transport``) still fails with
+    /// transport (a ``/CurlewCore/CurlewError`` of level ``/CurlewCore/CurlewError/Level/transport``) still fails with
     /// `.refreshFailed` and keeps the session (cancellation surfaces as `CancellationError`).
     public var endsSessionWhenRefreshFails: Bool
 

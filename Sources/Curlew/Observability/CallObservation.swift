@@ -13,7 +13,7 @@ internal import Tracing
 /// A streamed body (``APIClient/stream(_:highWaterMark:options:)``, the `.stream` disposition)
 /// keeps its call and attempt open until it ends: the spans end, and the count, duration and
 /// bytes are recorded, once, when the last byte arrives, the transfer fails or the reader
-/// cancels (``ResponseBodyStream/whenEnded(_:)``).
+/// cancels (``/CurlewCore/ResponseBodyStream/whenEnded(_:)``).
 /// A class (immutable), so that the `Optional` every call holds — `nil` unless something
 /// observes — is one word, not a struct copied and destroyed through value witnesses.
 final class CallObservation: Sendable {

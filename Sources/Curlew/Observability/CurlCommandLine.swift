@@ -54,15 +54,15 @@ extension PreparedRequest {
 
 extension APIClient {
     /// The `curl` command line for `request` as this client prepares it (URL, default and
-    /// request headers, body), secrets redacted (see ``PreparedRequest/curlDescription``).
+    /// request headers, body), secrets redacted (see ``CurlewCore/PreparedRequest/curlDescription``).
     /// Headers that middleware add while sending (authorization, signatures) are not in it.
-    /// - Throws: ``CurlewError`` when the request cannot be prepared.
+    /// - Throws: ``/CurlewCore/CurlewError`` when the request cannot be prepared.
     public nonisolated func curlDescription<R: Endpoint>(for request: R) throws(CurlewError) -> String {
         try prepare(request).curlDescription
     }
 }
 
-/// Quoting and redaction rules for ``PreparedRequest/curlDescription``.
+/// Quoting and redaction rules for ``CurlewCore/PreparedRequest/curlDescription``.
 enum CurlCommandLine {
     /// Text bodies up to this many bytes are inlined.
     static let inlineBodyLimit = 4096

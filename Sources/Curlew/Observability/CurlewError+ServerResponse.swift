@@ -12,12 +12,12 @@ extension CurlewError {
     ///
     /// | The upstream call… | Status |
     /// | --- | --- |
-    /// | timed out (connect, head, idle or total timeout) or ran out of its deadline (``Code/deadlineExceeded``) | `504 Gateway Timeout` |
-    /// | failed because this client's transport is shutting down (``Code/shutdown``), the upstream's circuit breaker is open (``Code/circuitOpen``) or its concurrency limit was reached (``Code/concurrencyLimitExceeded``) | `503 Service Unavailable` |
+    /// | timed out (connect, head, idle or total timeout) or ran out of its deadline (``/CurlewCore/CurlewError/Code/deadlineExceeded``) | `504 Gateway Timeout` |
+    /// | failed because this client's transport is shutting down (``/CurlewCore/CurlewError/Code/shutdown``), the upstream's circuit breaker is open (``/CurlewCore/CurlewError/Code/circuitOpen``) or its concurrency limit was reached (``/CurlewCore/CurlewError/Code/concurrencyLimitExceeded``) | `503 Service Unavailable` |
     /// | failed otherwise: unreachable, TLS, reset, refused status, business error, undecodable body, refused credentials | `502 Bad Gateway` |
-    /// | could not even be sent: the request is malformed, a fixture or configuration is missing (``Level/invalidRequest``) | `500 Internal Server Error` |
+    /// | could not even be sent: the request is malformed, a fixture or configuration is missing (``/CurlewCore/CurlewError/Level/invalidRequest``) | `500 Internal Server Error` |
     ///
-    /// The upstream's own status (``status``) is deliberately never passed through: a `404` or
+    /// The upstream's own status (``/CurlewCore/CurlewError/status``) is deliberately never passed through: a `404` or
     /// `401` from an upstream is not the service's caller's fault.
     public var serverResponseStatus: HTTPResponse.Status {
         switch code {
@@ -30,7 +30,7 @@ extension CurlewError {
     /// A short message for the service's own error response that names neither the upstream's
     /// URL nor its body: `"upstream timed out"`, `"shutting down"`, `"upstream unavailable"` (its
     /// circuit breaker is open or its concurrency limit reached), `"upstream request failed"` or
-    /// `"internal error"`. Log ``description`` (redacted) for the details.
+    /// `"internal error"`. Log ``/CurlewCore/CurlewError/description`` (redacted) for the details.
     public var serverResponseMessage: String {
         if code == .circuitOpen || code == .concurrencyLimitExceeded { return "upstream unavailable" }
         return switch serverResponseStatus {

@@ -18,7 +18,7 @@ enum HTTPSpanAttributes {
     }
 
     /// `http.response.status_code`, `network.protocol.version`, `network.peer.address`/`port`,
-    /// `curlew.connection.reused`, `error.type` (the status code for 4xx/5xx, the ``CurlewError``
+    /// `curlew.connection.reused`, `error.type` (the status code for 4xx/5xx, the ``/CurlewCore/CurlewError``
     /// code otherwise) and the span's error status; a cancelled call is not an error. For a
     /// streamed body that failed after its head, `status` is the head's and `error` the body's.
     static func finish(_ span: any Span, status: HTTPResponse.Status?, metrics: TransferMetrics?, error: (any Error)?) {

@@ -18,14 +18,14 @@ public import UnixSignals
 /// **The drain** begins at the first of: one of ``drainSignals`` arriving, ``beginDrain()``, or
 /// the service's own graceful shutdown. From then on every call — in flight or new — has the
 /// rest of ``gracePeriod`` as its deadline: whatever is still running when it ends fails with
-/// ``CurlewError/Code/shutdown`` and a message saying the grace period ended. So one hung
+/// ``/CurlewCore/CurlewError/Code/shutdown`` and a message saying the grace period ended. So one hung
 /// upstream call cannot outlast the grace period the platform gives the process (Kubernetes
 /// sends SIGKILL 30 s after SIGTERM by default).
 ///
 /// On the service's graceful shutdown (or ``shutdown()``):
-/// 1. new requests fail at once with ``CurlewError/Code/shutdown`` (nothing is sent);
+/// 1. new requests fail at once with ``/CurlewCore/CurlewError/Code/shutdown`` (nothing is sent);
 /// 2. requests in flight **drain**: they finish normally until the drain's deadline;
-/// 3. whatever is still running then fails with ``CurlewError/Code/shutdown`` and the engine
+/// 3. whatever is still running then fails with ``/CurlewCore/CurlewError/Code/shutdown`` and the engine
 ///    threads stop.
 /// If the service's task is cancelled (the group's own shutdown timeout, another service failed)
 /// step 2 is cut short.
@@ -109,7 +109,7 @@ public final class TransportService: Transport, Service {
     public var isDraining: Bool { state.withLock { $0.drainDeadline != nil } }
 
     /// Begins the drain now, if it has not begun: every call in flight and every call made from
-    /// now on fails with ``CurlewError/Code/shutdown`` once ``gracePeriod`` has passed. Calls are
+    /// now on fails with ``/CurlewCore/CurlewError/Code/shutdown`` once ``gracePeriod`` has passed. Calls are
     /// still accepted until the service's graceful shutdown (``shutdown()``), so an HTTP server
     /// finishing its requests can still make its upstream calls. Safe to call more than once
     /// and from any task.

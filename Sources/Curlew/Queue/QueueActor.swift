@@ -56,7 +56,7 @@ public actor QueueActor {
     /// slot when the deadline passes leaves the line with `.deadlineExceeded`, never having held
     /// a slot, as Curlew's own calls do.
     /// - Throws: `CancellationError` when the caller is cancelled while waiting or the held queue
-    ///   is cancelled with ``cancelHeld(_:)``; ``CurlewError`` `.deadlineExceeded` when its
+    ///   is cancelled with ``cancelHeld(_:)``; ``/CurlewCore/CurlewError`` `.deadlineExceeded` when its
     ///   deadline passes while it waits; otherwise whatever `operation` throws.
     public nonisolated func run<T: Sendable>(
         in queue: String, priority: QueuePriority = .normal, _ operation: @Sendable () async throws -> T

@@ -39,7 +39,7 @@ public import HTTPTypes
 ///
 /// ## Lifecycle
 ///
-/// The ``APIClient`` turns an endpoint into a ``PreparedRequest`` in one throwing step, then sends it:
+/// The ``APIClient`` turns an endpoint into a ``/CurlewCore/PreparedRequest`` in one throwing step, then sends it:
 ///
 /// 1. declared parameters and ``parameters`` are collected;
 /// 2. the path template is filled, the URL, headers and body are encoded and validated;
@@ -134,8 +134,8 @@ public protocol Endpoint: Sendable {
     /// A look at the accepted raw response before it is decoded (HAccess's
     /// `requestFinishedSucessWithInfo`), e.g. to check a business code in an envelope.
     /// Default: nothing.
-    /// - Throws: A ``CurlewError`` to choose the failure (for example
-    ///   ``CurlewError/serverError(businessCode:message:)``); any other error becomes `.serverError`.
+    /// - Throws: A ``/CurlewCore/CurlewError`` to choose the failure (for example
+    ///   ``/CurlewCore/CurlewError/serverError(businessCode:message:)``); any other error becomes `.serverError`.
     func didReceive(_ response: RawResponse) throws
 
     /// Called once when the call fails, with the error the caller is about to receive (HAccess's
@@ -151,9 +151,9 @@ public protocol Endpoint: Sendable {
     /// - Parameters:
     ///   - response: Status, headers and body bytes.
     ///   - decoder: The client's configured `JSONDecoder`.
-    /// - Throws: Any error; a `DecodingError` becomes a `.decodingFailed` ``CurlewError`` whose
+    /// - Throws: Any error; a `DecodingError` becomes a `.decodingFailed` ``/CurlewCore/CurlewError`` whose
     ///   message names the JSON path, e.g. `data[3].id: expected String, found number`; a
-    ///   ``CurlewError`` is passed on with the request, status and body snippet filled in.
+    ///   ``/CurlewCore/CurlewError`` is passed on with the request, status and body snippet filled in.
     func decode(_ response: RawResponse, decoder: JSONDecoder) throws -> Response
 
     // MARK: Removed properties
@@ -165,7 +165,7 @@ public protocol Endpoint: Sendable {
     // deprecated conformance to `_RemovedEndpointProperty`, and the compiler warns at the
     // conformance with the deprecation's message ("`queueName` was removed: set `queue` in
     // `options`"). At run time: a call of an endpoint whose value never reaches `options` fails
-    // with ``CurlewError/Code/removedEndpointProperty`` in a debug build and is logged once in a
+    // with ``/CurlewCore/CurlewError/Code/removedEndpointProperty`` in a debug build and is logged once in a
     // release build. Never implement them.
 
     /// Not declared by the endpoint unless it still has the removed `queueName`.

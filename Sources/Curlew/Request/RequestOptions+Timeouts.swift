@@ -1,5 +1,5 @@
 /// Per-call timeouts besides ``RequestOptions/totalTimeout``; each overrides the client's
-/// ``TransferOptions`` value when set.
+/// ``/CurlewCore/TransferOptions`` value when set.
 enum ConnectTimeoutKey: RequestOptionKey {
     static let defaultValue: Duration? = nil
 }
@@ -14,14 +14,14 @@ enum IdleTimeoutKey: RequestOptionKey {
 
 extension RequestOptions {
     /// Longest time to establish a connection for this call, overriding
-    /// ``TransferOptions/connectTimeout``; `nil` keeps the client's. Fails with `.connectTimeout`.
+    /// ``/CurlewCore/TransferOptions/connectTimeout``; `nil` keeps the client's. Fails with `.connectTimeout`.
     public var connectTimeout: Duration? {
         get { self[ConnectTimeoutKey.self] }
         set { self[ConnectTimeoutKey.self] = newValue }
     }
 
     /// Longest wait for the response head after the request was sent (time to first byte) for
-    /// this call, overriding ``TransferOptions/headTimeout``; `nil` keeps the client's. Fails with
+    /// this call, overriding ``/CurlewCore/TransferOptions/headTimeout``; `nil` keeps the client's. Fails with
     /// `.headTimeout`.
     public var headTimeout: Duration? {
         get { self[HeadTimeoutKey.self] }
@@ -29,7 +29,7 @@ extension RequestOptions {
     }
 
     /// Longest time with no byte sent or received (a stall) for this call, overriding
-    /// ``TransferOptions/idleTimeout``; `nil` keeps the client's. Fails with `.idleTimeout`.
+    /// ``/CurlewCore/TransferOptions/idleTimeout``; `nil` keeps the client's. Fails with `.idleTimeout`.
     public var idleTimeout: Duration? {
         get { self[IdleTimeoutKey.self] }
         set { self[IdleTimeoutKey.self] = newValue }

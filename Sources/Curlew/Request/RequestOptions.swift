@@ -81,14 +81,14 @@ public struct RequestOptions: Sendable {
         set { box.value.usesAccessories = newValue }
     }
     /// Longest time for the whole exchange for this call, overriding the client's
-    /// ``TransferOptions/totalTimeout`` (the same name on both levels; `nil` keeps the client's).
+    /// ``/CurlewCore/TransferOptions/totalTimeout`` (the same name on both levels; `nil` keeps the client's).
     /// The other three timeouts — ``connectTimeout``, ``headTimeout``, ``idleTimeout`` — work
     /// the same way, each with its own error code.
     public var totalTimeout: Duration? {
         get { box.value.totalTimeout }
         set { box.value.totalTimeout = newValue }
     }
-    /// Largest accepted response body, overriding ``TransferOptions/maximumBodySize``.
+    /// Largest accepted response body, overriding ``/CurlewCore/TransferOptions/maximumBodySize``.
     public var maximumBodySize: Int? {
         get { box.value.maximumBodySize }
         set { box.value.maximumBodySize = newValue }

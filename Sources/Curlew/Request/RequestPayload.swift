@@ -10,7 +10,7 @@ public import Foundation
 /// ```
 ///
 /// Files and streams are sent in constant memory. A one-shot stream
-/// (``RequestBodyStream/once(length:_:)``) is never resent by retry or token refresh.
+/// (``/CurlewCore/RequestBodyStream/once(length:_:)``) is never resent by retry or token refresh.
 ///
 /// Encoding happens when the client prepares the request; an encoding failure is an
 /// `.encodingFailed` error and nothing is sent.
@@ -59,7 +59,7 @@ public struct RequestPayload: Sendable {
         RequestPayload(storage: .file(path: path, contentType: contentType))
     }
 
-    /// Chunks produced while sending; see ``RequestBodyStream``.
+    /// Chunks produced while sending; see ``/CurlewCore/RequestBodyStream``.
     public static func stream(_ stream: RequestBodyStream, contentType: String = "application/octet-stream") -> RequestPayload {
         RequestPayload(storage: .stream(stream, contentType: contentType))
     }

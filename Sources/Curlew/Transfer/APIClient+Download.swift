@@ -13,7 +13,7 @@ extension APIClient {
     /// `O_EXCL|O_NOFOLLOW`) and is moved into place only when it is complete and its status
     /// accepted (``Endpoint/accepts(_:)``); an existing file is not overwritten unless
     /// ``DownloadOptions/replacesExisting``. An error status or a refused content type (JSON
-    /// instead of the file) fails the call with the body in ``CurlewError/responseBody`` and
+    /// instead of the file) fails the call with the body in ``/CurlewCore/CurlewError/responseBody`` and
     /// nothing on disk. The request goes through queues, middleware and retry like any other.
     ///
     /// With ``DownloadOptions/resumable`` a failed or cancelled download keeps its partial file and
@@ -24,7 +24,7 @@ extension APIClient {
     /// download locks its partial file (`flock`): a second one of the same URL to the same
     /// destination, in this process or another, fails with `.downloadInProgress` at once.
     ///
-    /// Timeouts: the connect timeout applies; ``TransferOptions/totalTimeout`` does not — a
+    /// Timeouts: the connect timeout applies; ``/CurlewCore/TransferOptions/totalTimeout`` does not — a
     /// download has no total timeout unless the call sets one (`$0.totalTimeout = .seconds(600)`).
     /// Instead a stall detector fails it with `.idleTimeout` when less than
     /// ``DownloadOptions/minimumSpeed`` arrives over ``DownloadOptions/stallTimeout``.
@@ -37,7 +37,7 @@ extension APIClient {
     ///   - download: Overwriting, resuming, refused content types, the area (the `options:` label).
     ///   - adjust: Changes a copy of ``Endpoint/options`` for this call (queue, timeout,
     ///     ``RequestOptions/reportProgress(to:)``).
-    /// - Throws: ``CurlewError`` (`.destinationExists`, `.downloadInProgress`, `.fileNotWritable`,
+    /// - Throws: ``/CurlewCore/CurlewError`` (`.destinationExists`, `.downloadInProgress`, `.fileNotWritable`,
     ///   `.unacceptableStatus`, `.unexpectedContentType`, `.rangeMismatch`, `.downloadIncomplete`,
     ///   `.idleTimeout` for a stall, `.totalTimeout` when the call set one, transport errors);
     ///   `CancellationError` when cancelled.

@@ -11,7 +11,7 @@ public struct DownloadOptions: Sendable {
     public var resumable: Bool = false
     /// Media types (lower case, no parameters) that mean the server answered something else
     /// than the file — an error in JSON (HttpManager's `downloadFromUrl`): the call fails with
-    /// `.unexpectedContentType`, the body in ``CurlewError/responseBody``, nothing on disk.
+    /// `.unexpectedContentType`, the body in ``/CurlewCore/CurlewError/responseBody``, nothing on disk.
     /// Default: `application/json`, `application/problem+json`.
     public var refusedContentTypes: Set<String> = ["application/json", "application/problem+json"]
     /// Where a download without a destination goes. Default: ``DownloadArea/shared``.
@@ -19,12 +19,12 @@ public struct DownloadOptions: Sendable {
     /// The stall detector's window: the download fails with `.idleTimeout` when fewer than
     /// ``minimumSpeed`` bytes a second arrived, on average, over this long (libcurl's
     /// `CURLOPT_LOW_SPEED_TIME`, whole seconds, at least 1), and also when no byte at all moved
-    /// for this long, the head included (it replaces ``TransferOptions/idleTimeout`` for the
+    /// for this long, the head included (it replaces ``/CurlewCore/TransferOptions/idleTimeout`` for the
     /// call). `nil` turns both off. Default: 30 seconds.
     ///
     /// A download has no total timeout unless the call sets one
     /// (`client.download(r, to: url) { $0.totalTimeout = .seconds(600) }`):
-    /// ``TransferOptions/totalTimeout`` is meant for ordinary requests and does not apply; the
+    /// ``/CurlewCore/TransferOptions/totalTimeout`` is meant for ordinary requests and does not apply; the
     /// connect timeout does.
     public var stallTimeout: Duration? = .seconds(30)
     /// Bytes a second below which, sustained over ``stallTimeout``, a download counts as stalled

@@ -22,7 +22,7 @@ public struct DownloadedFile: Sendable {
     /// Bytes that were already on disk from an earlier attempt (a resumed download), else 0.
     public var resumedBytes: Int64
     /// What the transport measured about the exchange that completed the file (for a resumed
-    /// download, the last exchange only: ``TransferMetrics/bytesReceived`` counts the bytes that
+    /// download, the last exchange only: ``/CurlewCore/TransferMetrics/bytesReceived`` counts the bytes that
     /// arrived then, not ``resumedBytes``); `nil` when the transport measures nothing.
     public var metrics: TransferMetrics?
 

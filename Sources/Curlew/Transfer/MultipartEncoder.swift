@@ -3,7 +3,7 @@ internal import Foundation
     internal import Glibc
 #endif
 
-/// Turns a ``MultipartForm`` into a replayable ``RequestBodyStream`` with an exact length:
+/// Turns a ``MultipartForm`` into a replayable ``/CurlewCore/RequestBodyStream`` with an exact length:
 /// validates and escapes every part's header once, stats the files, then streams
 /// `--boundary`, headers, bytes (files read in 256 KiB pieces), `--boundary--`.
 struct MultipartEncoder: Sendable {

@@ -71,7 +71,7 @@ struct ProgressMiddleware: APIMiddleware {
 
 extension RequestOptions {
     /// Reports this call's progress to `monitor` (an `AsyncSequence` of
-    /// ``TransferProgress``), ending it when the call ends.
+    /// ``/CurlewCore/TransferProgress``), ending it when the call ends.
     ///
     /// ```swift
     /// try await client.send(UploadPhoto(file: path)) { $0.reportProgress(to: progress) }

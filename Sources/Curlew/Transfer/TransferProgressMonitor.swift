@@ -1,7 +1,7 @@
 internal import Synchronization
 
 /// Progress of one call as an `AsyncSequence`: monotonic, throttled to at most about 60 values a
-/// second, yielding ``TransferProgress`` values whose counters never go back, and ending with the
+/// second, yielding ``/CurlewCore/TransferProgress`` values whose counters never go back, and ending with the
 /// totals when the call succeeds (the sequence simply ends when it fails). A resumed download
 /// counts the bytes already on disk as received.
 ///

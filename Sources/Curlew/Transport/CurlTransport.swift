@@ -18,7 +18,7 @@ internal import HTTPTypes
 /// executors (see ``executor``); otherwise on the engine with the fewest exchanges in flight,
 /// so concurrent requests to one origin spread over every core. Connections are kept alive and
 /// reused through the engine's connection cache; HTTP/2 is used over TLS when the server offers
-/// it (see ``TransferOptions/HTTPVersion``).
+/// it (see ``/CurlewCore/TransferOptions/HTTPVersion``).
 public final class CurlTransport: Transport {
     /// The engines and their connection limits. The limits hold for the transport as a whole:
     /// they are divided among the engines (see ``engineCount``).
@@ -60,7 +60,7 @@ public final class CurlTransport: Transport {
         public var idleConnectionTimeout: Duration
         /// How connection attempts that fail before anything was sent (refused, unreachable, TLS
         /// handshake reset) are retried within each call's total timeout. Default:
-        /// ``ConnectRetryPolicy/standard``; ``ConnectRetryPolicy/disabled`` fails at once.
+        /// ``/CurlewCore/ConnectRetryPolicy/standard``; ``/CurlewCore/ConnectRetryPolicy/disabled`` fails at once.
         public var connectRetry: ConnectRetryPolicy
 
         /// Creates a configuration.
@@ -115,23 +115,23 @@ public final class CurlTransport: Transport {
     /// throws `.cancelled` promptly.
     ///
     /// The body goes where ``TransportContext/responseBody`` says:
-    /// - `.collect`: in memory, up to ``TransferOptions/maximumBodySize``; the call returns at
+    /// - `.collect`: in memory, up to ``/CurlewCore/TransferOptions/maximumBodySize``; the call returns at
     ///   the end, with ``RawResponse/metrics``.
     /// - `.stream`: the call returns when the final head is complete (after 1xx
-    ///   responses); the body arrives through a ``ResponseBodyStream`` that pauses the transfer
+    ///   responses); the body arrives through a ``/CurlewCore/ResponseBodyStream`` that pauses the transfer
     ///   while the reader is behind. Errors after the head end the stream with the
-    ///   ``CurlewError``; cancelling the reading task or dropping the stream cancels the
-    ///   transfer. ``TransferOptions/maximumBodySize`` does not apply (use
-    ///   ``ResponseBodyStream/collect(upTo:)``), and `metrics` is `nil`: they are only known at
+    ///   ``/CurlewCore/CurlewError``; cancelling the reading task or dropping the stream cancels the
+    ///   transfer. ``/CurlewCore/TransferOptions/maximumBodySize`` does not apply (use
+    ///   ``/CurlewCore/ResponseBodyStream/collect(upTo:)``), and `metrics` is `nil`: they are only known at
     ///   the end.
     /// - `.file`: into a new file (mode 0600, never an existing file or a symbolic link), created
     ///   before anything is sent; `.fileNotWritable` if it cannot be. A failed transfer removes
-    ///   the partial file. ``TransferOptions/maximumBodySize`` does not apply.
+    ///   the partial file. ``/CurlewCore/TransferOptions/maximumBodySize`` does not apply.
     ///
     /// The transport follows no redirect: a 3xx is returned like any other response, and the
-    /// ``APIClient``'s redirect step follows it (``TransferOptions/redirectLimit``). When the
+    /// ``APIClient``'s redirect step follows it (``/CurlewCore/TransferOptions/redirectLimit``). When the
     /// client follows, a redirect's body is dropped unread — never decoded, never counted
-    /// against ``TransferOptions/maximumBodySize``.
+    /// against ``/CurlewCore/TransferOptions/maximumBodySize``.
     ///
     /// Request bodies in a file or a stream are read while sending; a stream without a length is
     /// sent with chunked encoding over HTTP/1.1. When someone listens to

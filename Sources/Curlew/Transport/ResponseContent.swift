@@ -20,16 +20,16 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
 
     let storage: Storage
 
-    /// Collect the whole body in memory, up to ``TransferOptions/maximumBodySize``.
+    /// Collect the whole body in memory, up to ``/CurlewCore/TransferOptions/maximumBodySize``.
     public static let collect = ResponseBodyDisposition(storage: .collect)
 
-    /// Return as soon as the head arrives and deliver the body as a ``ResponseBodyStream``; the
+    /// Return as soon as the head arrives and deliver the body as a ``/CurlewCore/ResponseBodyStream``; the
     /// transfer pauses (`CURL_WRITEFUNC_PAUSE`) while more than `highWaterMark` bytes are unread.
-    /// ``TransferOptions/maximumBodySize`` does not apply (use
-    /// ``ResponseBodyStream/collect(upTo:)``), ``TransferOptions/totalTimeout`` does — it covers
+    /// ``/CurlewCore/TransferOptions/maximumBodySize`` does not apply (use
+    /// ``/CurlewCore/ResponseBodyStream/collect(upTo:)``), ``/CurlewCore/TransferOptions/totalTimeout`` does — it covers
     /// the time the reader takes, so raise it (``RequestOptions/totalTimeout``) for long streams — and
     /// the response carries no ``RawResponse/metrics`` (they are known only at the end, in
-    /// ``ResponseBodyStream/metrics``).
+    /// ``/CurlewCore/ResponseBodyStream/metrics``).
     public static func stream(highWaterMark: Int = 1 << 20) -> ResponseBodyDisposition {
         ResponseBodyDisposition(storage: .stream(highWaterMark: max(16 * 1024, highWaterMark)))
     }

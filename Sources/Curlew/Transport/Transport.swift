@@ -3,7 +3,7 @@
 /// ``CurlTransport`` is the default, driving libcurl on an engine thread. `CurlewTesting`
 /// supplies mock transports for unit tests of the layers above.
 ///
-/// A transport throws ``CurlewError`` with a transport-level code (or `.cancelled`) and never
+/// A transport throws ``/CurlewCore/CurlewError`` with a transport-level code (or `.cancelled`) and never
 /// inspects the status: non-2xx responses are returned, not thrown; the ``APIClient`` decides.
 /// It honours ``TransportContext/responseBody`` (collect, stream or file) and may report
 /// progress through ``TransportContext/events``.
@@ -21,7 +21,7 @@ public protocol Transport: Sendable {
     ///   - request: A validated request; nothing downstream re-validates it.
     ///   - context: The call's id, name, attempt, identity, body disposition and event reporter.
     /// - Returns: The response, whatever its status.
-    /// - Throws: ``CurlewError`` with a transport code, or `.cancelled` when the task is cancelled.
+    /// - Throws: ``/CurlewCore/CurlewError`` with a transport code, or `.cancelled` when the task is cancelled.
     ///
     /// Like ``APIMiddleware/intercept(_:context:next:)``, the requirement runs on its caller's
     /// executor (`nonisolated(nonsending)`); a plain `async` implementation satisfies it too.

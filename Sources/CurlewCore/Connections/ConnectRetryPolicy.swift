@@ -6,7 +6,7 @@
 /// ``maximumAttempts`` or when the next attempt would start after the call's total timeout
 /// (``TransferOptions/totalTimeout``), whichever comes first; the last failure is then the
 /// call's error, its message saying how many attempts were made. Each retry publishes a
-/// ``ClientEvent/Kind/connectRetryScheduled`` event.
+/// `ClientEvent.Kind.connectRetryScheduled` event.
 ///
 /// With the defaults a call rides out an upstream that is down for about four seconds (a restart,
 /// a rolling deploy) instead of failing at once; a circuit breaker, when configured, takes over

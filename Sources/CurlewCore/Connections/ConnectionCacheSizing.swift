@@ -12,7 +12,7 @@ package struct ConnectionCacheSizing: Sendable, Equatable {
     /// How long the limit stays up after the load that needed it (one minute).
     package static let holdNanoseconds: UInt64 = 60_000_000_000
 
-    /// The configured minimum (``CurlTransport/Configuration/maximumCachedConnections``).
+    /// The configured minimum (`CurlTransport.Configuration.maximumCachedConnections`).
     package let floor: Int
     /// The limit in force.
     package private(set) var limit: Int

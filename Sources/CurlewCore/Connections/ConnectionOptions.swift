@@ -2,9 +2,9 @@
 /// to pin, a proxy, a cookie jar, host overrides and speed limits.
 ///
 /// Part of ``TransferOptions``, so a client sets it once in
-/// ``ClientConfiguration/transferOptions`` and an endpoint may adjust its copy in
-/// ``Endpoint/willSend(_:)``; speed limits and host overrides can also be set for one call
-/// (``RequestOptions/maximumReceiveSpeed``, ``RequestOptions/hostOverrides``):
+/// `ClientConfiguration.transferOptions` and an endpoint may adjust its copy in
+/// `Endpoint.willSend(_:)`; speed limits and host overrides can also be set for one call
+/// (`RequestOptions.maximumReceiveSpeed`, `RequestOptions.hostOverrides`):
 ///
 /// ```swift
 /// var options = TransferOptions()

@@ -3,7 +3,7 @@ internal import Synchronization
     internal import Glibc
 #endif
 
-/// The engines of one ``CurlTransport``: each a thread with its own multi handle, connection
+/// The engines of one `CurlTransport`: each a thread with its own multi handle, connection
 /// cache and easy-handle pool, and the rule that picks one per exchange (``EngineBalancer``).
 ///
 /// Engines share nothing but what the request brings (a cookie jar's share handle locks for

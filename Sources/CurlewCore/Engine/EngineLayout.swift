@@ -1,6 +1,6 @@
 internal import Foundation
 
-/// How a transport's engine count and connection limits (``CurlTransport/Configuration``) become
+/// How a transport's engine count and connection limits (`CurlTransport.Configuration`) become
 /// engines: how many, and the limits of each one's multi handle, chosen so the configured limits
 /// hold for the transport as a whole.
 ///

@@ -17,7 +17,7 @@ package enum SinkDecision {
 /// The consumer of a transfer's response body, called on the engine thread (``finish()`` and
 /// ``fail(_:)`` also on a caller's thread when a transfer is rejected before it is submitted).
 ///
-/// One per ``ResponseBodyDisposition``: ``BufferedBodySink`` collects in memory,
+/// One per `ResponseBodyDisposition`: ``BufferedBodySink`` collects in memory,
 /// ``StreamBodySink`` hands chunks to a ``ResponseBodyStream`` with back-pressure and
 /// ``FileBodySink`` writes to a new file.
 package protocol ResponseBodySink: AnyObject {
@@ -32,7 +32,7 @@ package protocol ResponseBodySink: AnyObject {
     /// Same as ``finish()``, for a sink that hands the exchange's final metrics on (a stream,
     /// whose caller got the head without them); `measured` is called only by such a sink.
     func finish(measured: () -> TransferMetrics) -> CurlewError?
-    /// What the caller gets as ``RawResponse/content``; called once, at the head for streams,
+    /// What the caller gets as `RawResponse.content`; called once, at the head for streams,
     /// after ``finish()`` otherwise.
     func content() -> ResponseContent
     /// The transfer failed: end a stream with the error, remove a partial file.

@@ -65,7 +65,7 @@ extension CurlewError {
         public static let serverError = Code(.serverError)
         /// The body could not be decoded into the expected type.
         public static let decodingFailed = Code(.decodingFailed)
-        /// The body decoded, but a ``ValidatableModel`` value rejected itself.
+        /// The body decoded, but a `ValidatableModel` value rejected itself.
         public static let validationFailed = Code(.validationFailed)
         /// Authentication is missing or was refused.
         public static let unauthorized = Code(.unauthorized)
@@ -101,7 +101,7 @@ extension CurlewError {
         public static let bodyStreamFailed = Code(.bodyStreamFailed)
 
         /// The request requires authentication but the client has no credential source
-        /// (no ``AuthorizationMiddleware``): a configuration mistake, found before sending.
+        /// (no `AuthorizationMiddleware`): a configuration mistake, found before sending.
         public static let missingCredentialSource = Code(.missingCredentialSource)
         /// A middleware threw an error that is not a ``CurlewError``; it is in
         /// ``CurlewError/underlying`` and the middleware's kind in ``CurlewError/stage``.
@@ -121,14 +121,14 @@ extension CurlewError {
         /// No value of the response type could be generated (a validation rule no generated value
         /// met, a type the generator cannot build); the message says which.
         public static let mockGenerationFailed = Code(.mockGenerationFailed)
-        /// A ``CachePolicy/cacheOnly(maxAge:)`` call found no usable stored answer; nothing was
+        /// A `CachePolicy.cacheOnly(maxAge:)` call found no usable stored answer; nothing was
         /// sent (HttpManager's `localCacheToUrl` miss).
         public static let cacheMiss = Code(.cacheMiss)
         /// A download's destination file already exists and the call did not allow replacing it
-        /// (``DownloadOptions/replacesExisting``); nothing was overwritten.
+        /// (`DownloadOptions.replacesExisting`); nothing was overwritten.
         public static let destinationExists = Code(.destinationExists)
         /// A download was answered with a content type it refuses (JSON instead of a file,
-        /// ``DownloadOptions/refusedContentTypes``); the body is in ``CurlewError/responseBody``
+        /// `DownloadOptions.refusedContentTypes`); the body is in ``CurlewError/responseBody``
         /// and nothing is left at the destination.
         public static let unexpectedContentType = Code(.unexpectedContentType)
         /// A resumed download's `206` answer covers other bytes than the ones asked for
@@ -161,11 +161,11 @@ extension CurlewError {
         /// The connection options cannot be used (a proxy host or port, an excluded host, a
         /// speed limit out of range); nothing was sent.
         public static let invalidConnectionSettings = Code(.invalidConnectionSettings)
-        /// A call asked for a ``CachePolicy`` other than ``CachePolicy/networkOnly`` on a client
-        /// (or call) without a ``ResponseCache`` in its middleware; nothing was sent.
+        /// A call asked for a `CachePolicy` other than `CachePolicy.networkOnly` on a client
+        /// (or call) without a `ResponseCache` in its middleware; nothing was sent.
         public static let cacheNotConfigured = Code(.cacheNotConfigured)
-        /// A call asked for a ``CachePolicy`` other than ``CachePolicy/networkOnly`` while its body
-        /// is streamed to the caller (``APIClient/stream(_:highWaterMark:options:)``): the cache
+        /// A call asked for a `CachePolicy` other than `CachePolicy.networkOnly` while its body
+        /// is streamed to the caller (`APIClient.stream(_:highWaterMark:options:)`): the cache
         /// stores and serves whole bodies; nothing was sent.
         public static let cachePolicyConflict = Code(.cachePolicyConflict)
         /// The endpoint type declares a property the endpoint protocol no longer reads

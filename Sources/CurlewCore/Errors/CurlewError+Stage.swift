@@ -23,17 +23,17 @@ extension CurlewError {
         public static let configuration = Stage("configuration")
         /// The call's deadline (`withDeadline`) had passed before it, or an attempt, started.
         public static let deadline = Stage("deadline")
-        /// Waiting in a ``QueueActor`` queue.
+        /// Waiting in a `QueueActor` queue.
         public static let queue = Stage("queue")
         /// The transport: connecting, sending, receiving.
         public static let transport = Stage("transport")
-        /// ``Endpoint/accepts(_:)`` refused the status.
+        /// `Endpoint.accepts(_:)` refused the status.
         public static let status = Stage("status")
-        /// The ``ResponseEnvelope`` check: a business error or a body that is not the envelope.
+        /// The `ResponseEnvelope` check: a business error or a body that is not the envelope.
         public static let envelope = Stage("envelope")
-        /// ``Endpoint/didReceive(_:)``.
+        /// `Endpoint.didReceive(_:)`.
         public static let didReceive = Stage("didReceive")
-        /// ``Endpoint/decode(_:decoder:)``, validation included.
+        /// `Endpoint.decode(_:decoder:)`, validation included.
         public static let decoding = Stage("decoding")
 
         /// A middleware of the given kind threw it.
@@ -41,7 +41,7 @@ extension CurlewError {
             Stage("middleware \(kind.name)")
         }
 
-        /// Step `number` (from 1) of a ``Chain``, named `name`.
+        /// Step `number` (from 1) of a `Chain`, named `name`.
         public static func chainStep(_ number: Int, name: String) -> Stage {
             Stage("chain step \(number) \(name)", step: number)
         }

@@ -47,7 +47,7 @@ public struct CurlewError: Error, Sendable {
     public var underlying: (any Error)?
     /// Where on the request path the error was born; `nil` for errors made outside a call.
     public var stage: Stage?
-    /// The values of the steps that completed before a ``Chain`` step failed, in order.
+    /// The values of the steps that completed before a `Chain` step failed, in order.
     public var completedSteps: [any Sendable] = []
     /// What libcurl measured before the exchange failed (timings, bytes, reuse, HTTP version),
     /// for transport failures and for responses refused by status; `nil` when nothing was sent.
@@ -139,7 +139,7 @@ extension CurlewError: CustomStringConvertible, CustomDebugStringConvertible {
 
 extension CurlewError {
     /// A server error for a business code found in a response envelope (the seeds' second level),
-    /// for ``Endpoint/didReceive(_:)``, ``Endpoint/decode(_:decoder:)`` or middleware.
+    /// for `Endpoint.didReceive(_:)`, `Endpoint.decode(_:decoder:)` or middleware.
     /// The client fills in the request, status and body snippet.
     public static func serverError(businessCode: String, message: String) -> CurlewError {
         CurlewError(code: .serverError, message: message, businessCode: businessCode)

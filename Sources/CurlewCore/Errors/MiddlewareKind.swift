@@ -1,4 +1,4 @@
-/// Names a kind of middleware so a call can skip it (``RequestOptions/skippedMiddleware``).
+/// Names a kind of middleware so a call can skip it (`RequestOptions.skippedMiddleware`).
 public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
     /// The kind's name.
     public let name: String
@@ -6,21 +6,21 @@ public struct MiddlewareKind: Hashable, Sendable, CustomStringConvertible {
     /// Creates a kind.
     public init(_ name: String) { self.name = name }
 
-    /// ``AuthorizationMiddleware``.
+    /// `AuthorizationMiddleware`.
     public static let authorization = MiddlewareKind("authorization")
-    /// ``SigningMiddleware``.
+    /// `SigningMiddleware`.
     public static let signing = MiddlewareKind("signing")
-    /// ``CommonArgumentsMiddleware``.
+    /// `CommonArgumentsMiddleware`.
     public static let commonArguments = MiddlewareKind("commonArguments")
-    /// ``TokenRefreshMiddleware``.
+    /// `TokenRefreshMiddleware`.
     public static let tokenRefresh = MiddlewareKind("tokenRefresh")
-    /// ``ServerClock``.
+    /// `ServerClock`.
     public static let serverClock = MiddlewareKind("serverClock")
-    /// ``FailoverMiddleware``.
+    /// `FailoverMiddleware`.
     public static let failover = MiddlewareKind("failover")
-    /// ``URLRewriteMiddleware``.
+    /// `URLRewriteMiddleware`.
     public static let urlRewrite = MiddlewareKind("urlRewrite")
-    /// ``RetryMiddleware``.
+    /// `RetryMiddleware`.
     public static let retry = MiddlewareKind("retry")
     /// `HedgingMiddleware`.
     public static let hedging = MiddlewareKind("hedging")

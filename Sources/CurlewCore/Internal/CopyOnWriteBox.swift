@@ -1,7 +1,7 @@
 /// A value kept behind one reference and copied on the first write while shared: the storage of
 /// request and response values that travel through many layers.
 ///
-/// A ``PreparedRequest`` or ``RawResponse`` is copied into every middleware layer, the redirect
+/// A ``PreparedRequest`` or `RawResponse` is copied into every middleware layer, the redirect
 /// step, the transfer and the error paths. Copying their fields one by one costs a reference-count
 /// operation per string, dictionary and class they hold (about fifteen for a request); copying a
 /// box costs one. Reads go straight to the shared storage; a write first makes the storage unique.

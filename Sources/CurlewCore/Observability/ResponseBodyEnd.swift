@@ -1,15 +1,15 @@
 internal import Synchronization
 
 /// How a streamed response body ended, told once to the code watching it (metrics, spans, a
-/// draining ``TransportService``) through ``ResponseBodyStream/whenEnded(_:)``.
+/// draining `TransportService`) through ``ResponseBodyStream/whenEnded(_:)``.
 package enum ResponseBodyEnd: Sendable {
     /// The last byte arrived; what libcurl measured over the whole exchange (`nil` for a body that
-    /// did not come from ``CurlTransport``, e.g. a mock's or a cache's).
+    /// did not come from `CurlTransport`, e.g. a mock's or a cache's).
     case finished(TransferMetrics?)
     /// The transfer failed midway (its ``CurlewError`` carries the metrics measured so far).
     case failed(any Error)
     /// The reader cancelled or dropped the stream before the end; what libcurl measured up to
-    /// the moment the engine stopped the transfer (`nil` for a body not from ``CurlTransport``).
+    /// the moment the engine stopped the transfer (`nil` for a body not from `CurlTransport`).
     case cancelled(TransferMetrics?)
 
     /// The error of a body that did not finish: `CancellationError` for a cancelled one.
@@ -79,7 +79,7 @@ extension ResponseBodyBuffer {
 extension ResponseBodyStream {
     /// What libcurl measured over the whole exchange (timings, bytes with headers, reuse, HTTP
     /// version), known once the last byte has arrived: `nil` before, after a failure (the error
-    /// carries them), and for a body that did not come from ``CurlTransport``.
+    /// carries them), and for a body that did not come from `CurlTransport`.
     public var metrics: TransferMetrics? { buffer.finalMetrics }
 
     /// Calls `observer` once when the body ends: finished, failed or cancelled by its reader.

@@ -1,8 +1,8 @@
 public import Foundation
 
-/// The body a ``Transport`` sends: bytes in memory, a file, or an async stream of chunks.
+/// The body a `Transport` sends: bytes in memory, a file, or an async stream of chunks.
 ///
-/// The ``APIClient`` turns an endpoint's ``RequestPayload`` into one when it prepares the request.
+/// The `APIClient` turns an endpoint's `RequestPayload` into one when it prepares the request.
 /// Whether a body can be sent twice (``isReplayable``) decides whether retry and token refresh may
 /// resend the request: a one-shot stream is never resent.
 public enum PreparedBody: Sendable {

@@ -3,7 +3,7 @@ public import HTTPTypes
 
 /// A request after validation: absolute URL, merged headers, encoded body and transfer options.
 ///
-/// The ``APIClient`` makes one from an ``Endpoint`` in a single throwing step; transports and
+/// The `APIClient` makes one from an `Endpoint` in a single throwing step; transports and
 /// middleware receive it and never re-validate. Its properties are plain values kept behind one
 /// copy-on-write reference, so it is `Sendable` and a copy costs one reference count.
 public struct PreparedRequest: Sendable {
@@ -93,7 +93,7 @@ public struct PreparedRequest: Sendable {
         }
     }
 
-    /// Creates a prepared request. Prefer letting the ``APIClient`` prepare requests; this
+    /// Creates a prepared request. Prefer letting the `APIClient` prepare requests; this
     /// initializer is for transports, tests and middleware that build requests themselves.
     /// The caller guarantees the URL is absolute http(s) and the headers valid.
     public init(

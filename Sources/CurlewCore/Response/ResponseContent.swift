@@ -1,9 +1,9 @@
 public import Foundation
 
-/// The body of a ``RawResponse``: collected bytes, a file on disk, or a stream being received.
+/// The body of a `RawResponse`: collected bytes, a file on disk, or a stream being received.
 ///
-/// Which one a transport returns follows ``TransportContext/responseBody``: collected data by
-/// default (what decoding needs), a stream for ``APIClient/stream(_:highWaterMark:options:)``, a file for
+/// Which one a transport returns follows `TransportContext.responseBody`: collected data by
+/// default (what decoding needs), a stream for `APIClient.stream(_:highWaterMark:options:)`, a file for
 /// downloads.
 public enum ResponseContent: Sendable {
     /// The whole body, in memory.

@@ -28,11 +28,11 @@ public struct TransferMetrics: Sendable, Hashable {
     /// The port of that peer (`CURLINFO_PRIMARY_PORT`), zero if unknown.
     public var remotePort: Int = 0
     /// How many connection attempts the exchange made, the first included: more than 1 when
-    /// ``CurlTransport`` retried connection establishment that failed before anything was sent
+    /// `CurlTransport` retried connection establishment that failed before anything was sent
     /// (``ConnectRetryPolicy``).
     public var connectionAttempts: Int = 1
 
-    /// Creates metrics (transports other than ``CurlTransport`` may fill what they know).
+    /// Creates metrics (transports other than `CurlTransport` may fill what they know).
     public init(
         nameLookup: Duration = .zero, connect: Duration = .zero, tlsHandshake: Duration = .zero,
         firstByte: Duration = .zero, total: Duration = .zero, bytesSent: Int64 = 0, bytesReceived: Int64 = 0,

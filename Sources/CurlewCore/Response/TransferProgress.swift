@@ -1,8 +1,8 @@
 /// How many bytes of one transfer have moved: the request body sent and the response body
 /// received, each with its total when known.
 ///
-/// The engine reports it in ``ClientEvent/progress`` events; a ``TransferProgressMonitor`` and
-/// ``Accessory/didProgress(_:progress:)`` deliver the same value for one call, throttled and
+/// The engine reports it in `ClientEvent.progress` events; a `TransferProgressMonitor` and
+/// `Accessory.didProgress(_:progress:)` deliver the same value for one call, throttled and
 /// monotonic, with a resumed download's bytes already on disk counted as received. An upload
 /// reads ``fractionSent``, a download ``fractionReceived``; a bar that draws either kind of call
 /// uses `progress.fractionSent ?? progress.fractionReceived` (a call without a request body has
