@@ -48,7 +48,7 @@ package final class CurlEngine: @unchecked Sendable {
         }
     }
 
-    package let inbox = Mutex(CurlEngineInbox())
+    package let inbox = PackageMutex(CurlEngineInbox())
     private let nextID = Atomic<UInt64>(1)
     /// Counters for tests and diagnostics (active and paused transfers, connections).
     package let statistics = EngineStatistics()

@@ -1,5 +1,5 @@
 package import Foundation
-package import Synchronization
+internal import Synchronization
 
 /// The hand-off between the thread that receives a streamed body (the engine thread) and the task
 /// that reads it: a `Mutex` around ``ResponseBodyBufferState``, with every side effect (resume a
@@ -11,7 +11,7 @@ package final class ResponseBodyBuffer: Sendable {
     /// Asks the transport to stop the transfer.
     private let onCancel: @Sendable () -> Void
     /// How the body ended and who waits for it (``whenEnded(_:)``); touched only at the end.
-    package let endWatch = Mutex(ResponseBodyEndWatch())
+    let endWatch = Mutex(ResponseBodyEndWatch())
 
     /// Creates a buffer.
     /// - Parameters:
