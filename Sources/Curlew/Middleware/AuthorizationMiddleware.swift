@@ -9,7 +9,7 @@ internal import Foundation
 /// AuthorizationMiddleware(store: store)                                    // Authorization: Bearer …
 /// AuthorizationMiddleware(store: store, tokenParameter: "accessToken",      // ?accessToken=… or a
 ///                         placement: .alongsideParameters,                 // form/JSON body member,
-///                         attachesOnlyWhenLoginRequired: true)             // isLogin requests only
+///                         attachesOnlyWhenLoginRequired: true)             // login-required requests only
 /// AuthorizationMiddleware.basic(username: "ines", password: "secret")      // Authorization: Basic …
 /// ```
 public struct AuthorizationMiddleware: APIMiddleware {
