@@ -38,11 +38,11 @@
 //   block 36 (README.md:1255): skipped (no-compile)
 //   block 37 (README.md:1288): declarations, file scope
 //   block 38 (README.md:1309): skipped (no-compile)
-//   block 39 (README.md:1473): declarations, file scope
-//   block 40 (README.md:1576): declarations, file scope
-//   block 41 (README.md:1615): declarations, file scope
-//   block 42 (README.md:1650): declarations, file scope
-//   block 43 (README.md:1738): declarations, file scope
+//   block 39 (README.md:1475): declarations, file scope
+//   block 40 (README.md:1578): declarations, file scope
+//   block 41 (README.md:1617): declarations, file scope
+//   block 42 (README.md:1652): declarations, file scope
+//   block 43 (README.md:1740): declarations, file scope
 
 import Curlew
 import Foundation
@@ -798,8 +798,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1473
-#sourceLocation(file: "README.md", line: 1474)
+// MARK: block 39, README.md:1475
+#sourceLocation(file: "README.md", line: 1476)
 
 
 
@@ -900,8 +900,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1576
-#sourceLocation(file: "README.md", line: 1577)
+// MARK: block 40, README.md:1578
+#sourceLocation(file: "README.md", line: 1579)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -938,8 +938,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1615
-#sourceLocation(file: "README.md", line: 1616)
+// MARK: block 41, README.md:1617
+#sourceLocation(file: "README.md", line: 1618)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
@@ -972,8 +972,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1650
-#sourceLocation(file: "README.md", line: 1651)
+// MARK: block 42, README.md:1652
+#sourceLocation(file: "README.md", line: 1653)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1059,8 +1059,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1738
-#sourceLocation(file: "README.md", line: 1739)
+// MARK: block 43, README.md:1740
+#sourceLocation(file: "README.md", line: 1741)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.

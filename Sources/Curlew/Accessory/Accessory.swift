@@ -1,5 +1,4 @@
-/// HUD-style callbacks around a unit of work: a request, a batch or a chain (LCNetwork's
-/// request accessories).
+/// HUD-style callbacks around a unit of work: a request, a batch or a chain.
 ///
 /// Attach accessories client-wide in ``ClientConfiguration/accessories`` or per request in
 /// ``RequestOptions/accessories``; a request turns them off with ``RequestOptions/usesAccessories``. A batch or

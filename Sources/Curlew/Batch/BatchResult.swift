@@ -7,7 +7,7 @@ public struct BatchResult<R: Endpoint>: Sendable {
     /// batch stopped it) — cancellation is spelled the same as everywhere else in Curlew.
     public let results: [Result<R.Response, any Error>]
 
-    /// The requests that failed, in input order (LCNetwork's `failedRequests`).
+    /// The requests that failed, in input order.
     public var failedRequests: [R] {
         zip(requests, results).compactMap { request, result in
             if case .failure = result { return request }

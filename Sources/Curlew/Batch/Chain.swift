@@ -1,7 +1,7 @@
 internal import Synchronization
 
-/// Sequential steps where each builds its request from the previous step's typed response
-/// (Monkey's and LCNetwork's chain requests). Nothing runs until ``run()``.
+/// Sequential steps where each builds its request from the previous step's typed response.
+/// Nothing runs until ``run()``.
 ///
 /// ```swift
 /// let profile = try await client

@@ -7,7 +7,7 @@ extension APIClient {
         return nil
     }
 
-    /// Cache then network (HttpManager's cached page, then the redraw; HAccess `Both`): the
+    /// Cache then network: the
     /// stored answer first, when there is one (``APIResponse/source`` is ``ResponseSource/cache``
     /// with its ``ResponseSource/age``), then the fresh one from the server (``ResponseSource/network``,
     /// or ``ResponseSource/revalidated`` when the server answered `304`), which is stored.

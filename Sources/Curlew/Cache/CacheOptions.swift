@@ -26,15 +26,15 @@ extension RequestOptions {
     }
 
     /// Replaces the request part of the cache key (method, URL without volatile parameters,
-    /// body digest) — HAccess's `cacheKey`, e.g. `"search/\(keyword)"`. The cache version and
+    /// body digest), e.g. `"search/\(keyword)"`. The cache version and
     /// the credential scope are still added, so a custom key never crosses accounts.
     public var cacheKey: String? {
         get { self[CacheKeyOptionKey.self] }
         set { self[CacheKeyOptionKey.self] = newValue }
     }
 
-    /// Added to the request part of the cache key instead of replacing it — HAccess's
-    /// `[super cacheKey] + part`, Monkey's `cacheSensitiveData`: answers of the same request with
+    /// Added to the request part of the cache key instead of replacing it:
+    /// answers of the same request with
     /// different suffixes are stored apart. Kept only as a SHA-256 digest, so a sensitive value
     /// (a user id, a secret) never reaches the cache's storage in clear. Invalidate such entries
     /// with ``APIClient/invalidateCache(for:options:)`` and the same suffix, or by key prefix.
@@ -43,8 +43,8 @@ extension RequestOptions {
         set { self[CacheKeySuffixOptionKey.self] = newValue }
     }
 
-    /// This endpoint's own cache version, added to ``ResponseCache/Configuration/version`` —
-    /// Monkey's per-request `cacheVersion`: change it when the endpoint's answers change shape,
+    /// This endpoint's own cache version, added to ``ResponseCache/Configuration/version``:
+    /// change it when the endpoint's answers change shape,
     /// and only its stored answers miss (the old ones age out with the cache's retention).
     public var cacheVersion: String? {
         get { self[CacheVersionOptionKey.self] }

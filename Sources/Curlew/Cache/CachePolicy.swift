@@ -12,10 +12,10 @@
 public enum CachePolicy: Sendable, Hashable {
     /// The cache is not involved: no lookup, nothing stored. The default.
     case networkOnly
-    /// Always fetch, then store the answer (HAccess `HNCacheTypeOnlyWrite`).
+    /// Always fetch, then store the answer.
     case writeOnly
     /// Serve the stored answer while it is younger than `lifetime`, else fetch (with the stored
-    /// validators) and store (HAccess "alternative", Monkey `cacheInSeconds`). By default the
+    /// validators) and store. By default the
     /// server's `no-cache`, `max-age`, `Expires` and `Age` can only make the stored answer stale
     /// sooner, never later; with `overridingServer: true` the app's lifetime wins (an 8-hour rule
     /// for a server that sends `no-cache`) — `no-store` and `Vary: *` are still never stored.
@@ -33,15 +33,14 @@ public enum CachePolicy: Sendable, Hashable {
     case alwaysRevalidate
     /// Fetch; when the network is unreachable (cannot connect, DNS failure, connect timeout — not
     /// an HTTP error, which is the server's answer), serve a stored answer no older than
-    /// `staleFor` (HttpManager's `getCacheToUrl`). `staleFor` is the app's explicit consent to
+    /// `staleFor`. `staleFor` is the app's explicit consent to
     /// stale answers offline, so an answer the server marked `no-cache` is served; one marked
     /// `must-revalidate` is served only while still fresh (RFC 9111 §5.2.2.2). The fallback comes
     /// after one connection attempt, not after the transport's connect retries
     /// (``/CurlewCore/ConnectRetryPolicy``); with no answer to fall back on, the call is sent again with them.
     case networkFirst(staleFor: CacheLifetime)
     /// Look in the cache only; never touch the network. Without a stored answer (or one older
-    /// than `maxAge` when given) the call fails with ``/CurlewCore/CurlewError/Code/cacheMiss``
-    /// (HttpManager's `localCacheToUrl`).
+    /// than `maxAge` when given) the call fails with ``/CurlewCore/CurlewError/Code/cacheMiss``.
     case cacheOnly(maxAge: CacheLifetime? = nil)
 }
 

@@ -25,7 +25,7 @@ public actor ResponseCache: APIMiddleware {
         public var storage: any CacheStorage
         /// Whose answers are stored (see ``CacheCredentials``).
         public var credentials: CacheCredentials
-        /// Part of every key; change it to miss every older entry (Monkey's `cacheVersion`).
+        /// Part of every key; change it to miss every older entry.
         public var version: String
         /// Query parameters left out of every key, in addition to each call's
         /// ``RequestOptions/volatileParameters``.

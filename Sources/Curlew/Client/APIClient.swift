@@ -77,7 +77,7 @@ public actor APIClient {
         self.environment = CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: configuration.logger, deadlineHeader: configuration.deadlineHeader))
         self.hasCredentialSource = capabilities.contains { $0.providesCredentials }
         // Expired files of the process-wide download area go even when no download starts again
-        // and no one runs the area as a service (HAccess: a download is deleted after an hour).
+        // and no one runs the area as a service.
         DownloadArea.shared.sweepInBackground()
     }
 

@@ -31,7 +31,7 @@ public struct ClientConfiguration: Sendable {
     /// The named queue (``RequestOptions/queue``) of every call that names none: with a limit on
     /// it in the client's ``QueueActor``, each such call waits for one of its slots, higher
     /// ``RequestOptions/priority`` first, FIFO within a priority — so priority matters outside
-    /// your own queues too (Monkey's `MKRequestPriority`). Clients sharing a `QueueActor` and
+    /// your own queues too. Clients sharing a `QueueActor` and
     /// this name share the slots. Default: `nil`, calls without a queue are not limited.
     ///
     /// ```swift

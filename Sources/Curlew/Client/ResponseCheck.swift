@@ -8,7 +8,7 @@ enum ResponseCheck {
     static func inspect<R: Endpoint>(_ raw: RawResponse, of request: R, summary: RequestSummary) throws(CurlewError) -> RawResponse {
         guard request.accepts(raw.status) else {
             var error = ResponseStatus.error(raw, summary: summary)
-            // An error body may carry the envelope too (Monkey's refresh code arrives in a 401):
+            // An error body may carry the envelope too (a refresh code may arrive in a 401):
             // its business code lets token refresh and session end see it.
             if let envelope = request.envelope, case .data = raw.content { error.businessCode = EnvelopeReader(envelope: envelope).code(in: raw) }
             throw error

@@ -64,7 +64,7 @@ extension RawResponse {
         return value
     }
 
-    /// The body, or the part at `keyPath`, as a ``JSONValue`` (LCNetwork's `rawJSONObject`).
+    /// The body, or the part at `keyPath`, as a ``JSONValue``.
     /// - Throws: ``/CurlewCore/CurlewError`` `.decodingFailed` when the body is not JSON or the path is absent.
     public func json(at keyPath: String? = nil) throws(CurlewError) -> JSONValue {
         try decode(JSONValue.self, at: keyPath)

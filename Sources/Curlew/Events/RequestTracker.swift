@@ -1,7 +1,7 @@
 internal import Synchronization
 
 /// Waits until a given set of calls has finished — also calls that have not started yet, or not
-/// reached their queue (HAccess's `queue:finish:`, a `DispatchGroup` for requests).
+/// reached their queue (a `DispatchGroup` for requests).
 ///
 /// Take a ticket *before* starting each call (synchronously), pass it in the call's options; the
 /// call hands it back when it finishes, whatever the outcome:

@@ -1,6 +1,5 @@
 /// One step of the onion between an ``APIClient`` and its ``Transport``: raw request in, raw
-/// response out — the shape of swift-openapi-runtime's `ClientMiddleware`, Alamofire's adapters
-/// and retriers, Moya's plugins.
+/// response out — the shape of swift-openapi-runtime's `ClientMiddleware`.
 ///
 /// A middleware sees every prepared request on its way in and every raw response (status,
 /// headers, bytes) or error on its way out. It may change the request, call `next` zero, one or

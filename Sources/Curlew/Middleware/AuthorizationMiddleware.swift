@@ -2,15 +2,14 @@ public import HTTPTypes
 internal import Foundation
 
 /// Sends the current credential in a header (`Authorization: Bearer <token>` by default) or as a
-/// parameter (LSBaseRequest's `AccessToken` argument, see ``tokenParameter``), and fails requests
-/// that require login before anything is sent when there is no credential (LSBaseRequest's
-/// `isLogin`).
+/// parameter (see ``tokenParameter``), and fails requests that require login before anything is
+/// sent when there is no credential.
 ///
 /// ```swift
 /// AuthorizationMiddleware(store: store)                                    // Authorization: Bearer …
 /// AuthorizationMiddleware(store: store, tokenParameter: "accessToken",      // ?accessToken=… or a
 ///                         placement: .alongsideParameters,                 // form/JSON body member,
-///                         attachesOnlyWhenLoginRequired: true)             // isLogin requests only
+///                         attachesOnlyWhenLoginRequired: true)             // login-required requests only
 /// AuthorizationMiddleware.basic(username: "ines", password: "secret")      // Authorization: Basic …
 /// ```
 public struct AuthorizationMiddleware: APIMiddleware {
@@ -25,8 +24,8 @@ public struct AuthorizationMiddleware: APIMiddleware {
     public var tokenParameter: String?
     /// Where ``tokenParameter`` goes. Default: ``ParameterPlacement/query``.
     public var placement: ParameterPlacement
-    /// Whether only requests that declare they need login (``RequestOptions/requiresAuthentication``,
-    /// LSBaseRequest's `isLogin`) receive the credential; others go without it. Default: `false`,
+    /// Whether only requests that declare they need login (``RequestOptions/requiresAuthentication``)
+    /// receive the credential; others go without it. Default: `false`,
     /// every request to a trusted origin receives it.
     public var attachesOnlyWhenLoginRequired: Bool
 
@@ -43,9 +42,8 @@ public struct AuthorizationMiddleware: APIMiddleware {
         self.attachesOnlyWhenLoginRequired = attachesOnlyWhenLoginRequired
     }
 
-    /// Creates the middleware that sends the token as a parameter (LSBaseRequest's
-    /// `AccessToken`): in the query, or beside the request's own parameters in a form or JSON
-    /// body.
+    /// Creates the middleware that sends the token as a parameter: in the query, or beside the
+    /// request's own parameters in a form or JSON body.
     public init(store: TokenStore, tokenParameter: String, placement: ParameterPlacement = .query, attachesOnlyWhenLoginRequired: Bool = false) {
         self.init(store: store, attachesOnlyWhenLoginRequired: attachesOnlyWhenLoginRequired)
         self.tokenParameter = tokenParameter

@@ -7,8 +7,7 @@ internal import HTTPTypes
 ///
 /// Parameters go where ``placement`` says: the query by default (works for every method), or
 /// ``ParameterPlacement/alongsideParameters`` — beside the request's own parameters in a form or
-/// JSON body, the query otherwise (LCNetwork merges its unified arguments into
-/// `requestArgument`).
+/// JSON body, the query otherwise.
 ///
 /// ```swift
 /// CommonArgumentsMiddleware(parameters: ["v": "2.1", "platform": "linux"], placement: .alongsideParameters)

@@ -2,7 +2,7 @@
 /// code (``ResponseEnvelope/successConditions``). Values are compared as text, like codes.
 ///
 /// ```swift
-/// // HAccess: success when status == true && msg == nil
+/// // Success when status == true && msg == nil
 /// let envelope = ResponseEnvelope(codePath: "status", messagePath: "msg", payloadPath: "data",
 ///                                 successCodes: ["true"]).requiring(.absent("msg"))
 /// ```

@@ -1,6 +1,6 @@
 extension ClientEvent.Kind {
-    /// A successful response whose envelope carries a non-empty message (HttpManager's `n`,
-    /// shown on every response): ``ClientEvent/reason`` is the message. The caller reads it as
+    /// A successful response whose envelope carries a non-empty message:
+    /// ``ClientEvent/reason`` is the message. The caller reads it as
     /// ``APIResponse/businessMessage``.
     public static let businessMessage = ClientEvent.Kind("businessMessage")
 }

@@ -6,8 +6,8 @@ internal import Synchronization
 /// (``/CurlewCore/TransferOptions/maximumConnectAttempts`` is 1): the next base URL is tried at once.
 /// It never fails over once a response arrived — a 500 is the server's answer, not an outage.
 /// The client's base URL should be the first entry; request URLs under any entry (the entry
-/// itself, or followed by `/`, `?` or `#`) are rewritten to the current one (LCNetwork's
-/// main/vice base URLs). `http://127.0.0.1:1` does not cover `http://127.0.0.1:12345`, nor
+/// itself, or followed by `/`, `?` or `#`) are rewritten to the current one.
+/// `http://127.0.0.1:1` does not cover `http://127.0.0.1:12345`, nor
 /// `…/api` cover `…/apiary`.
 public final class FailoverMiddleware: APIMiddleware {
     /// The base URLs in order of preference.
@@ -94,8 +94,7 @@ public final class FailoverMiddleware: APIMiddleware {
     }
 }
 
-/// Rewrites each request's URL — CDN hosts, environment switching (Monkey's
-/// `MKURLFilterProtocol` and `cdnURL`).
+/// Rewrites each request's URL — CDN hosts, environment switching.
 ///
 /// The origins it rewrites to are the user's own when listed in `trusting`: calls there keep the
 /// token, signature and common arguments. A rewritten URL elsewhere gets none of them, and a

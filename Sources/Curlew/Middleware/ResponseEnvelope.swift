@@ -1,5 +1,5 @@
 /// Where a server's envelope keeps its business code, message and payload, and which codes mean
-/// success — the unified response of LCNetwork's `LCProcessProtocol` and HttpManager's c/n/p.
+/// success.
 ///
 /// ```swift
 /// // {"code": 0, "msg": "ok", "data": {...}}
@@ -21,10 +21,10 @@ public struct ResponseEnvelope: Sendable, Hashable {
     /// Codes that mean success.
     public var successCodes: Set<String>
     /// Further conditions a successful response must meet besides a success code, all of them
-    /// (HAccess's `status == true && msg == nil`); a response that misses one fails with
+    /// (e.g. `status == true && msg == nil`); a response that misses one fails with
     /// `.serverError`. Default: none.
     public var successConditions: [EnvelopeCondition] = []
-    /// Business codes that publish an app event, successful or not (HttpManager's
+    /// Business codes that publish an app event, successful or not (e.g.
     /// 404 → home screen), with ``ClientEvent/reason`` `"business code <code>"` and the message in
     /// ``ClientEvent/error`` for a failure. Default: none.
     public var codeEvents: [String: ClientEvent.Kind] = [:]
@@ -71,8 +71,8 @@ public struct ResponseEnvelope: Sendable, Hashable {
         return copy
     }
 
-    /// HttpManager's `{"c": 200, "n": "text to show", "p": …}`; like HttpManager, any `2xx` code
-    /// is a success.
+    /// The envelope `{"c": 200, "n": "text to show", "p": …}`, where any `2xx` code is a
+    /// success.
     public static let cnp = ResponseEnvelope(
         codePath: "c", messagePath: "n", payloadPath: "p", successCodes: Set((200...299).map { String($0) }))
 }

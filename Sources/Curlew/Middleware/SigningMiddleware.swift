@@ -2,7 +2,7 @@ public import Foundation
 public import HTTPTypes
 internal import Crypto
 
-/// Signs every request over what is actually sent (HAccess's signing): the query parameters,
+/// Signs every request over what is actually sent: the query parameters,
 /// URL-encoded form fields and the members of a JSON object body, sorted by name, joined as
 /// `a=1&b=2`, followed by the secret, hashed with MD5 (the seed's scheme) or HMAC-SHA256 (keyed
 /// with the secret), as lower-case hex.
@@ -16,8 +16,8 @@ internal import Crypto
 ///
 /// Only this middleware re-signs: it runs on every attempt (retry, token refresh, a request
 /// released from a hold). A signature computed in an endpoint's own hooks
-/// (``Endpoint/willSend(_:)``, HAccess's
-/// `willSendRequest:…params:`) is computed once, when the request is prepared, and is resent
+/// (``Endpoint/willSend(_:)``)
+/// is computed once, when the request is prepared, and is resent
 /// unchanged — use this middleware for signatures that cover timestamps or tokens.
 ///
 /// Register it **last** so it runs innermost: it signs the final parameters, and every retry or

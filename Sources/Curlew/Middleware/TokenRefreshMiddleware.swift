@@ -1,5 +1,5 @@
 /// Refreshes the credential when the server says it expired, then resends — at most three
-/// attempts in all (LSBaseRequest's 801 refresh / 802 logout).
+/// attempts in all.
 ///
 /// Triggered by the configured HTTP statuses (401 by default) and business codes (e.g. `"801"`,
 /// checked by the endpoint's ``Endpoint/envelope`` inside the chain). All concurrent requests that
@@ -12,10 +12,10 @@
 ///
 /// A refresh that fails fails the request with `.refreshFailed`, the credential kept; with
 /// ``endsSessionWhenRefreshFails`` a refresh that was answered without a new credential ends the
-/// session instead (LSBaseRequest: no new token → log off): the credential is cleared,
+/// session instead (no new token → log off): the credential is cleared,
 /// ``ClientEvent/Kind/sessionEnded`` is published once and the request fails with
 /// `.sessionEnded`. A refresh that never reached its server (a transport failure: cannot connect,
-/// timeout, reset) keeps the session either way, as LSBaseRequest does.
+/// timeout, reset) keeps the session either way.
 public struct TokenRefreshMiddleware: APIMiddleware {
     /// The credential store, shared with ``AuthorizationMiddleware``.
     public let store: TokenStore
@@ -27,10 +27,10 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     public var refreshCodes: Set<String>
     /// Business codes that end the session, e.g. `["802"]`.
     public var sessionEndedCodes: Set<String>
-    /// HTTP statuses that end the session (HttpManager's forced logout, e.g. 307).
+    /// HTTP statuses that end the session (a forced logout, e.g. 307).
     public var sessionEndedStatuses: Set<Int>
     /// Attempts per request, the first send included: `3` (the default) is the send and at most
-    /// two resends; LSBaseRequest's "resend at most three times" is `4`.
+    /// two resends; "resend at most three times" is `4`.
     public var maximumAttempts: Int
     /// What a failed refresh does to the session. `false` (the default): fail the request with
     /// `.refreshFailed` and keep the credential (a later request may try again). `true`: when the

@@ -1,7 +1,7 @@
 internal import HTTPTypes
 
 extension PreparedRequest {
-    /// The request as a `curl` command line, for debugging (Alamofire's `cURLDescription`):
+    /// The request as a `curl` command line, for debugging:
     /// method, redacted URL, headers, body, and the timeouts, redirect and compression choices.
     ///
     /// Secrets are redacted: the values of `Authorization`, `Proxy-Authorization`, `Cookie` and

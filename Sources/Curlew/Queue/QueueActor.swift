@@ -95,7 +95,7 @@ public actor QueueActor {
         carryOut(book.withLock { $0.setLimit(limit, for: queue) }, queue)
     }
 
-    /// Closes the gate: work keeps arriving and waits (Monkey's `wait(for:tag:)`).
+    /// Closes the gate: work keeps arriving and waits.
     public func hold(_ queue: String) {
         book.withLock { $0.hold(queue) }
         publish(.queueHeld, queue)
@@ -108,8 +108,8 @@ public actor QueueActor {
         carryOut(aftermath, queue)
     }
 
-    /// Fails everything waiting in the queue with `CancellationError` and opens the gate
-    /// (Monkey's `cancelAllWaitRequest`). Running work is not affected.
+    /// Fails everything waiting in the queue with `CancellationError` and opens the gate.
+    /// Running work is not affected.
     public func cancelHeld(_ queue: String) {
         guard let aftermath = book.withLock({ $0.cancelHeld(queue) }) else { return }
         carryOut(aftermath, queue)

@@ -1,5 +1,5 @@
-/// Makes a call hold the calls that start after it until it ends (Monkey's
-/// `wait(for:tag:)`), set per call in ``RequestOptions/holdsLaterRequests`` on a client with a
+/// Makes a call hold the calls that start after it until it ends, set per
+/// call in ``RequestOptions/holdsLaterRequests`` on a client with a
 /// ``RequestHolds`` middleware.
 ///
 /// ```swift
@@ -12,11 +12,9 @@ public struct RequestHold: Sendable, Hashable {
     public enum Release: Sendable, Hashable {
         /// They start, whatever the outcome.
         case whenFinished
-        /// They start if it succeeded, and fail with `CancellationError` if it failed (Monkey's
-        /// `resumWaitRequests` / `cancelAllWaitRequest` chosen by the outcome).
+        /// They start if it succeeded, and fail with `CancellationError` if it failed.
         case onSuccess
-        /// They wait for ``RequestHolds/release(_:)`` or ``RequestHolds/cancel(_:)`` (Monkey: every
-        /// `wait` needs a `resum` or a `cancel`).
+        /// They wait for ``RequestHolds/release(_:)`` or ``RequestHolds/cancel(_:)``.
         case manually
     }
 
@@ -42,7 +40,7 @@ enum IgnoresHoldsKey: RequestOptionKey {
 
 extension RequestOptions {
     /// When set, this call holds every call that starts after it on the same ``RequestHolds``
-    /// until it ends (Monkey's `wait(for:tag:)`). Default: `nil`.
+    /// until it ends. Default: `nil`.
     public var holdsLaterRequests: RequestHold? {
         get { self[RequestHoldKey.self] }
         set { self[RequestHoldKey.self] = newValue }

@@ -1,7 +1,7 @@
 internal import Synchronization
 
-/// Holds calls behind a call that declared ``RequestOptions/holdsLaterRequests`` (Monkey's
-/// `wait(for:tag:)`): while it runs, every call that reaches this middleware waits; when it ends
+/// Holds calls behind a call that declared ``RequestOptions/holdsLaterRequests``:
+/// while it runs, every call that reaches this middleware waits; when it ends
 /// they start, or fail with `CancellationError`, per its ``RequestHold/Release``. Calls already
 /// running are not affected; a call with ``RequestOptions/ignoresHolds`` passes.
 ///
@@ -15,7 +15,7 @@ internal import Synchronization
 /// let client = APIClient(configuration: ClientConfiguration(baseURL: url, middleware: [holds]))
 /// async let login = client.send(Login()) { $0.holdsLaterRequests = RequestHold(tag: "login", release: .manually) }
 /// // … later calls wait …
-/// holds.release("login")          // Monkey's resumWaitRequests; holds.cancel("login") fails them
+/// holds.release("login")          // holds.cancel("login") fails them instead
 /// ```
 public final class RequestHolds: APIMiddleware, Sendable {
     private typealias Waiter = CheckedContinuation<Bool, any Error>
@@ -49,14 +49,13 @@ public final class RequestHolds: APIMiddleware, Sendable {
     /// How many calls wait for the hold named `tag`.
     public func heldCount(_ tag: String) -> Int { state.withLock { $0.holds[tag]?.waiters.count ?? 0 } }
 
-    /// Ends the hold: the calls waiting for it start (Monkey's `resumWaitRequests`).
+    /// Ends the hold: the calls waiting for it start.
     public func release(_ tag: String) {
         let waiters = state.withLock { $0.holds.removeValue(forKey: tag)?.waiters.values.map { $0 } ?? [] }
         for waiter in waiters { waiter.resume(returning: true) }
     }
 
-    /// Ends the hold: the calls waiting for it fail with `CancellationError` (Monkey's
-    /// `cancelAllWaitRequest`).
+    /// Ends the hold: the calls waiting for it fail with `CancellationError`.
     public func cancel(_ tag: String) {
         let waiters = state.withLock { $0.holds.removeValue(forKey: tag)?.waiters.values.map { $0 } ?? [] }
         for waiter in waiters { waiter.resume(throwing: CancellationError()) }

@@ -25,9 +25,9 @@ public import HTTPTypes
 /// ```swift
 /// struct SearchRequest: Endpoint {
 ///     typealias Response = [Media]
-///     @Query var searchKey: String                  // ?key=…  (renamed below, HAccess HPMapto)
+///     @Query var searchKey: String                  // ?key=…  (renamed below)
 ///     @Query("size") var pageSize = 20              // a name in the attribute needs a default
-///     @Header("X-Token") var token: String? = nil   // a header, omitted when nil (HPHeader)
+///     @Header("X-Token") var token: String? = nil   // a header, omitted when nil
 ///     @Path var album: Int                          // fills {album}
 ///     var retries = 0                               // not a parameter
 ///
@@ -97,12 +97,12 @@ public protocol Endpoint: Sendable {
     /// beside the value (``APIResponse/businessCode``). Default: `nil`.
     var envelope: ResponseEnvelope? { get }
 
-    /// Extra body parameters as a dictionary (LCNetwork's `requestArgument`), merged with the
+    /// Extra body parameters as a dictionary, merged with the
     /// `@Field` properties (a declared field of the same name wins) and encoded per
     /// ``parameterEncoding``. Default: none.
     var parameters: [String: ParameterValue] { get }
-    /// Wire names for declared parameters, Swift property name → wire name (HAccess's
-    /// `ppx(searchKey, HPMapto(@"key"))`), for required properties that cannot carry a name in
+    /// Wire names for declared parameters, Swift property name → wire name, for
+    /// required properties that cannot carry a name in
     /// their attribute. A name in the attribute wins. Default: none.
     static var parameterNames: [String: String] { get }
     /// How body parameters are encoded: `.query`, `.form` or `.json`. Default: `.query` for `GET`,
@@ -131,21 +131,21 @@ public protocol Endpoint: Sendable {
     /// - Throws: Any error, which fails the send before anything reaches the network.
     func willSend(_ request: inout PreparedRequest) throws
 
-    /// A look at the accepted raw response before it is decoded (HAccess's
-    /// `requestFinishedSucessWithInfo`), e.g. to check a business code in an envelope.
+    /// A look at the accepted raw response before it is decoded, e.g. to check a business code
+    /// in an envelope.
     /// Default: nothing.
     /// - Throws: A ``/CurlewCore/CurlewError`` to choose the failure (for example
     ///   ``/CurlewCore/CurlewError/serverError(businessCode:message:)``); any other error becomes `.serverError`.
     func didReceive(_ response: RawResponse) throws
 
-    /// Called once when the call fails, with the error the caller is about to receive (HAccess's
-    /// `requestFinishedFailureWithError:`): an HTTP status, a business code, a transport or
+    /// Called once when the call fails, with the error the caller is about to receive: an
+    /// HTTP status, a business code, a transport or
     /// data-format failure, a failure before anything was sent. Not called for cancellation
     /// (`CancellationError`). Observe here; the error is thrown to the caller unchanged.
     /// Default: nothing.
     func didFail(_ error: CurlewError)
 
-    /// Turns an accepted response into ``Response`` (HAccess's `getOutputEntiy`). Implement it to
+    /// Turns an accepted response into ``Response``. Implement it to
     /// decode by hand; ``RawResponse/decode(_:at:format:decoder:)`` and ``RawResponse/json(at:)``
     /// help.
     /// - Parameters:

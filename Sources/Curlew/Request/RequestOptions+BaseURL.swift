@@ -4,8 +4,8 @@ enum BaseURLKey: RequestOptionKey {
 
 extension RequestOptions {
     /// The base URL the endpoint's relative path goes under for this call, instead of the client's
-    /// ``ClientConfiguration/baseURL`` (LCNetwork's `viceBaseUrl`, Monkey's `useCDN` with its
-    /// `cdnURL`). An absolute path ignores it. Default: `nil`, the client's base URL.
+    /// ``ClientConfiguration/baseURL``. An absolute path ignores it. Default: `nil`, the
+    /// client's base URL.
     ///
     /// ```swift
     /// enum Hosts { static let cdn = "https://cdn.example.com/v1" }

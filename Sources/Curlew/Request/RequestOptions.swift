@@ -52,7 +52,7 @@ public struct RequestOptions: Sendable {
         get { box.value.priority }
         set { box.value.priority = newValue }
     }
-    /// Whether the call needs a credential (LSBaseRequest's `isLogin`). On a client without an
+    /// Whether the call needs a credential. On a client without an
     /// ``AuthorizationMiddleware`` it fails with `.missingCredentialSource` before anything is
     /// sent; with one and no credential, with `.notLoggedIn`.
     public var requiresAuthentication: Bool {
@@ -74,8 +74,7 @@ public struct RequestOptions: Sendable {
         get { box.value.accessories }
         set { box.value.accessories = newValue }
     }
-    /// Whether accessories (the client's and the call's) see this call (LCNetwork's
-    /// `invalidAccessory` inverted).
+    /// Whether accessories (the client's and the call's) see this call.
     public var usesAccessories: Bool {
         get { box.value.usesAccessories }
         set { box.value.usesAccessories = newValue }

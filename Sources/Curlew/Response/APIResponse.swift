@@ -40,7 +40,7 @@ public struct APIResponse<Value: Sendable>: Sendable {
         get { response.businessCode }
         set { response.businessCode = newValue }
     }
-    /// The envelope's message on success (HttpManager shows its `n` on every response).
+    /// The envelope's message on success.
     public var businessMessage: String? {
         get { response.businessMessage }
         set { response.businessMessage = newValue }

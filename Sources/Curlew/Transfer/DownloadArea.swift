@@ -4,7 +4,7 @@ internal import Synchronization
     internal import Glibc
 #endif
 
-/// A managed folder for downloads that have no destination (HAccess's `HFileCache`): each file is
+/// A managed folder for downloads that have no destination: each file is
 /// deleted once it is older than ``lifetime`` — move it somewhere else to keep it.
 ///
 /// The folder is created with mode 0700 and must be a real directory owned by this user (a

@@ -10,7 +10,7 @@ public struct DownloadOptions: Sendable {
     /// or cancelled download leaves nothing behind.
     public var resumable: Bool = false
     /// Media types (lower case, no parameters) that mean the server answered something else
-    /// than the file — an error in JSON (HttpManager's `downloadFromUrl`): the call fails with
+    /// than the file — an error in JSON: the call fails with
     /// `.unexpectedContentType`, the body in ``/CurlewCore/CurlewError/responseBody``, nothing on disk.
     /// Default: `application/json`, `application/problem+json`.
     public var refusedContentTypes: Set<String> = ["application/json", "application/problem+json"]

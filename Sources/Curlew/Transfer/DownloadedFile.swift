@@ -2,7 +2,7 @@ public import Foundation
 public import HTTPTypes
 
 /// A completed download (``APIClient/download(_:to:options:adjust:)``): where the file is and
-/// what the server said about it (HAccess's `HDownloadFileInfo`).
+/// what the server said about it.
 public struct DownloadedFile: Sendable {
     /// The file, at its final place.
     public var url: URL

@@ -13,7 +13,7 @@ public import Foundation
 ///
 /// A file part's name defaults to `file` and its file name to the path's last component; its
 /// content type, when not given, comes from the file name's extension, else `image/jpeg`
-/// (HttpManager's default). Names and file names are escaped as RFC 7578 and the WHATWG form
+/// (a common default). Names and file names are escaped as RFC 7578 and the WHATWG form
 /// encoder do (`"` → `%22`, CR → `%0D`, LF → `%0A`), so they cannot add headers; a NUL in a name
 /// or a CR, LF or NUL in a content type fails the send with `.encodingFailed` before anything is
 /// sent. File sizes are taken when the request is prepared; a file that changes size meanwhile

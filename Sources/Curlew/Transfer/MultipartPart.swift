@@ -28,7 +28,7 @@ package struct MultipartPart: Sendable {
     }
 
     /// The content type a file part gets when the call names none: from the file name's
-    /// extension, else `image/jpeg` (HttpManager's default for its file uploads).
+    /// extension, else `image/jpeg`.
     package static func defaultContentType(forFileName fileName: String) -> String {
         let ext = fileName.split(separator: ".").count > 1 ? String(fileName.split(separator: ".").last ?? "").lowercased() : ""
         return knownTypes[ext] ?? "image/jpeg"

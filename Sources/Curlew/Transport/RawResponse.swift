@@ -43,7 +43,7 @@ public struct RawResponse: Sendable {
         _read { yield fields.value.businessCode }
         _modify { yield &fields.value.businessCode }
     }
-    /// The envelope's message (HttpManager's `n`), when the envelope has one.
+    /// The envelope's message, when the envelope has one.
     public var businessMessage: String? {
         _read { yield fields.value.businessMessage }
         _modify { yield &fields.value.businessMessage }

@@ -122,7 +122,7 @@ extension CurlewError {
         /// met, a type the generator cannot build); the message says which.
         public static let mockGenerationFailed = Code(.mockGenerationFailed)
         /// A `CachePolicy.cacheOnly(maxAge:)` call found no usable stored answer; nothing was
-        /// sent (HttpManager's `localCacheToUrl` miss).
+        /// sent.
         public static let cacheMiss = Code(.cacheMiss)
         /// A download's destination file already exists and the call did not allow replacing it
         /// (`DownloadOptions.replacesExisting`); nothing was overwritten.

@@ -1,5 +1,5 @@
-/// Decodes a value that the server sends as a string or a number, whichever it is
-/// (HAccess's `HPAutoCast`): `"id": 42` and `"id": "42"` both give `id == "42"` for a `String`
+/// Decodes a value that the server sends as a string or a number, whichever it is:
+/// `"id": 42` and `"id": "42"` both give `id == "42"` for a `String`
 /// property, and `42` for an `Int` one. A `Bool` property also takes `1`/`0` and the strings
 /// `"true"`, `"false"`, `"1"`, `"0"`, `"yes"`, `"no"` (any case).
 ///

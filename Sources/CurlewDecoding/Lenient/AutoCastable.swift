@@ -1,6 +1,6 @@
 internal import Foundation
 
-/// A type ``AutoCast`` can produce from a JSON string or number (HAccess's `HPAutoCast`).
+/// A type ``AutoCast`` can produce from a JSON string or number.
 /// `String`, `Int`, `Int64`, `Double` and `Bool` conform.
 public protocol AutoCastable: Decodable, Sendable {
     /// The value for JSON text such as `"42"`, or `nil` when the text does not convert.

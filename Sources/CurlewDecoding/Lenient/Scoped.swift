@@ -1,5 +1,5 @@
 /// Decodes an enum from its raw value and, for a value outside the enum's cases, fails with the
-/// allowed values listed (HAccess's `HPScope`): `kind: expected one of pic, video, found "gif"`.
+/// allowed values listed: `kind: expected one of pic, video, found "gif"`.
 ///
 /// ```swift
 /// enum Kind: String, Decodable, CaseIterable, Sendable { case pic, video }

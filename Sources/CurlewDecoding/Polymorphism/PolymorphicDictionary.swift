@@ -1,7 +1,7 @@
 internal import Curlew
 
 /// A dictionary whose values' types are chosen by a discriminator field, like
-/// ``PolymorphicArray`` for arrays (HAccess's `HPDivideType` on a dictionary property). Values
+/// ``PolymorphicArray`` for arrays. Values
 /// with an unknown discriminator are left out or fail, per the family's
 /// ``PolymorphicFamily/skipsUnknownTypes``.
 ///

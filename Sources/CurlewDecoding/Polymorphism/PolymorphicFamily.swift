@@ -1,7 +1,7 @@
 internal import Curlew
 
-/// A family of types decoded from one JSON shape, chosen by a discriminator field
-/// (HAccess's `HPDivideType`): `{"type": "pic", …}` → `PicObject`, `{"type": "video", …}` →
+/// A family of types decoded from one JSON shape, chosen by a discriminator field:
+/// `{"type": "pic", …}` → `PicObject`, `{"type": "video", …}` →
 /// `VideoObject`.
 ///
 /// ```swift

@@ -1,5 +1,5 @@
 /// How a mock waits out an answer's ``MockAnswer/delay``: really (``continuous``), not at all
-/// (``immediate``, Moya's immediate stubs), or however a test wants — a test passes a clock that
+/// (``immediate``), or however a test wants — a test passes a clock that
 /// records the delays it was asked for instead of sleeping, so nothing depends on timing.
 ///
 /// ```swift

@@ -60,7 +60,7 @@ public struct MockMode: Sendable {
 
     /// Answers every call with a body generated from *that call's* endpoint `Endpoint.Response`
     /// type, wrapped in its `Endpoint.envelope` and placed at its `Endpoint.keyPath` — the
-    /// client-wide form of HAccess's automatic mock:
+    /// client-wide automatic mock:
     ///
     /// ```swift
     /// let client = APIClient(configuration: ClientConfiguration(

@@ -1,7 +1,7 @@
 public import Curlew
 internal import Foundation
 
-/// Moya-style stubs, in code: one answer, one answer per scenario, or a closure that looks at the
+/// Stubs in code: one answer, one answer per scenario, or a closure that looks at the
 /// request. Stubbed answers go through the whole request path like any mock.
 ///
 /// ```swift

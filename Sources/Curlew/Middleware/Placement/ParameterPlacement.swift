@@ -1,7 +1,5 @@
 /// Where a middleware puts the parameters it adds — an access token, common arguments — shared
-/// by ``AuthorizationMiddleware`` and ``CommonArgumentsMiddleware`` (LSBaseRequest adds
-/// `AccessToken` to the request's arguments; LCNetwork merges its unified arguments into
-/// `requestArgument`).
+/// by ``AuthorizationMiddleware`` and ``CommonArgumentsMiddleware``.
 ///
 /// | placement | GET, form POST, JSON POST, other body |
 /// | --- | --- |

@@ -8,8 +8,7 @@ public enum ParameterEncoding: Sendable, Hashable {
     /// An `application/json` body (an object with the parameters as members).
     case json
 
-    /// `.query` for `GET`, `HEAD` and `DELETE`, `.form` otherwise (as Alamofire and the seed
-    /// frameworks do).
+    /// `.query` for `GET`, `HEAD` and `DELETE`, `.form` otherwise.
     public static func methodDependent(_ method: String) -> ParameterEncoding {
         switch method {
         case "GET", "HEAD", "DELETE": .query

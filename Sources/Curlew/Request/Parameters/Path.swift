@@ -1,7 +1,7 @@
 /// Declares a property as the value of a `{name}` placeholder in ``Endpoint/path``, percent-encoded as one path segment (`/`, `?`, `..` are encoded, never interpreted).
 ///
 /// The wire name is the property's name, or the name given in the attribute, or the one in
-/// ``Endpoint/parameterNames`` (HAccess's `HPMapto`). Swift only lets a wrapper attribute carry
+/// ``Endpoint/parameterNames``. Swift only lets a wrapper attribute carry
 /// arguments when the property has an initial value, so a *required* renamed parameter is
 /// renamed in ``Endpoint/parameterNames`` instead. A `nil` value is written per
 /// ``ParameterEncodingOptions/nilStyle`` (omitted by default). The memberwise initializer still

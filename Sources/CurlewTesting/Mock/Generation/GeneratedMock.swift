@@ -24,9 +24,9 @@ struct GeneratedMock: Sendable {
 
 extension MockGenerator {
     /// A whole response body for `request`: the generated `Endpoint.Response` at the endpoint's
-    /// `Endpoint.keyPath`, inside its `Endpoint.envelope` (HAccess's `baseformat`) with a
+    /// `Endpoint.keyPath`, inside its `Endpoint.envelope` with a
     /// success code and the message `"ok"`, changed to meet the envelope's
-    /// `ResponseEnvelope.successConditions` (HAccess's `msg == nil` leaves the message out).
+    /// `ResponseEnvelope.successConditions` (a `msg == nil` condition leaves the message out).
     /// - Throws: `.mockGenerationFailed`.
     public func body<R: Endpoint>(for request: R) throws(CurlewError) -> Data where R.Response: Decodable {
         Self.data(try bodyJSON(for: request))
@@ -91,7 +91,7 @@ extension MockGenerator {
         return codes.first { code in allowed.allSatisfy { $0.contains(code) } } ?? codes.first
     }
 
-    /// `body` changed so that it meets every extra success condition of the envelope (HAccess's
+    /// `body` changed so that it meets every extra success condition of the envelope (e.g.
     /// `msg == nil`): an absent path is removed, a `oneOf` path gets its first value, a `present`
     /// path that is missing or `null` gets `"ok"`.
     private static func meeting(_ conditions: [EnvelopeCondition], in body: JSONValue) throws(CurlewError) -> JSONValue {

@@ -2,8 +2,8 @@ public import Curlew
 public import Foundation
 
 /// Invents a JSON body for a `Decodable` type from the type alone — through its `Decodable`
-/// conformance, with a decoder that walks the type and answers every request with a value —
-/// the way HAccess's automatic mock did, deterministically.
+/// conformance, with a decoder that walks the type and answers every request with a value,
+/// deterministically.
 ///
 /// Values follow the property names (`id` → a number or an id-like string, `imageURL`/`avatar` →
 /// an image URL, `email`, `name`, `title`, `count`/`total` → small integers,

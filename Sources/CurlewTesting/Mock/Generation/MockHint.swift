@@ -1,7 +1,6 @@
 public import Curlew
 
-/// What to generate for one property, overriding the guess from its name — the Swift-native form
-/// of HAccess's annotations (`HPOptional`, `HPScope`, `HPMockAsDate`).
+/// What to generate for one property, overriding the guess from its name.
 ///
 /// Give hints on the model type (``MockHinted``) or per key path on the generator
 /// (``MockGenerator/overrides``):
@@ -36,7 +35,7 @@ public struct MockHint: Sendable, Hashable {
     public static let null = MockHint(kind: .null)
     /// Send a value even when the generator leaves optionals out.
     public static let present = MockHint(kind: .present)
-    /// A date (HAccess's `HPMockAsDate`): in the decoder's date strategy for `Date`, ISO 8601 text
+    /// A date: in the decoder's date strategy for `Date`, ISO 8601 text
     /// for `String`, seconds since 1970 for numbers.
     public static let date = MockHint(kind: .guess(.date))
     /// A web URL.
@@ -57,7 +56,7 @@ public struct MockHint: Sendable, Hashable {
     public static func int(_ range: ClosedRange<Int>) -> MockHint { MockHint(kind: .int(range)) }
     /// A number in a range, with two decimals.
     public static func number(_ range: ClosedRange<Double>) -> MockHint { MockHint(kind: .number(range)) }
-    /// One of these values (HAccess's `HPScope`), chosen by the seed.
+    /// One of these values, chosen by the seed.
     public static func oneOf(_ values: [JSONValue]) -> MockHint { MockHint(kind: .oneOf(values)) }
     /// Exactly this value.
     public static func value(_ value: JSONValue) -> MockHint { MockHint(kind: .value(value)) }

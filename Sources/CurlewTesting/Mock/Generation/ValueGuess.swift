@@ -1,5 +1,5 @@
-/// What a value looks like, guessed from its property name (HAccess's automatic mock) or chosen by
-/// a ``MockHint``.
+/// What a value looks like, guessed from its property name or chosen by a
+/// ``MockHint``.
 enum ValueGuess: Sendable, Hashable {
     case date, url, imageURL, email, name, firstName, lastName, username, title, text, identifier, uuid
     case phone, color, currency, language, country, city, address, postcode, version, token, status, word, slug
