@@ -25,8 +25,10 @@ struct ConnectionGaugeTests {
         let opened = server.connectionsAccepted
         #expect(opened >= 1)
         // The calls' connections are recorded idle, then closed by the idle timeout: the gauges
-        // follow with no further call.
-        #expect(await eventually { (try? metrics.expectGauge("curlew_connections_idle").values.contains(Double(opened))) == true })
+        // follow with no further call. (The gauge is sampled once a second; a run under load
+        // once never sampled all of the calls' connections idle at the same moment, so any
+        // idle count up to theirs will do.)
+        #expect(await eventually { (try? metrics.expectGauge("curlew_connections_idle").values.contains { $0 >= 1 && $0 <= Double(opened) }) == true })
         #expect(await eventually { (try? metrics.expectGauge("curlew_connections_open").lastValue) == 0 })
         #expect(await eventually { (try? metrics.expectGauge("curlew_connections_idle").lastValue) == 0 })
         #expect(try metrics.expectGauge("curlew_transfers_in_flight").lastValue == 0)
