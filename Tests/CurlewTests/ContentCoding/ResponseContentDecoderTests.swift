@@ -98,4 +98,20 @@ struct ResponseContentDecoderTests {
         let long = Self.decode([stream + Data([0])], coding: coding)
         #expect(long.refusal != nil || !long.ended)
     }
+
+    /// A frame of libzstd's legacy 0.x formats (magic `27 B5 2F FD`, found by the fuzzer) is not
+    /// RFC 8878's: refused whole and byte by byte alike. Zstandard and skippable frames pass.
+    @Test func aLegacyZstdFrameIsRefusedHoweverItArrives() {
+        let legacy = Data([0x27, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x0E, 0x2A])
+        let whole = Self.decode([legacy], coding: "zstd")
+        let bytewise = Self.decode(legacy.map { Data([$0]) }, coding: "zstd")
+        #expect(whole.refusal != nil)
+        #expect(bytewise.refusal != nil)
+        #expect(whole.body.isEmpty && bytewise.body.isEmpty)
+        #expect(ZstdDecompressor.mayStartFrame([0x28, 0xB5, 0x2F, 0xFD]))
+        #expect(ZstdDecompressor.mayStartFrame([0x5E, 0x2A, 0x4D, 0x18]))
+        #expect(ZstdDecompressor.mayStartFrame([0x28, 0xB5]))
+        #expect(!ZstdDecompressor.mayStartFrame([0x27]))
+        #expect(!ZstdDecompressor.mayStartFrame([0x5E, 0x2A, 0x4D, 0x19]))
+    }
 }
