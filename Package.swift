@@ -246,7 +246,7 @@ let package = Package(
             .target(
                 name: "CurlewFleet",
                 dependencies: [
-                    "Curlew",
+                    "Curlew", "SanitizerSupport",
                     .product(name: "HTTPTypes", package: "swift-http-types"),
                     .product(name: "PostgresNIO", package: "postgres-nio"),
                     .product(name: "Logging", package: "swift-log"),
@@ -261,7 +261,7 @@ let package = Package(
             .testTarget(
                 name: "CurlewFleetTests",
                 dependencies: [
-                    "CurlewFleet", "Curlew", "LoopbackServer", "TestSupport",
+                    "CurlewFleet", "Curlew", "LoopbackServer", "TestSupport", "SanitizerSupport",
                     .product(name: "PostgresNIO", package: "postgres-nio"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                     .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
