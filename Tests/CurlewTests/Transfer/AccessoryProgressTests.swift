@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// An accessory that records every callback in order.
 final class RecordingProgressAccessory: Accessory {
