@@ -175,9 +175,17 @@ let package = Package(
             path: "Samples/ResilienceScenarios",
             swiftSettings: swiftSettings
         ),
-        // What every test target shares: the real servers of a plain `swift test` (TestServers,
-        // started once per test process) and a child-process runner. Not a product.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        // What the test targets share: the real servers of a plain `swift test` (TestServers,
+        // started once per test process), a child-process runner, a client on a loopback server
+        // (`withLoopback`) with its endpoints and gate, and the decoding models and mock clients
+        // that CurlewTests and CurlewDecodingTests both decode. Not a product.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "Curlew", "CurlewDecoding", "CurlewTesting", "LoopbackServer", "SanitizerSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/TestSupport", swiftSettings: swiftSettings),
         // The brotli and zstd encoders that compress the tests' fixtures (Debian: libbrotli-dev,
         // libzstd-dev). Not a product: the library links only the decoders.
         .target(
@@ -201,14 +209,14 @@ let package = Package(
         // CurlewDecoding's wrappers, decoded with Foundation's JSONDecoder and through a client.
         .testTarget(
             name: "CurlewDecodingTests",
-            dependencies: ["CurlewDecoding", "Curlew", "LoopbackServer", "SanitizerSupport"],
+            dependencies: ["CurlewDecoding", "Curlew", "LoopbackServer", "SanitizerSupport", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         // CurlewResilience (hedging, circuit breaker, adaptive concurrency) against the loopback server.
         .testTarget(
             name: "CurlewResilienceTests",
             dependencies: [
-                "CurlewResilience", "Curlew", "LoopbackServer", "SanitizerSupport",
+                "CurlewResilience", "Curlew", "LoopbackServer", "SanitizerSupport", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

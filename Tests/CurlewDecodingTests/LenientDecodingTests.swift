@@ -3,6 +3,7 @@ import CurlewDecoding
 import CurlewTesting
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Lenient, polymorphic and validated decoding")
 struct LenientDecodingTests {

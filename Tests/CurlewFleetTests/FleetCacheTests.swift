@@ -5,6 +5,7 @@ import InMemoryTracing
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("Fleet cache tiers (in-memory store)")
 struct FleetCacheTests {

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A first tier whose chosen lookup gives its answer late: the lookup is made when asked, and
 /// its answer returned only once the test releases it — a caller resumed late on a loaded machine.

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import MetricsTestKit
 import Testing
+import TestSupport
 
 @Suite("Fleet-wide queue limits (in-memory store)")
 struct FleetLimiterTests {

@@ -62,15 +62,6 @@ extension FleetCacheStorage.Configuration {
     }
 }
 
-func eventually(within seconds: Double = 60, _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return await condition()
-}
-
 /// A server whose `/item/{n}` answers `item n` with `Cache-Control: max-age=300`, optionally
 /// held behind a gate, and `/slow` that takes `delay` (for concurrency peaks).
 func startOrigin(gate: Gate? = nil, delay: Duration = .milliseconds(20)) async throws -> LoopbackServer {

@@ -2,8 +2,8 @@
 @testable import CurlewResilience
 import Foundation
 import LoopbackServer
-import Synchronization
 import Testing
+import TestSupport
 
 /// A deadline ends a wait for the adaptive limiter's slot, not only the call's attempts (the other
 /// waits: CurlewTests' `DeadlineWaitTests`): the waiting call leaves with `.deadlineExceeded` when
@@ -13,25 +13,9 @@ import Testing
 /// the call has failed: without the deadline ending the wait, the test runs into its time limit.
 @Suite("Deadlines end the adaptive limiter's waits", .timeLimit(.minutes(1)))
 struct AdaptiveConcurrencyDeadlineTests {
-    final class Gate: Sendable {
-        private let state = Mutex(false)
-        func open() { state.withLock { $0 = true } }
-        var isOpen: Bool { state.withLock { $0 } }
-    }
-
-    /// Answers `/n/1` only once the gate opens, everything else at once.
-    static func gated(_ gate: Gate) -> @Sendable (ServerRequest) async -> ServerResponse {
-        { request in
-            if request.path == "/n/1" {
-                while !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
-            }
-            return .text(request.path)
-        }
-    }
-
     @Test func aCallWaitingForTheAdaptiveLimiterFailsAtItsDeadline() async throws {
-        let gate = Gate()
-        try await withLoopback(handler: Self.gated(gate)) { server, _, transport in
+        let gate = TestGate()
+        try await withLoopback(handler: gate.holdingFirstNumber) { server, _, transport in
             // One slot, one place in line: a leaked slot or a stale waiter would shed the last call.
             let limiter = AdaptiveConcurrencyMiddleware(
                 policy: .init(initialLimit: 1, minimumLimit: 1, maximumLimit: 1, latencyThreshold: .seconds(60), maximumWaiting: 1))

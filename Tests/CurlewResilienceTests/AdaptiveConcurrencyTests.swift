@@ -5,6 +5,7 @@ import LoopbackServer
 import MetricsTestKit
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("Adaptive concurrency limit")
 struct AdaptiveConcurrencyTests {

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// The gradient limit as a value, driven call by call with measured latencies: no clock, no
 /// sleeping. Every limit is checked against the formula's exact value.

@@ -5,6 +5,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("Hedged requests", .timeLimit(.minutes(1)))
 struct HedgingTests {

@@ -5,6 +5,7 @@ import LoopbackServer
 import MetricsTestKit
 import Synchronization
 import Testing
+import TestSupport
 
 /// The resilience middleware's swift-metrics counters, recorded into swift-metrics' `TestMetrics`
 /// passed per call (the client's own: CurlewTests' `MetricsTests`).

@@ -3,6 +3,7 @@
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// The resilience pieces take their places by phase, whatever order they are registered in:
 /// hedging → limiter → circuit breaker → retry.

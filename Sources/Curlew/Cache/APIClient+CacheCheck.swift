@@ -4,8 +4,13 @@ extension APIClient {
     /// never turn into a network request, and no other policy may silently do nothing.
     nonisolated func checkCacheConfiguration(_ options: RequestOptions, request: PreparedRequest, name: String) throws(CurlewError) {
         guard options.cache != .networkOnly else { return }
-        guard !middlewareChain(for: options).contains(where: { $0.capabilities.responseCache != nil }) else { return }
-        let skipped = options.skippedMiddleware.contains(.cache)
+        // The client's middleware were read once, at init; only the call's own are asked here.
+        let skippedKinds = options.skippedMiddleware
+        guard
+            !responseCacheKinds.contains(where: { !skippedKinds.contains($0) })
+                && !options.middleware.contains(where: { !skippedKinds.contains($0.kind) && $0.capabilities.responseCache != nil })
+        else { return }
+        let skipped = skippedKinds.contains(.cache)
         var error = CurlewError(
             code: .cacheNotConfigured,
             message: "\(name) asks for the cache policy \(options.cache), but the client has no ResponseCache\(skipped ? " for this call" : "")",

@@ -1,5 +1,6 @@
-/// How a call uses the ``ResponseCache``: the seeds' policies plus HTTP caching. Set it per
-/// endpoint type in ``Endpoint/options`` or per call:
+/// How a call uses the ``ResponseCache``: the policies apps ask for (a fixed lifetime, write-only,
+/// an offline fallback, cache-only) plus HTTP caching. Set it per endpoint type in
+/// ``Endpoint/options`` or per call:
 ///
 /// ```swift
 /// let feed = try await client.send(FeedRequest()) { $0.cache = .maxAge(.hours(8)) }

@@ -42,6 +42,9 @@ public actor APIClient {
     nonisolated let environment: CopyOnWriteBox<CallEnvironment>
     /// Whether a middleware that provides credentials is configured (``AuthorizationMiddleware``).
     nonisolated let hasCredentialSource: Bool
+    /// The kinds of the configured middleware that declare a response cache
+    /// (``MiddlewareCapabilities/responseCache``): a call has a cache unless it skips all of them.
+    nonisolated let responseCacheKinds: Set<MiddlewareKind>
 
     /// A new subscription to every event of every call of this client: started, queued, attempt,
     /// redirected, retry scheduled, credential refreshed, session ended, head received, progress,
@@ -76,6 +79,7 @@ public actor APIClient {
         self.trustedOrigins = TrustedOrigins(origins)
         self.environment = CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: configuration.logger, deadlineHeader: configuration.deadlineHeader))
         self.hasCredentialSource = capabilities.contains { $0.providesCredentials }
+        self.responseCacheKinds = Set(zip(configuration.middleware, capabilities).compactMap { $1.responseCache != nil ? $0.kind : nil })
         // Expired files of the process-wide download area go even when no download starts again
         // and no one runs the area as a service.
         DownloadArea.shared.sweepInBackground()

@@ -6,18 +6,23 @@ struct ProgressMiddleware: APIMiddleware {
     /// Outermost: above the cache.
     static let phase = MiddlewarePhase(rank: 50, name: "progress")
 
-    let monitor: TransferProgressMonitor
-    /// Also gets every value the monitor delivers (the call's accessories, see ``AccessoryProgress``).
-    var observer: TransferProgressMonitor.Observer? = nil
+    /// The kind every progress reporter declares (what ``AccessoryProgress`` looks for).
+    static let kind = MiddlewareKind("progress")
 
-    var kind: MiddlewareKind { MiddlewareKind("progress") }
+    let monitor: TransferProgressMonitor
+
+    var kind: MiddlewareKind { Self.kind }
     var phase: MiddlewarePhase? { Self.phase }
 
     nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let offset: Int64
         if case .download(let target) = context.responseBody.storage { offset = target.resumeOffset ?? 0 } else { offset = 0 }
         let monitor = self.monitor
-        let observer = self.observer
+        // The call's accessories also get every value the monitor delivers: from the outermost
+        // reporter only, which takes the observer out of the options it passes on.
+        let observer = context.options[AccessoryProgress.ObserverKey.self]
+        var context = context
+        if observer != nil { context.options[AccessoryProgress.ObserverKey.self] = nil }
         let id = context.requestID
         // Subscribing makes the engine report progress for this client's transfers.
         let events = context.events.broadcaster?.subscribe(bufferingNewest: 16)

@@ -138,8 +138,8 @@ extension CurlewError: CustomStringConvertible, CustomDebugStringConvertible {
 }
 
 extension CurlewError {
-    /// A server error for a business code found in a response envelope (the seeds' second level),
-    /// for `Endpoint.didReceive(_:)`, `Endpoint.decode(_:decoder:)` or middleware.
+    /// A server error for a business code found in a response envelope (a failure the HTTP status
+    /// does not show), for `Endpoint.didReceive(_:)`, `Endpoint.decode(_:decoder:)` or middleware.
     /// The client fills in the request, status and body snippet.
     public static func serverError(businessCode: String, message: String) -> CurlewError {
         CurlewError(code: .serverError, message: message, businessCode: businessCode)

@@ -3,6 +3,7 @@ import CurlewTesting
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// Records every callback as a line.
 final class RecordingAccessory: Accessory {

@@ -3,6 +3,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// `/item/N` answers N, except ids listed in the path `/fail/N` which answer 500.
 struct ItemRequest: Endpoint {

@@ -3,6 +3,7 @@
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// A cache policy on a client without a ``ResponseCache`` is a configuration error: nothing is
 /// sent, so `.cacheOnly` can never turn into a network request.

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// A download of a request whose options ask for the cache honours the policy: a stored answer is
 /// written to the destination without a request; a downloaded file is stored (up to

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A storage whose writes wait until the test opens the gate: a disk that takes its time.
 actor GatedStorage: CacheStorage {

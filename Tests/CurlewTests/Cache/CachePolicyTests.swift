@@ -6,6 +6,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Each ``CachePolicy`` against the loopback server, which counts the requests that reach it: a
 /// policy that says "cache" must not let the request happen.

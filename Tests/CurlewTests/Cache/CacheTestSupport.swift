@@ -5,6 +5,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A clock the cache reads; tests move it instead of sleeping.
 final class CacheTestClock: Sendable {

@@ -3,6 +3,7 @@
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// ``APIClient/cacheThenNetwork(_:options:)``: stored first, fresh second, the error last.
 @Suite("Cache then network", .timeLimit(.minutes(2)))

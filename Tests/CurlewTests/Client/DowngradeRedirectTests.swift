@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// An `https` → `http` redirect from a real TLS server (nginx of
 /// `scripts/connection-servers.sh`, `GET /downgrade/<port>` answers `302` to

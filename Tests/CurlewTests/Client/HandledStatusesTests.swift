@@ -4,6 +4,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A conditional-request middleware of a user's own: it answers a `304` itself.
 private struct StoredAnswer: APIMiddleware {

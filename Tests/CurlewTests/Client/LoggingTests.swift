@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 /// Collects log lines in memory.
 final class MemoryLogHandlerBox: Sendable {

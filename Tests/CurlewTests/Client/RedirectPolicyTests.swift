@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// One redirect policy (RFC 9110 §15.4) whoever asks: methods, bodies, content headers,
 /// credentials across origins, downgrades.

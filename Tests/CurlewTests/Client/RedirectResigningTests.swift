@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// A client call follows redirects above the URL-dependent middleware: a same-origin hop is
 /// authorised and signed again for its own URL, a cross-origin hop gets neither.

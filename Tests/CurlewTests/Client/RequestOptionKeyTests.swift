@@ -1,6 +1,7 @@
 import Curlew
 import CurlewTesting
 import Testing
+import TestSupport
 
 /// An option a capability might add.
 enum ShelfLifeKey: RequestOptionKey {

@@ -5,6 +5,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A thrown error a user's middleware might have.
 struct QuotaExceeded: Error, Equatable {}

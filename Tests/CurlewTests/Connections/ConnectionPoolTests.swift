@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// The connection cache under a service's fan-out, and connections the server closed.
 @Suite("Connection pool", .timeLimit(.minutes(2)))

@@ -4,6 +4,7 @@ import HTTPTypes
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Per-request speed limits and host overrides.
 @Suite("Speed limits and host overrides", .timeLimit(.minutes(2)))

@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import Testing
+import TestSupport
 
 /// `br` and `zstd` bodies are decoded as `gzip` ones are: Curlew asks for them, decodes them
 /// whole on one kept-alive connection, refuses a stream cut short or followed by other bytes

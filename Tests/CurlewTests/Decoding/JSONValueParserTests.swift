@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import Testing
+import TestSupport
 
 /// `JSONValueParser` reads strict JSON linearly and must give exactly what
 /// `JSONDecoder().decode(JSONValue.self, from:)` gives; everything else it leaves to Foundation.

@@ -2,14 +2,7 @@ import Curlew
 import CurlewTesting
 import Foundation
 import Testing
-
-func mockClient(_ body: String) -> APIClient {
-    APIClient(baseURL: "https://api.test", transport: MockTransport { .json(body, for: $0) })
-}
-
-func mockClient(bytes: Data) -> APIClient {
-    APIClient(baseURL: "https://api.test", transport: MockTransport { RawResponse(status: .ok, body: bytes, url: $0.url) })
-}
+import TestSupport
 
 @Suite("Key paths and dynamic values")
 struct KeyPathDecodingTests {

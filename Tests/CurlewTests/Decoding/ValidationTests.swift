@@ -1,6 +1,7 @@
 import Curlew
 import Foundation
 import Testing
+import TestSupport
 
 /// Curlew's own validation of a decoded value and of a top-level array's elements
 /// (`ValidatableModel`); the wrappers' validation (polymorphic members, `@Validated`) is tested in

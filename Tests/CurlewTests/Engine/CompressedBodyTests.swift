@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import Testing
+import TestSupport
 
 /// An incomplete compressed stream is truncation, whatever the framing says: a `gzip` or
 /// `deflate` body cut short fails with `.protocolError` — also when `Content-Length` matches the

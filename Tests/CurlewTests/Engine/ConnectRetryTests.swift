@@ -3,6 +3,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -2,12 +2,7 @@ import Curlew
 import Foundation
 import LoopbackServer
 import Testing
-
-struct Numbered: Endpoint {
-    typealias Response = String
-    var index: Int
-    var path: String { "n/\(index)" }
-}
+import TestSupport
 
 @Suite("Connections")
 struct ConnectionTests {

@@ -2,6 +2,7 @@ import Curlew
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Tasks that prefer the transport's executor run on the engine thread and their requests work
 /// as anywhere else; after shutdown their work moves to the global executor.

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A transport with several engines against the loopback server: how exchanges spread, stay on
 /// the caller's engine, respect connection caps, and end at shutdown.

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Holds each request in the server until the test lets it answer.
 private final class AnswerGate: Sendable {

@@ -3,6 +3,7 @@
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// The pool idle timeout and half-closed connections (issue 31, items 1, 5 and 6): the engine
 /// closes idle connections on its own, with no request arriving, and frees its kept handles.

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Pooled easy handles keep their options between transfers (no `curl_easy_reset`) and their
 /// header list per header set; nothing one request sets may reach the next one.

@@ -2,6 +2,7 @@ import Curlew
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 @Suite("Redirects")
 struct RedirectTests {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 struct PictureDetails: Codable, Sendable, Equatable {
     var id: Int
@@ -23,16 +24,6 @@ struct CreatePicture: Endpoint {
     var method: HTTPRequest.Method { .post }
     var path: String { "pictures" }
     var body: RequestPayload? { .json(picture) }
-}
-
-/// Sends anything and returns the body as text.
-struct Send: Endpoint {
-    typealias Response = String
-    var method: HTTPRequest.Method = .get
-    var path: String
-    var query: [URLQueryItem] = []
-    var headers: [String: String] = [:]
-    var body: RequestPayload? = nil
 }
 
 @Suite("Round trips against a loopback server")

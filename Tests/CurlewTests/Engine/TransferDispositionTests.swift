@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// `CurlTransport.send(_:context:)` against the loopback server: streamed, file and collected
 /// bodies, uploads from files and streams, metrics and progress events.

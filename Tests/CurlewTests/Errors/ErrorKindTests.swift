@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Error kinds say what happened: connect vs total timeouts (and what failover and retry do with
 /// them), a HEAD never has a body, a placeholder without a value is never sent.

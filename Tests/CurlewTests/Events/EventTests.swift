@@ -4,26 +4,15 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("One event model")
 struct EventTests {
-    /// Collects a subscription's events until `count` of `kind` have arrived.
-    static func collect(_ stream: AsyncStream<ClientEvent>, until count: Int, of kind: ClientEvent.Kind) async -> [ClientEvent] {
-        var seen: [ClientEvent] = []
-        var matched = 0
-        for await event in stream {
-            seen.append(event)
-            if event.kind == kind { matched += 1 }
-            if matched == count { break }
-        }
-        return seen
-    }
-
     @Test func twoSubscribersBothSeeEveryEventOfATwentyRequestBatch() async throws {
         try await withLoopback(handler: { request in .text(request.path) }) { server, client, _ in
             let first = client.events
             let second = client.events
-            let readers = [first, second].map { stream in Task { await Self.collect(stream, until: 20, of: .finished) } }
+            let readers = [first, second].map { stream in Task { await collectEvents(stream, until: 20, of: .finished) } }
             let batch = await client.batch((0..<20).map { Send(path: "item/\($0)") })
             #expect(batch.values.count == 20)
             let (a, b) = (await readers[0].value, await readers[1].value)
@@ -50,7 +39,7 @@ struct EventTests {
     @Test func aCallReportsStartedQueuedDequeuedAttemptFinishedInOrder() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { _, client, _ in
             let events = client.events
-            let reader = Task { await Self.collect(events, until: 1, of: .finished) }
+            let reader = Task { await collectEvents(events, until: 1, of: .finished) }
             _ = try await client.send(Send(path: "x"), queue: "q")
             let seen = await reader.value
             #expect(seen.filter { $0.kind != .progress }.map(\.kind) == [.started, .queued, .dequeued, .attempt, .headReceived, .finished])
@@ -64,7 +53,7 @@ struct EventTests {
     @Test func aFailedCallReportsFailedWithTheError() async throws {
         try await withLoopback(handler: { _ in .text("nope", status: 404) }) { _, client, _ in
             let events = client.events
-            let reader = Task { await Self.collect(events, until: 1, of: .failed) }
+            let reader = Task { await collectEvents(events, until: 1, of: .failed) }
             _ = try? await client.send(Send(path: "x"))
             let failed = await reader.value.last
             #expect(failed?.kind == .failed)

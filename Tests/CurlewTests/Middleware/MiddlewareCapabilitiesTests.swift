@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// A user's own credential middleware: it declares that it provides credentials.
 private struct GatewayAuth: APIMiddleware {

@@ -4,6 +4,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Appends "name>" on the way in and "<name" on the way out.
 struct RecordingMiddleware: APIMiddleware {

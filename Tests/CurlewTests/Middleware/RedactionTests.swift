@@ -5,6 +5,7 @@ import LoopbackServer
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 struct CanaryRequest: Endpoint {
     typealias Response = EnvelopedPicture

@@ -3,6 +3,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A caller waiting for a refresh someone else started stops waiting as soon as it is cancelled;
 /// the refresh carries on for everyone else.

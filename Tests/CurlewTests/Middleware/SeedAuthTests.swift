@@ -4,6 +4,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Saves every change, starts from a given credential.
 final class RecordingCredentialStorage: CredentialStorage {

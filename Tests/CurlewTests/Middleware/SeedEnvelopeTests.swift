@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 extension ClientEvent.Kind {
     static let seedGoHome = ClientEvent.Kind("seedGoHome")

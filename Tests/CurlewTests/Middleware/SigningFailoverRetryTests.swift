@@ -5,6 +5,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Recomputes the seed's signature over what the server received: query items and form fields
 /// except `sign`, sorted, `a=1&b=2`, followed by the secret, MD5.

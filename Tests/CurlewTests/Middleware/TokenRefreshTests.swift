@@ -4,6 +4,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A server with single-use refresh tokens: `POST /auth/refresh` with body `R<n>` answers
 /// `T<n+1>,R<n+1>` and retires `R<n>`; `/api/...` accepts only the current access token.

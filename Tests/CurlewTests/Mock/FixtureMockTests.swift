@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// A client of the loopback server, on a real `CurlTransport`, with `middleware`.
 private func withMockedLoopback(

@@ -3,6 +3,7 @@ import CurlewTesting
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 @Suite("Generated mocks")
 struct GeneratedMockTests {

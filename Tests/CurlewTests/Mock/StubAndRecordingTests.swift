@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 @Suite("Stubs and recording")
 struct StubAndRecordingTests {

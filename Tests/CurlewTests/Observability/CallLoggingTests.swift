@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Curlew's log lines carry the caller's metadata: a per-call logger, or the task-local one.
 @Suite("Logging with the caller's metadata", .timeLimit(.minutes(2)))

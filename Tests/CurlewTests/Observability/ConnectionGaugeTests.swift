@@ -3,6 +3,7 @@ import LoopbackServer
 import MetricsTestKit
 import ServiceLifecycle
 import Testing
+import TestSupport
 
 /// A running transport service records its connections as gauges, also while no call is made
 /// (issue 31, item 1: the idle-connection count in metrics).

@@ -4,6 +4,7 @@ import LoopbackServer
 import ServiceLifecycle
 import Synchronization
 import Testing
+import TestSupport
 import UnixSignals
 #if canImport(Glibc)
     import Glibc

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Short, redacted error descriptions and the one-line mapping to a service's own status.
 @Suite("Errors in a server", .timeLimit(.minutes(2)))

@@ -5,6 +5,7 @@ import LoopbackServer
 import MetricsTestKit
 import Synchronization
 import Testing
+import TestSupport
 
 /// swift-metrics counters and timers, recorded into swift-metrics' `TestMetrics` passed per call.
 @Suite("Metrics", .timeLimit(.minutes(2)))

@@ -5,6 +5,7 @@ import InMemoryTracing
 import LoopbackServer
 import MetricsTestKit
 import Testing
+import TestSupport
 import Tracing
 
 /// A credential refresh in metrics and tracing: one counter increment with its outcome and one

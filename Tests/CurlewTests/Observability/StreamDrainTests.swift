@@ -3,6 +3,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// ``TransportService`` graceful shutdown with bodies still arriving: a streamed response the
 /// caller is reading and a download keep the drain waiting until they end, within the grace

@@ -5,6 +5,7 @@ import InMemoryTracing
 import LoopbackServer
 import MetricsTestKit
 import Testing
+import TestSupport
 import Tracing
 
 /// swift-metrics for streamed bodies and downloads: recorded once, when the body ends (finished,

@@ -3,6 +3,7 @@ import Foundation
 import InMemoryTracing
 import LoopbackServer
 import Testing
+import TestSupport
 import Tracing
 
 /// An in-memory tracer whose propagation writes a W3C `traceparent` (as swift-otel's propagator

@@ -4,6 +4,7 @@ import CCurlShim
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Timings, bytes, reuse, HTTP version and redirects on responses and on failures, and the phase
 /// a transport failure names — against the loopback server.

@@ -4,6 +4,7 @@ import LoopbackServer
 import ServiceLifecycle
 import Synchronization
 import Testing
+import TestSupport
 
 /// ``TransportService``: graceful shutdown drains in-flight requests, refuses new ones, and fails
 /// what outlives the grace period; the engine thread is named.

@@ -4,6 +4,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("In-flight deduplication")
 struct DeduplicationTests {

@@ -3,6 +3,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// `GET /slow?id=N` — the server holds each for a few milliseconds.
 struct SlowRequest: Endpoint {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 struct SeedPath: Endpoint {
     typealias Response = String

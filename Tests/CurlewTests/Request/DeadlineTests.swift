@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 @Suite("Deadlines that flow (withDeadline)")
 struct DeadlineTests {

@@ -3,6 +3,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A deadline ends a call's waits, not only its attempts: a call waiting for a named queue's
 /// slot or for a token refresh (the adaptive limiter's slot: CurlewResilienceTests) leaves with `.deadlineExceeded`
@@ -12,25 +13,9 @@ import Testing
 /// the call has failed: without the deadline ending the wait, the test runs into its time limit.
 @Suite("Deadlines end waits", .timeLimit(.minutes(1)))
 struct DeadlineWaitTests {
-    final class Gate: Sendable {
-        private let state = Mutex(false)
-        func open() { state.withLock { $0 = true } }
-        var isOpen: Bool { state.withLock { $0 } }
-    }
-
-    /// Answers `/n/1` only once the gate opens, everything else at once.
-    static func gated(_ gate: Gate) -> @Sendable (ServerRequest) async -> ServerResponse {
-        { request in
-            if request.path == "/n/1" {
-                while !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
-            }
-            return .text(request.path)
-        }
-    }
-
     @Test func aCallWaitingInANamedQueueFailsAtItsDeadlineAndIsNeverSent() async throws {
-        let gate = Gate()
-        try await withLoopback(handler: Self.gated(gate)) { server, _, transport in
+        let gate = TestGate()
+        try await withLoopback(handler: gate.holdingFirstNumber) { server, _, transport in
             let queues = QueueActor(limits: ["one": 1])
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport, queues: queues)
             let first = Task { try await client.send(Numbered(index: 1), queue: "one") }
@@ -58,8 +43,8 @@ struct DeadlineWaitTests {
     }
 
     @Test func aCallWaitingInTheDefaultQueueFailsAtItsDeadline() async throws {
-        let gate = Gate()
-        try await withLoopback(handler: Self.gated(gate)) { server, _, transport in
+        let gate = TestGate()
+        try await withLoopback(handler: gate.holdingFirstNumber) { server, _, transport in
             let queues = QueueActor(limits: ["all": 1])
             let client = APIClient(
                 configuration: ClientConfiguration(baseURL: server.baseURL, defaultQueue: "all"), transport: transport, queues: queues)
@@ -84,9 +69,9 @@ struct DeadlineWaitTests {
     /// deadline, is answered 401 too and joins that refresh: it fails at its deadline, while the
     /// refresh carries on and serves the first call once the gate opens.
     @Test func aCallWaitingForATokenRefreshFailsAtItsDeadlineWhileTheRefreshGoesOn() async throws {
-        let gate = Gate()
+        let gate = TestGate()
         let refreshes = Mutex(0)
-        let started = Gate()
+        let started = TestGate()
         try await withLoopback(handler: { request in
             request.header("Authorization") == "Bearer fresh" ? .text(request.path) : .text("expired", status: 401)
         }) { server, _, transport in
@@ -125,7 +110,7 @@ struct DeadlineWaitTests {
     /// not bound by that one call's deadline. The starting call fails at its deadline; the token
     /// call goes on past it, and the call waiting without a deadline gets the fresh token.
     @Test func aRefreshIsNotBoundByTheDeadlineOfTheCallThatStartedIt() async throws {
-        let gate = Gate()
+        let gate = TestGate()
         try await withLoopback(handler: { request in
             if request.path == "/token" {
                 while !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }

@@ -6,6 +6,7 @@ import HTTPTypes
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Records the order in which hooks run.
 final class HookLog: Sendable {

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Renamed query parameters, a header and a plain property that is not a parameter.
 struct DeclaredSearch: Endpoint {

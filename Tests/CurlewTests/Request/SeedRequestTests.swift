@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 protocol SeedMedia: Sendable { var url: String { get } }
 struct SeedPicture: SeedMedia, Decodable { var url: String; var width: Int }

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Waits for the response head; its own endpoint type sets a head timeout of 300 ms.
 struct SlowHeadRequest: Endpoint {

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// An accessory that records every callback in order.
 final class RecordingProgressAccessory: Accessory {
@@ -119,6 +120,35 @@ struct AccessoryProgressTests {
             }
             #expect(sequence.last == drawn.last)
             #expect(drawn.last?.bytesReceived == Int64(length))
+        }
+    }
+
+    /// A call that reports to two monitors draws each value once: only the outermost reporter
+    /// tells the accessories (each monitor delivers its final value, so a second teller would
+    /// draw the total twice).
+    @Test func aCallReportingToTwoMonitorsDrawsEachValueOnce() async throws {
+        let folder = try temporaryDirectory("accessory-two")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 1024 * 1024
+        try await withLoopback(router: FileTransferRoutes.router()) { _, client, _ in
+            let hud = RecordingProgressAccessory()
+            let first = TransferProgressMonitor()
+            let second = TransferProgressMonitor()
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: folder.appendingPathComponent("t.bin")) {
+                $0.reportProgress(to: first)
+                $0.reportProgress(to: second)
+                $0.accessories = [hud]
+            }
+            #expect(file.length == Int64(length))
+            let drawn = hud.progress
+            #expect(zip(drawn, drawn.dropFirst()).allSatisfy { $0.bytesReceived < $1.bytesReceived }, "\(drawn)")
+            #expect(drawn.last == TransferProgress(bytesReceived: Int64(length), totalBytesToReceive: Int64(length)))
+            var fromFirst: [TransferProgress] = []
+            for await update in first { fromFirst.append(update) }
+            var fromSecond: [TransferProgress] = []
+            for await update in second { fromSecond.append(update) }
+            #expect(fromFirst.last == drawn.last)
+            #expect(fromSecond.last == drawn.last)
         }
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A resumable download of a `gzip`-encoded answer: the partial file holds decoded bytes, so the
 /// rest is asked for unencoded and its range offsets are the file's.

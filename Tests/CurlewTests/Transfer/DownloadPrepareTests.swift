@@ -4,6 +4,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// `download()` prepares its request once: the partial file's name and every exchange — a
 /// restart included — use the same prepared request.

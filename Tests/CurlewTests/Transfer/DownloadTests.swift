@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// `APIClient.download(_:to:options:adjust:)` against the loopback server.
 @Suite("Downloads to disk", .serialized, .timeLimit(.minutes(2)))

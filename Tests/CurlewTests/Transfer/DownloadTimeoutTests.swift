@@ -3,6 +3,7 @@
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Downloads have no total timeout by default; a stall detector ends a stalled or trickling one
 /// with `.idleTimeout` in bounded time; a call may still set a total timeout.

@@ -3,6 +3,7 @@
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Each hostile `Content-Disposition` of issue 10, served by a real server to a folder
 /// destination: the file lands inside the folder under the sanitised name (or the URL's when

@@ -3,6 +3,7 @@
 import Foundation
 import LoopbackServer
 import Testing
+import TestSupport
 
 @Suite("Transfer progress as an AsyncSequence", .serialized, .timeLimit(.minutes(2)))
 struct ProgressTests {

@@ -3,6 +3,7 @@ import Foundation
 import LoopbackServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// HAccess's image downloads: files through a named queue of two, and one notice when all of them
 /// are done (`startWithQueueName:` with `initQueueWithName:maxConcurrent:` and `queue:finish:`).

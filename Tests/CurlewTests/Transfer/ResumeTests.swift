@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Resumable downloads: Range + If-Range after a failure, and every anomaly.
 @Suite("Resumable downloads", .serialized, .timeLimit(.minutes(2)))

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Synchronization
 import Testing
+import TestSupport
 
 /// A transport written by a user: records what it is told, echoes a streamed body back as a
 /// streamed response, and answers 503 to paths starting with `/busy`.

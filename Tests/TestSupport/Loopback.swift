@@ -1,15 +1,11 @@
-import Curlew
-import Foundation
-import HTTPTypes
-import LoopbackServer
-import Testing
-
-// The helpers of CurlewTests' Support/Loopback.swift that these tests use (a test target sees
-// no other test target's code).
+package import Curlew
+package import Foundation
+package import HTTPTypes
+package import LoopbackServer
 
 /// Starts a loopback server and a client on its own `CurlTransport`, runs `body`, then shuts
 /// both down — also when `body` throws.
-func withLoopback(
+package func withLoopback(
     transferOptions: TransferOptions = TransferOptions(),
     transportConfiguration: CurlTransport.Configuration = .init(),
     handler: @escaping @Sendable (ServerRequest) async -> ServerResponse,
@@ -32,7 +28,7 @@ func withLoopback(
 }
 
 /// Same as ``withLoopback(transferOptions:transportConfiguration:handler:_:)`` with a router.
-func withLoopback(
+package func withLoopback(
     transferOptions: TransferOptions = TransferOptions(),
     transportConfiguration: CurlTransport.Configuration = .init(),
     router: LoopbackRouter,
@@ -48,7 +44,7 @@ func withLoopback(
 /// returns as soon as the effect happened, and `seconds` is only a guard against a test hanging
 /// forever when it never does (60 s by default, so a machine slowed down by a sanitizer or by a
 /// busy build waits for the effect instead of failing; see scripts/sanitize.sh).
-func eventually(within seconds: Double = 60, _ condition: () async -> Bool) async -> Bool {
+package func eventually(within seconds: Double = 60, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if await condition() { return true }
@@ -58,23 +54,47 @@ func eventually(within seconds: Double = 60, _ condition: () async -> Bool) asyn
 }
 
 /// Waits until the server has received `count` requests (they are recorded before handlers run).
-func waitForRequests(_ server: LoopbackServer, count: Int) async {
+package func waitForRequests(_ server: LoopbackServer, count: Int) async {
     _ = await eventually { server.requestCount >= count }
 }
 
 /// A call to `/n/<index>` whose answer is the body as text.
-struct Numbered: Endpoint {
-    typealias Response = String
-    var index: Int
-    var path: String { "n/\(index)" }
+package struct Numbered: Endpoint {
+    package typealias Response = String
+    package var index: Int
+    package var path: String { "n/\(index)" }
+
+    package init(index: Int) { self.index = index }
 }
 
 /// A call of any method, path, query, headers and body whose answer is the body as text.
-struct Send: Endpoint {
-    typealias Response = String
-    var method: HTTPRequest.Method = .get
-    var path: String
-    var query: [URLQueryItem] = []
-    var headers: [String: String] = [:]
-    var body: RequestPayload? = nil
+package struct Send: Endpoint {
+    package typealias Response = String
+    package var method: HTTPRequest.Method
+    package var path: String
+    package var query: [URLQueryItem]
+    package var headers: [String: String]
+    package var body: RequestPayload?
+
+    package init(
+        method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [], headers: [String: String] = [:], body: RequestPayload? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Collects a subscription's events until `count` of `kind` have arrived.
+package func collectEvents(_ stream: AsyncStream<ClientEvent>, until count: Int, of kind: ClientEvent.Kind) async -> [ClientEvent] {
+    var seen: [ClientEvent] = []
+    var matched = 0
+    for await event in stream {
+        seen.append(event)
+        if event.kind == kind { matched += 1 }
+        if matched == count { break }
+    }
+    return seen
 }
