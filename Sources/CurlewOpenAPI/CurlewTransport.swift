@@ -85,7 +85,7 @@ public struct CurlewTransport: ClientTransport {
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let policy = configuration.policy(for: operationID)
         let url = try Self.url(of: request, baseURL: baseURL)
-        let content = try await requestContent(body)
+        let content = try await requestContent(body, request: RequestSummary(method: request.method, url: url))
         var options = policy.options
         options.requestName = operationID
         let statuses = configuration.middlewareStatuses ?? Self.statusesHandledByMiddleware(client: client, options: options)
@@ -179,7 +179,7 @@ public struct CurlewTransport: ClientTransport {
 
     /// The body to send: bytes in memory for a replayable body of known, small length; a stream
     /// otherwise — replayable when the body is `.multiple`, one-shot when it is `.single`.
-    func requestContent(_ body: HTTPBody?) async throws -> PreparedBody? {
+    func requestContent(_ body: HTTPBody?, request: RequestSummary) async throws -> PreparedBody? {
         guard let body else { return nil }
         let length: Int64?
         switch body.length {
@@ -189,12 +189,47 @@ public struct CurlewTransport: ClientTransport {
         switch body.iterationBehavior {
         case .multiple:
             if let length, length <= Int64(configuration.requestBodyBufferingLimit) {
-                return .data(try await Data(collecting: body, upTo: Int(length)))
+                return .data(try await Self.collect(body, length: length, request: request))
             }
             return .stream(RequestBodyStream(length: length) { RequestChunks(body: body) })
         case .single:
             return .stream(.once(length: length, RequestChunks(body: body)))
         }
+    }
+
+    /// A body of known `length` read into memory, failing as a streamed body fails (the same
+    /// `.bodyStreamFailed` code and message): when its sequence throws, or when it produces more
+    /// or fewer bytes than it announced. A cancellation stays a `CancellationError`.
+    static func collect(_ body: HTTPBody, length: Int64, request: RequestSummary) async throws -> Data {
+        func failure(_ message: String, underlying: (any Error)? = nil) -> CurlewError {
+            var error = CurlewError(code: .bodyStreamFailed, message: message, request: request, underlying: underlying)
+            error.stage = .transport
+            return error
+        }
+        var data = Data()
+        data.reserveCapacity(Int(length))
+        do {
+            for try await chunk in body {
+                guard Int64(data.count + chunk.count) <= length else {
+                    throw failure("the request body stream produced more than its declared \(length) bytes")
+                }
+                data.append(contentsOf: chunk)
+            }
+        } catch let error as CurlewError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            try Task.checkCancellation()
+            throw failure("the request body stream failed: \(error)", underlying: error)
+        }
+        // A sequence that ends early because its task was cancelled (an `AsyncStream`'s does)
+        // is a cancellation, not a short body.
+        try Task.checkCancellation()
+        guard Int64(data.count) == length else {
+            throw failure("the request body stream ended after \(data.count) of its declared \(length) bytes")
+        }
+        return data
     }
 
     // MARK: Response
