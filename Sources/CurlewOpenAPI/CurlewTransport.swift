@@ -85,7 +85,8 @@ public struct CurlewTransport: ClientTransport {
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let policy = configuration.policy(for: operationID)
         let url = try Self.url(of: request, baseURL: baseURL)
-        let content = try await requestContent(body, request: RequestSummary(method: request.method, url: url))
+        let summary = RequestSummary(method: request.method, url: url)
+        let content = try await requestContent(body, request: summary)
         var options = policy.options
         options.requestName = operationID
         let statuses = configuration.middlewareStatuses ?? Self.statusesHandledByMiddleware(client: client, options: options)
@@ -112,18 +113,26 @@ public struct CurlewTransport: ClientTransport {
                 return (head, nil)
             }
             let length = Self.length(of: response.headers)
+            let limit = options.maximumBodySize.map { ResponseBodyLimit(bytes: $0, request: summary) }
+            // A body announced longer than the operation's limit fails the call, as it does
+            // when collected: the head never reaches the generated client.
+            if let limit, case .known(let announced) = length, announced > Int64(limit.bytes) {
+                response.value.cancel()
+                throw limit.exceeded
+            }
             // A body that arrived whole with its head (a small answer, usually) is handed over
             // as one chunk: nothing to wait for chunk by chunk. Its length is still the one the
             // head announced, so the body looks the same however fast it came.
             if let whole = response.value.buffer.takeWholeIfEnded() {
+                if let limit, whole.count > limit.bytes { throw limit.exceeded }
                 return (head, HTTPBody(whole, length: length, iterationBehavior: .single))
             }
-            let body = HTTPBody(ResponseChunks(stream: response.value), length: length, iterationBehavior: .single)
+            let body = HTTPBody(ResponseChunks(stream: response.value, limit: limit), length: length, iterationBehavior: .single)
             return (head, body)
         } catch let error as CurlewError {
             guard let forwarded = ForwardedResponse.find(in: error) else { throw error }
             try Task.checkCancellation()
-            return forwarded.converted(isHead: isHead)
+            return forwarded.converted(isHead: isHead, limit: options.maximumBodySize.map { ResponseBodyLimit(bytes: $0, request: summary) })
         }
     }
 
