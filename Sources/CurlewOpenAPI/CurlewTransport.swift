@@ -86,6 +86,7 @@ public struct CurlewTransport: ClientTransport {
         let policy = configuration.policy(for: operationID)
         let url = try Self.url(of: request, baseURL: baseURL)
         let summary = RequestSummary(method: request.method, url: url)
+        try Self.checkSendable(url, baseURL: baseURL, request: summary)
         let content = try await requestContent(body, request: summary)
         var options = policy.options
         options.requestName = operationID
@@ -156,6 +157,33 @@ public struct CurlewTransport: ClientTransport {
                 code: .malformedURL, message: "the request path \(request.path ?? "<nil>") cannot be joined to the base URL \(baseURL.absoluteString)")
         }
         return url
+    }
+
+    /// Fails unless `url` is an absolute http or https URL with a host, with the error the
+    /// `APIClient` would give (`.unsupportedScheme`, `.malformedURL`) but naming `url` itself:
+    /// the client would take a URL that is not http(s) for a path and name it after its own base
+    /// URL. Looks at the first few bytes only.
+    static func checkSendable(_ url: String, baseURL: URL, request: RequestSummary) throws(CurlewError) {
+        func failure(_ code: CurlewError.Code, _ message: String) -> CurlewError {
+            var error = CurlewError(code: code, message: message, request: request)
+            error.stage = .prepare
+            return error
+        }
+        // ASCII letters compared without case (`| 0x20` leaves `:` and `/` as they are).
+        func starts(with prefix: String) -> Bool { url.utf8.starts(with: prefix.utf8) { $0 | 0x20 == $1 } }
+        let schemeLength: Int
+        if starts(with: "http://") {
+            schemeLength = 7
+        } else if starts(with: "https://") {
+            schemeLength = 8
+        } else if let scheme = baseURL.scheme, !["http", "https"].contains(scheme.lowercased()) {
+            throw failure(.unsupportedScheme, "the server URL's scheme \"\(scheme)\" is not supported; use http or https")
+        } else {
+            throw failure(.malformedURL, "the server URL \(baseURL.absoluteString) is not an absolute http or https URL")
+        }
+        guard let first = url.utf8.dropFirst(schemeLength).first, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(first) else {
+            throw failure(.malformedURL, "the server URL \(baseURL.absoluteString) has no host")
+        }
     }
 
     /// `base` followed by `path` as text, in the usual case — a base URL with neither query nor
