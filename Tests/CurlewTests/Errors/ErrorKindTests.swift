@@ -2,6 +2,7 @@ import Curlew
 import Foundation
 import HTTPTypes
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// Error kinds say what happened: connect vs total timeouts (and what failover and retry do with

@@ -3,6 +3,7 @@ import Curlew
 import Foundation
 import HTTPTypes
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// Waits for the response head; its own endpoint type sets a head timeout of 300 ms.
