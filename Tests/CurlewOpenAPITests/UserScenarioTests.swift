@@ -2,6 +2,7 @@ import Curlew
 import CurlewOpenAPI
 import Foundation
 import HTTPTypes
+import LoopbackServer
 import OpenAPIRuntime
 import Synchronization
 import TestSupport
@@ -96,7 +97,9 @@ struct UserScenarioTests {
         case .success(let output): Issue.record("a cancelled call returned \(output)")
         case .failure(let error): #expect((error as? ClientError)?.underlyingError is CancellationError, "\(error)")
         }
-        #expect(await eventually { store.closedWhileHeld == ["/v1/events"] })
+        // The handler ends once the connection is gone (whether or not it had written its first
+        // event by then); while the connection stays, it waits.
+        #expect(await eventually { store.server.inFlight(path: "/v1/events") == 0 })
     }
 
     @Test("A streamed body the caller never iterates, once dropped, stops its transfer; the next call is answered")
@@ -108,7 +111,9 @@ struct UserScenarioTests {
             let body = try await client.streamEvents().ok.body.textEventStream
             #expect(body.iterationBehavior == .single)
         }
-        #expect(await eventually { store.closedWhileHeld == ["/v1/events"] })
+        // The handler ends once the connection is gone (whether or not it had written its first
+        // event by then); while the connection stays, it waits.
+        #expect(await eventually { store.server.inFlight(path: "/v1/events") == 0 })
         #expect(try await client.listPets().ok.body.json.count == 2)
     }
 
@@ -132,6 +137,44 @@ struct UserScenarioTests {
             #expect(read.behavior == .multiple)
             #expect(read.length == .known(Int64(json.utf8.count)))
             #expect(read.texts == [json, json])
+        }
+    }
+}
+
+extension UserScenarioTests {
+    @Test(
+        "Retries and refresh spent: the last 503's and 401's error payload reaches the caller whole, streamed or collected",
+        arguments: [OperationPolicy.ResponseBodyHandling.automatic, .collect])
+    func forwardedErrorPayloads(handling: OperationPolicy.ResponseBodyHandling) async throws {
+        let large = String(repeating: "x", count: 300_000)
+        let server = try await LoopbackServer.start { request in
+            switch request.path {
+            case "/busy": ServerResponse(status: 503, headers: [("Content-Type", "application/json"), ("Retry-After", "0")], body: Array(#"{"message":"busy"}"#.utf8))
+            case "/large": ServerResponse(status: 503, headers: [("Retry-After", "0")], body: Array(large.utf8))
+            case "/slow":
+                // Sent in two writes, without a length: the answer is still arriving when forwarded.
+                .stream(status: 503, headers: [("Retry-After", "0")]) { writer in
+                    try await writer.write(#"{"message":"#)
+                    try await writer.write(#""slow"}"#)
+                }
+            default: .text("expired", status: 401)
+            }
+        }
+        defer { Task { await server.shutdown() } }
+        let tokens = TokenStore(credential: .init(accessToken: "T1"))
+        let middleware: [any APIMiddleware] = [
+            RetryMiddleware(maximumAttempts: 2, baseDelay: .milliseconds(1)),
+            TokenRefreshMiddleware(store: tokens, maximumAttempts: 2) { _ in .init(accessToken: "T9") }, AuthorizationMiddleware(store: tokens),
+        ]
+        let api = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware))
+        let transport = CurlewTransport(client: api, configuration: CurlewTransport.Configuration(defaultPolicy: OperationPolicy(responseBody: handling)))
+        let base = try #require(URL(string: server.baseURL))
+        for (path, status, payload) in [("/busy", 503, #"{"message":"busy"}"#), ("/large", 503, large), ("/slow", 503, #"{"message":"slow"}"#), ("/me", 401, "expired")] {
+            let (response, body) = try await transport.send(
+                HTTPRequest(method: .get, scheme: nil, authority: nil, path: path), body: nil, baseURL: base, operationID: "errorPayload")
+            #expect(response.status.code == status, "\(path)")
+            #expect(try await String(collecting: try #require(body), upTo: 1 << 20) == payload, "\(path)")
+            #expect(server.requests(path: path).count == 2, "\(path)")
         }
     }
 }
