@@ -20,7 +20,9 @@ public import OpenAPIRuntime
 /// **Bodies.** A request body of unknown length, or longer than
 /// ``Configuration/requestBodyBufferingLimit``, is pulled from its `HTTPBody` while it is sent
 /// (libcurl's read callback pauses while the body has nothing new); a shorter one of known
-/// length is read into memory first when it can be iterated again (`.multiple`). A response
+/// length is read into memory first when it can be iterated again (`.multiple`), and so is a
+/// `.multiple` JSON or form body of any known length when a `SigningMiddleware` or
+/// `CommonArgumentsMiddleware` applies (they read and add to its members). A response
 /// body is an `HTTPBody` (`.single`) fed from Curlew's bounded buffer: the transfer pauses while
 /// more than ``OperationPolicy/ResponseBodyHandling/stream(highWaterMark:)`` bytes are unread.
 /// Operations whose ``OperationPolicy/options`` ask for the cache (`RequestOptions.cache`
@@ -87,7 +89,8 @@ public struct CurlewTransport: ClientTransport {
         let url = try Self.url(of: request, baseURL: baseURL)
         let summary = RequestSummary(method: request.method, url: url)
         try Self.checkSendable(url, baseURL: baseURL, request: summary)
-        let content = try await requestContent(body, request: summary)
+        let readsParameters = body != nil && Self.parameterMiddlewareApplies(client: client, options: policy.options) && Self.hasParameterBody(request.headerFields)
+        let content = try await requestContent(body, request: summary, inMemory: readsParameters)
         var options = policy.options
         options.requestName = operationID
         let statuses = configuration.middlewareStatuses ?? Self.statusesHandledByMiddleware(client: client, options: options)
@@ -214,9 +217,10 @@ public struct CurlewTransport: ClientTransport {
         return pendingHexDigits == 0
     }
 
-    /// The body to send: bytes in memory for a replayable body of known, small length; a stream
-    /// otherwise — replayable when the body is `.multiple`, one-shot when it is `.single`.
-    func requestContent(_ body: HTTPBody?, request: RequestSummary) async throws -> PreparedBody? {
+    /// The body to send: bytes in memory for a replayable body of known, small length (or of any
+    /// length when `inMemory`: a middleware reads its parameters); a stream otherwise —
+    /// replayable when the body is `.multiple`, one-shot when it is `.single`.
+    func requestContent(_ body: HTTPBody?, request: RequestSummary, inMemory: Bool = false) async throws -> PreparedBody? {
         guard let body else { return nil }
         let length: Int64?
         switch body.length {
@@ -225,7 +229,7 @@ public struct CurlewTransport: ClientTransport {
         }
         switch body.iterationBehavior {
         case .multiple:
-            if let length, length <= Int64(configuration.requestBodyBufferingLimit) {
+            if let length, inMemory || length <= Int64(configuration.requestBodyBufferingLimit) {
                 return .data(try await Self.collect(body, length: length, request: request))
             }
             return .stream(RequestBodyStream(length: length) { RequestChunks(body: body) })
@@ -287,6 +291,24 @@ public struct CurlewTransport: ClientTransport {
         }
         guard lengthFields == 1, let length, length >= 0 else { return .unknown }
         return .known(length)
+    }
+
+    /// Whether the request's body is one whose parameters Curlew's middleware read or add to: a
+    /// form (`application/x-www-form-urlencoded`) or JSON (`application/json`, `…+json`) body.
+    static func hasParameterBody(_ fields: HTTPFields) -> Bool {
+        guard let type = fields[.contentType]?.lowercased() else { return false }
+        let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
+        return mediaType == "application/x-www-form-urlencoded" || mediaType == "application/json" || mediaType.hasSuffix("+json")
+    }
+
+    /// Whether a middleware that reads a form or JSON body's parameters, or adds to them, applies
+    /// to the call: signing (its signature covers them) or common arguments. Either one sees
+    /// only a body in memory.
+    static func parameterMiddlewareApplies(client: APIClient, options: RequestOptions) -> Bool {
+        let kinds: Set<MiddlewareKind> = [.signing, .commonArguments]
+        return (client.configuration.middleware + options.middleware).contains {
+            kinds.contains($0.kind) && !options.skippedMiddleware.contains($0.kind)
+        }
     }
 
     /// The statuses the client's (and the call's) retry and token-refresh middleware act on.
