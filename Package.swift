@@ -228,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "CurlewOpenAPITests",
             dependencies: [
-                "CurlewOpenAPI", "Curlew", "CurlewTesting", "LoopbackServer", "SanitizerSupport",
+                "CurlewOpenAPI", "Curlew", "CurlewTesting", "LoopbackServer", "SanitizerSupport", "TestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

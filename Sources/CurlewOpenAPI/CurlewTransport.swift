@@ -20,7 +20,9 @@ public import OpenAPIRuntime
 /// **Bodies.** A request body of unknown length, or longer than
 /// ``Configuration/requestBodyBufferingLimit``, is pulled from its `HTTPBody` while it is sent
 /// (libcurl's read callback pauses while the body has nothing new); a shorter one of known
-/// length is read into memory first when it can be iterated again (`.multiple`). A response
+/// length is read into memory first when it can be iterated again (`.multiple`), and so is a
+/// `.multiple` JSON or form body of any known length when a `SigningMiddleware` or
+/// `CommonArgumentsMiddleware` applies (they read and add to its members). A response
 /// body is an `HTTPBody` (`.single`) fed from Curlew's bounded buffer: the transfer pauses while
 /// more than ``OperationPolicy/ResponseBodyHandling/stream(highWaterMark:)`` bytes are unread.
 /// Operations whose ``OperationPolicy/options`` ask for the cache (`RequestOptions.cache`
@@ -85,7 +87,10 @@ public struct CurlewTransport: ClientTransport {
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let policy = configuration.policy(for: operationID)
         let url = try Self.url(of: request, baseURL: baseURL)
-        let content = try await requestContent(body)
+        let summary = RequestSummary(method: request.method, url: url)
+        try Self.checkSendable(url, baseURL: baseURL, request: summary)
+        let readsParameters = body != nil && Self.parameterMiddlewareApplies(client: client, options: policy.options) && Self.hasParameterBody(request.headerFields)
+        let content = try await requestContent(body, request: summary, inMemory: readsParameters)
         var options = policy.options
         options.requestName = operationID
         let statuses = configuration.middlewareStatuses ?? Self.statusesHandledByMiddleware(client: client, options: options)
@@ -112,18 +117,26 @@ public struct CurlewTransport: ClientTransport {
                 return (head, nil)
             }
             let length = Self.length(of: response.headers)
+            let limit = options.maximumBodySize.map { ResponseBodyLimit(bytes: $0, request: summary) }
+            // A body announced longer than the operation's limit fails the call, as it does
+            // when collected: the head never reaches the generated client.
+            if let limit, case .known(let announced) = length, announced > Int64(limit.bytes) {
+                response.value.cancel()
+                throw limit.exceeded
+            }
             // A body that arrived whole with its head (a small answer, usually) is handed over
             // as one chunk: nothing to wait for chunk by chunk. Its length is still the one the
             // head announced, so the body looks the same however fast it came.
             if let whole = response.value.buffer.takeWholeIfEnded() {
+                if let limit, whole.count > limit.bytes { throw limit.exceeded }
                 return (head, HTTPBody(whole, length: length, iterationBehavior: .single))
             }
-            let body = HTTPBody(ResponseChunks(stream: response.value), length: length, iterationBehavior: .single)
+            let body = HTTPBody(ResponseChunks(stream: response.value, limit: limit), length: length, iterationBehavior: .single)
             return (head, body)
         } catch let error as CurlewError {
             guard let forwarded = ForwardedResponse.find(in: error) else { throw error }
             try Task.checkCancellation()
-            return forwarded.converted(isHead: isHead)
+            return forwarded.converted(isHead: isHead, limit: options.maximumBodySize.map { ResponseBodyLimit(bytes: $0, request: summary) })
         }
     }
 
@@ -147,6 +160,33 @@ public struct CurlewTransport: ClientTransport {
                 code: .malformedURL, message: "the request path \(request.path ?? "<nil>") cannot be joined to the base URL \(baseURL.absoluteString)")
         }
         return url
+    }
+
+    /// Fails unless `url` is an absolute http or https URL with a host, with the error the
+    /// `APIClient` would give (`.unsupportedScheme`, `.malformedURL`) but naming `url` itself:
+    /// the client would take a URL that is not http(s) for a path and name it after its own base
+    /// URL. Looks at the first few bytes only.
+    static func checkSendable(_ url: String, baseURL: URL, request: RequestSummary) throws(CurlewError) {
+        func failure(_ code: CurlewError.Code, _ message: String) -> CurlewError {
+            var error = CurlewError(code: code, message: message, request: request)
+            error.stage = .prepare
+            return error
+        }
+        // ASCII letters compared without case (`| 0x20` leaves `:` and `/` as they are).
+        func starts(with prefix: String) -> Bool { url.utf8.starts(with: prefix.utf8) { $0 | 0x20 == $1 } }
+        let schemeLength: Int
+        if starts(with: "http://") {
+            schemeLength = 7
+        } else if starts(with: "https://") {
+            schemeLength = 8
+        } else if let scheme = baseURL.scheme, !["http", "https"].contains(scheme.lowercased()) {
+            throw failure(.unsupportedScheme, "the server URL's scheme \"\(scheme)\" is not supported; use http or https")
+        } else {
+            throw failure(.malformedURL, "the server URL \(baseURL.absoluteString) is not an absolute http or https URL")
+        }
+        guard let first = url.utf8.dropFirst(schemeLength).first, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(first) else {
+            throw failure(.malformedURL, "the server URL \(baseURL.absoluteString) has no host")
+        }
     }
 
     /// `base` followed by `path` as text, in the usual case — a base URL with neither query nor
@@ -177,9 +217,10 @@ public struct CurlewTransport: ClientTransport {
         return pendingHexDigits == 0
     }
 
-    /// The body to send: bytes in memory for a replayable body of known, small length; a stream
-    /// otherwise — replayable when the body is `.multiple`, one-shot when it is `.single`.
-    func requestContent(_ body: HTTPBody?) async throws -> PreparedBody? {
+    /// The body to send: bytes in memory for a replayable body of known, small length (or of any
+    /// length when `inMemory`: a middleware reads its parameters); a stream otherwise —
+    /// replayable when the body is `.multiple`, one-shot when it is `.single`.
+    func requestContent(_ body: HTTPBody?, request: RequestSummary, inMemory: Bool = false) async throws -> PreparedBody? {
         guard let body else { return nil }
         let length: Int64?
         switch body.length {
@@ -188,13 +229,48 @@ public struct CurlewTransport: ClientTransport {
         }
         switch body.iterationBehavior {
         case .multiple:
-            if let length, length <= Int64(configuration.requestBodyBufferingLimit) {
-                return .data(try await Data(collecting: body, upTo: Int(length)))
+            if let length, inMemory || length <= Int64(configuration.requestBodyBufferingLimit) {
+                return .data(try await Self.collect(body, length: length, request: request))
             }
             return .stream(RequestBodyStream(length: length) { RequestChunks(body: body) })
         case .single:
             return .stream(.once(length: length, RequestChunks(body: body)))
         }
+    }
+
+    /// A body of known `length` read into memory, failing as a streamed body fails (the same
+    /// `.bodyStreamFailed` code and message): when its sequence throws, or when it produces more
+    /// or fewer bytes than it announced. A cancellation stays a `CancellationError`.
+    static func collect(_ body: HTTPBody, length: Int64, request: RequestSummary) async throws -> Data {
+        func failure(_ message: String, underlying: (any Error)? = nil) -> CurlewError {
+            var error = CurlewError(code: .bodyStreamFailed, message: message, request: request, underlying: underlying)
+            error.stage = .transport
+            return error
+        }
+        var data = Data()
+        data.reserveCapacity(Int(length))
+        do {
+            for try await chunk in body {
+                guard Int64(data.count + chunk.count) <= length else {
+                    throw failure("the request body stream produced more than its declared \(length) bytes")
+                }
+                data.append(contentsOf: chunk)
+            }
+        } catch let error as CurlewError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            try Task.checkCancellation()
+            throw failure("the request body stream failed: \(error)", underlying: error)
+        }
+        // A sequence that ends early because its task was cancelled (an `AsyncStream`'s does)
+        // is a cancellation, not a short body.
+        try Task.checkCancellation()
+        guard Int64(data.count) == length else {
+            throw failure("the request body stream ended after \(data.count) of its declared \(length) bytes")
+        }
+        return data
     }
 
     // MARK: Response
@@ -215,6 +291,24 @@ public struct CurlewTransport: ClientTransport {
         }
         guard lengthFields == 1, let length, length >= 0 else { return .unknown }
         return .known(length)
+    }
+
+    /// Whether the request's body is one whose parameters Curlew's middleware read or add to: a
+    /// form (`application/x-www-form-urlencoded`) or JSON (`application/json`, `…+json`) body.
+    static func hasParameterBody(_ fields: HTTPFields) -> Bool {
+        guard let type = fields[.contentType]?.lowercased() else { return false }
+        let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
+        return mediaType == "application/x-www-form-urlencoded" || mediaType == "application/json" || mediaType.hasSuffix("+json")
+    }
+
+    /// Whether a middleware that reads a form or JSON body's parameters, or adds to them, applies
+    /// to the call: signing (its signature covers them) or common arguments. Either one sees
+    /// only a body in memory.
+    static func parameterMiddlewareApplies(client: APIClient, options: RequestOptions) -> Bool {
+        let kinds: Set<MiddlewareKind> = [.signing, .commonArguments]
+        return (client.configuration.middleware + options.middleware).contains {
+            kinds.contains($0.kind) && !options.skippedMiddleware.contains($0.kind)
+        }
     }
 
     /// The statuses the client's (and the call's) retry and token-refresh middleware act on.

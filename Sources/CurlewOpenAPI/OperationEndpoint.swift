@@ -92,13 +92,14 @@ struct ForwardedResponse: Error, Sendable {
         return nil
     }
 
-    /// The response as the generated client receives it.
-    func converted(isHead: Bool) -> (HTTPResponse, HTTPBody?) {
+    /// The response as the generated client receives it; a streamed body is read up to `limit`.
+    func converted(isHead: Bool, limit: ResponseBodyLimit?) -> (HTTPResponse, HTTPBody?) {
         let head = HTTPResponse(status: response.status, headerFields: response.headers)
         guard !isHead else { return (head, nil) }
         switch response.content {
         case .stream(let stream):
-            return (head, HTTPBody(ResponseChunks(stream: stream), length: CurlewTransport.length(of: response.headers), iterationBehavior: .single))
+            let body = ResponseChunks(stream: stream, limit: limit)
+            return (head, HTTPBody(body, length: CurlewTransport.length(of: response.headers), iterationBehavior: .single))
         case .data(let data):
             return (head, HTTPBody(data))
         case .file:
@@ -129,16 +130,31 @@ struct RequestChunks: AsyncSequence, Sendable {
     }
 }
 
+/// The most bytes an operation's response body may have (its `RequestOptions.maximumBodySize`),
+/// and the error past it: the one a collected body fails with.
+struct ResponseBodyLimit: Sendable {
+    let bytes: Int
+    let request: RequestSummary
+
+    var exceeded: CurlewError {
+        var error = CurlewError(code: .bodyTooLarge, message: "response body exceeds the maximum of \(bytes) bytes", request: request)
+        error.stage = .transport
+        return error
+    }
+}
+
 /// A streamed Curlew response body as `HTTPBody` chunks. Dropping an iterator before the end
-/// stops the transfer (the body's own copy of the stream may live on inside the `HTTPBody`).
+/// stops the transfer (the body's own copy of the stream may live on inside the `HTTPBody`), and
+/// so does a body longer than `limit`, whose reading then fails with `.bodyTooLarge`.
 struct ResponseChunks: AsyncSequence, Sendable {
     typealias Element = ArraySlice<UInt8>
     typealias Failure = any Error
 
     let stream: ResponseBodyStream
+    let limit: ResponseBodyLimit?
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(base: stream.makeAsyncIterator(), reading: Reading(stream: stream))
+        Iterator(base: stream.makeAsyncIterator(), reading: Reading(stream: stream), limit: limit)
     }
 
     struct Iterator: AsyncIteratorProtocol {
@@ -146,12 +162,20 @@ struct ResponseChunks: AsyncSequence, Sendable {
         typealias Failure = any Error
         var base: ResponseBodyStream.Iterator
         let reading: Reading
+        let limit: ResponseBodyLimit?
+        /// Bytes handed out so far.
+        var received = 0
 
         mutating func next() async throws -> ArraySlice<UInt8>? {
             do {
                 guard let chunk = try await base.next() else {
                     reading.ended()
                     return nil
+                }
+                received += chunk.count
+                if let limit, received > limit.bytes {
+                    reading.stream.cancel()
+                    throw limit.exceeded
                 }
                 return ArraySlice(chunk)
             } catch {

@@ -22,7 +22,9 @@ public struct OperationPolicy: Sendable {
     /// received or sent for that long, `.idleTimeout`), `RequestOptions.cache`,
     /// `RequestOptions.middleware` (a `RetryMiddleware` for this operation only),
     /// `RequestOptions.skippedMiddleware` (`[.retry]` to never retry it),
-    /// `RequestOptions.requiresAuthentication`.
+    /// `RequestOptions.requiresAuthentication`, `RequestOptions.maximumBodySize` (the
+    /// response body's limit, collected or streamed: past it the call, or the body's reading,
+    /// fails with `.bodyTooLarge`).
     public var options: RequestOptions
     /// Where the response body goes.
     public var responseBody: ResponseBodyHandling
@@ -34,7 +36,11 @@ public struct OperationPolicy: Sendable {
         case automatic
         /// Delivered while it arrives, as a `.single` `HTTPBody`; the transfer pauses while more
         /// than `highWaterMark` bytes are unread (at least 16 KiB). The cache cannot take part:
-        /// a cache policy other than `.networkOnly` fails with `.cachePolicyConflict`.
+        /// a cache policy other than `.networkOnly` fails with `.cachePolicyConflict`. The
+        /// client's `TransferOptions.maximumBodySize` does not apply (the body is never held
+        /// whole); the operation's `RequestOptions.maximumBodySize` does: a body announced
+        /// longer fails the call, and one that grows past it fails its reading, with
+        /// `.bodyTooLarge`.
         case stream(highWaterMark: Int)
         /// Collected in memory (up to `TransferOptions.maximumBodySize`, or
         /// `RequestOptions.maximumBodySize`) and delivered as a `.multiple` `HTTPBody`

@@ -2,6 +2,7 @@ import Curlew
 @testable import CurlewOpenAPI
 import Foundation
 import HTTPTypes
+import OpenAPIRuntime
 import Testing
 
 @Suite("CurlewTransport: the request URL from the base URL and the generated path")
@@ -56,5 +57,37 @@ struct URLJoiningTests {
         } else {
             #expect(throws: CurlewError.self) { try CurlewTransport.url(of: request, baseURL: url) }
         }
+    }
+}
+
+/// A server URL the transport cannot send to fails before anything is sent, and the error names
+/// the URL the generated client asked for (not that URL pasted after the `APIClient`'s base URL).
+@Suite("CurlewTransport: a server URL it cannot send to")
+struct UnusableServerURLTests {
+    @Test(
+        "Each fails at .prepare with its code and the URL the generated client built",
+        arguments: [
+            ("ftp://127.0.0.1:1/v1", CurlewError.Code.unsupportedScheme, "ftp://127.0.0.1:1/v1/pets"),
+            ("file:///srv/v1", .unsupportedScheme, "file:///srv/v1/pets"),
+            ("/v1", .malformedURL, "/v1/pets"),
+            ("http:///v1", .malformedURL, "http:///v1/pets"),
+        ])
+    func unusableServerURL(server: String, code: CurlewError.Code, url: String) async throws {
+        let api = APIClient(configuration: ClientConfiguration(baseURL: "http://127.0.0.1:9"))
+        let client = Client(serverURL: try #require(URL(string: server)), transport: CurlewTransport(client: api))
+        let error = await #expect(throws: ClientError.self) { _ = try await client.listPets() }
+        let curlew = error.flatMap(curlewError(of:))
+        #expect(curlew?.code == code, "\(String(describing: error?.underlyingError))")
+        #expect(curlew?.stage == .prepare)
+        #expect(curlew?.request?.redactedURL == url)
+        #expect(curlew?.request?.method == .get)
+    }
+
+    @Test(
+        "An http(s) URL with a host passes, whatever the scheme's case",
+        arguments: ["http://127.0.0.1:8080/v1/pets", "HTTPS://api.example.com/pets", "Http://user:pw@host/x", "https://[::1]:8443/x"])
+    func sendableURL(url: String) throws {
+        let base = try #require(URL(string: url))
+        #expect(throws: Never.self) { try CurlewTransport.checkSendable(url, baseURL: base, request: RequestSummary(method: .get, url: url)) }
     }
 }

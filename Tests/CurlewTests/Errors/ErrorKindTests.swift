@@ -2,6 +2,7 @@ import Curlew
 import Foundation
 import HTTPTypes
 import LoopbackServer
+import TestSupport
 import Testing
 import TestSupport
 
