@@ -20,8 +20,14 @@ struct TransportServiceTests {
     }
 
     @Test func gracefulShutdownLetsAnInFlightRequestFinishAndRefusesNewOnesAtOnce() async throws {
-        let server = try await slowServer(.seconds(2))
-        let service = TransportService(gracePeriod: .seconds(10))
+        // The first answer waits for a gate the test opens only after the refused request, so
+        // the first request is still draining then however slowly the machine runs.
+        let gate = ObservabilityGate()
+        let server = try await LoopbackServer.start { request in
+            await gate.wait(request)
+            return .text("finished")
+        }
+        let service = TransportService(gracePeriod: .seconds(30))
         let client = APIClient(baseURL: server.baseURL, transport: service)
         let inFlight = Task { try await client.send(Send(path: "slow")) }
         await waitForRequests(server, count: 1)
@@ -35,6 +41,7 @@ struct TransportServiceTests {
         #expect(service.inFlight == 1, "a new request fails at once, while the first is still draining")
         #expect(server.requestCount == 1, "the refused request was never sent")
 
+        gate.release()
         #expect(try await inFlight.value == "finished")
         await shutdown.value
         #expect(service.inFlight == 0)
