@@ -159,7 +159,7 @@ extension CurlewError {
         /// (authentication required or refused, a port not allowed), or a SOCKS failure.
         public static let proxyFailure = Code(.proxyFailure)
         /// The connection options cannot be used (a proxy host or port, an excluded host, a
-        /// speed limit out of range); nothing was sent.
+        /// speed limit out of range, a timeout of zero or less); nothing was sent.
         public static let invalidConnectionSettings = Code(.invalidConnectionSettings)
         /// A call asked for a `CachePolicy` other than `CachePolicy.networkOnly` on a client
         /// (or call) without a `ResponseCache` in its middleware; nothing was sent.
