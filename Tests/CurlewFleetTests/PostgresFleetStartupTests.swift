@@ -72,4 +72,49 @@ struct PostgresFleetStartupTests {
         await running.stop()
         await server.shutdown()
     }
+
+    /// PostgreSQL is down when a fleet-limited queue starts: its calls go out on the local share
+    /// (no call fails or waits for the database), the limiter says so, and once the database is
+    /// up — without a restart — the queue runs on leases again.
+    @Test func aFleetLimitWhosePostgresIsDownAtStartRunsOnItsLocalShareUntilItIsUp() async throws {
+        let postgres = PrivatePostgres(name: "startup-limit")
+        let url = try await postgres.start()
+        do {
+            try await postgres.run("down")
+            try await Self.limitWhileDown(postgres, url: url)
+        } catch {
+            _ = try? await postgres.run("stop")
+            throw error
+        }
+        try await postgres.run("stop")
+    }
+
+    static func limitWhileDown(_ postgres: PrivatePostgres, url: String) async throws {
+        let server = try await startOrigin()
+        let running = try await RunningStore.start(schema: RunningStore.schema(), url: url)
+        let queues = QueueActor()
+        var configuration = FleetLimiter.Configuration()
+        configuration.leaseTimeout = .milliseconds(250)
+        let limiter = FleetLimiter(queues: queues, store: running.store, limits: ["partner": 4], configuration: configuration)
+        let leasing = Task { try await limiter.run() }
+        let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: queues)
+        let answers = try await FleetLimiterTests.burst([client], count: 8)
+        #expect(answers.count == 8)
+        #expect(server.requestCount == 8)
+        let fallback = try #require(limiter.status(of: "partner"))
+        #expect(fallback.isFallback)
+        #expect(fallback.fallbacks == 1)
+        #expect(fallback.slots == 4)
+
+        try await postgres.run("up")
+        #expect(await eventually { limiter.status(of: "partner")?.isFallback == false })
+        let afterwards = try await FleetLimiterTests.burst([client], count: 8)
+        #expect(afterwards.count == 8)
+        #expect(server.requestCount == 16)
+        #expect((limiter.status(of: "partner")?.leases ?? 0) >= 1)
+        leasing.cancel()
+        _ = await leasing.result
+        await running.stop()
+        await server.shutdown()
+    }
 }
