@@ -27,7 +27,9 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         /// connection): a pool of at most 2 leaves nothing for writes, locks and leases.
         public var client: PostgresClient.Configuration
         /// The PostgreSQL schema holding the tables, created when missing; one per fleet.
-        /// ASCII letters, digits and `_` only (others are dropped), at most 40. Default: `curlew_fleet`.
+        /// ASCII letters (lowercased), digits and `_` only (others are dropped), at most 40; a
+        /// keyword such as `order` or a leading digit is fine. Nothing left: `curlew_fleet`.
+        /// Default: `curlew_fleet`.
         public var schema: String
         /// Logs connection trouble (never the password or the payloads).
         public var logger: Logger
@@ -35,26 +37,104 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         /// A configuration.
         public init(client: PostgresClient.Configuration, schema: String = "curlew_fleet", logger: Logger = Logger(label: "curlew.fleet.postgres")) {
             self.client = client
-            // An identifier used unquoted, and in the backplane's channel name (at most 63 bytes).
-            self.schema = String(
+            // Quoted in SQL, and part of the backplane's channel name (at most 63 bytes).
+            let kept = String(
                 schema.lowercased().unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
                     .prefix(40).map(Character.init))
+            self.schema = kept.isEmpty ? "curlew_fleet" : kept
             self.logger = logger
             self.client.options.additionalStartupParameters.append(("search_path", self.schema))
         }
 
-        /// A configuration from a `postgres://user:password@host:port/database` URL (TLS off:
-        /// for loopback and private networks), or `nil` when it is not one.
-        public init?(url: String, schema: String = "curlew_fleet") {
-            guard let parts = URLComponents(string: url), parts.scheme == "postgres" || parts.scheme == "postgresql",
-                let host = parts.host, let user = parts.user
-            else { return nil }
+        /// A configuration from a `postgres://user:password@host:port/database` URL (also
+        /// `postgresql://`; user name and password percent-encoded; an IPv6 host in brackets).
+        /// TLS is off, for loopback and private networks, unless the URL asks with libpq's
+        /// `sslmode`: `disable`; `prefer` or `allow` (TLS when the server offers it, certificate
+        /// not verified); `require` (TLS, certificate not verified); `verify-ca` (the chain
+        /// verified against the system's roots); `verify-full` (the chain and the host name).
+        /// - Throws: ``InvalidURL`` naming what is wrong — not a URL, another scheme, no host or
+        ///   user name, a port outside 1…65535, an unknown `sslmode` or another query parameter
+        ///   (none is ignored silently) — never with the password in it.
+        public init(url: String, schema: String = "curlew_fleet") throws(InvalidURL) {
+            guard let parts = URLComponents(string: url), parts.scheme != nil else {
+                throw InvalidURL(reason: .notAURL, "it is not a URL")
+            }
+            guard let scheme = parts.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+                throw InvalidURL(reason: .scheme, "its scheme must be postgres or postgresql, not \(parts.scheme ?? "")")
+            }
+            var host = parts.host ?? ""
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard !host.isEmpty else { throw InvalidURL(reason: .host, "it names no host") }
+            guard let user = parts.user, !user.isEmpty else { throw InvalidURL(reason: .user, "it names no user (postgres://user@host/database)") }
+            let port = parts.port ?? 5432
+            guard (1...65_535).contains(port) else { throw InvalidURL(reason: .port, "its port \(port) is not between 1 and 65535") }
+            var tls = PostgresClient.Configuration.TLS.disable
+            for item in parts.queryItems ?? [] {
+                guard item.name == "sslmode" else {
+                    throw InvalidURL(reason: .parameter, "its parameter \(item.name) is not supported (only sslmode is)")
+                }
+                tls = try Self.tls(sslmode: item.value ?? "")
+            }
             let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : nil
             self.init(
                 client: PostgresClient.Configuration(
-                    host: host, port: parts.port ?? 5432, username: user, password: parts.password,
-                    database: database?.isEmpty == false ? database : nil, tls: .disable),
+                    host: host, port: port, username: user, password: parts.password,
+                    database: database?.isEmpty == false ? database : nil, tls: tls),
                 schema: schema)
+        }
+
+        /// What libpq's `sslmode` asks for, in postgres-nio's terms.
+        private static func tls(sslmode: String) throws(InvalidURL) -> PostgresClient.Configuration.TLS {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            switch sslmode {
+            case "disable":
+                return .disable
+            case "allow", "prefer":
+                configuration.certificateVerification = .none
+                return .prefer(configuration)
+            case "require":
+                configuration.certificateVerification = .none
+                return .require(configuration)
+            case "verify-ca":
+                configuration.certificateVerification = .noHostnameVerification
+                return .require(configuration)
+            case "verify-full":
+                configuration.certificateVerification = .fullVerification
+                return .require(configuration)
+            default:
+                throw InvalidURL(reason: .sslMode, "its sslmode \(sslmode) is none of disable, allow, prefer, require, verify-ca, verify-full")
+            }
+        }
+
+        /// Why ``init(url:schema:)`` refused a URL; its description never holds the password.
+        public struct InvalidURL: Error, Sendable, Hashable, CustomStringConvertible {
+            /// What is wrong with the URL.
+            public enum Reason: Sendable, Hashable {
+                /// It does not parse as a URL.
+                case notAURL
+                /// Its scheme is not `postgres` or `postgresql`.
+                case scheme
+                /// It has no host.
+                case host
+                /// It has no user name.
+                case user
+                /// Its port is outside 1…65535.
+                case port
+                /// Its `sslmode` is not one of libpq's.
+                case sslMode
+                /// It has a query parameter other than `sslmode`.
+                case parameter
+            }
+
+            /// What is wrong.
+            public var reason: Reason
+            /// The explanation, e.g. "the PostgreSQL URL is refused: it names no host".
+            public var description: String
+
+            init(reason: Reason, _ explanation: String) {
+                self.reason = reason
+                self.description = "the PostgreSQL URL is refused: \(explanation)"
+            }
         }
     }
 
@@ -263,26 +343,29 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
 
     private func migrate() async throws {
         let schema = configuration.schema
+        // Quoted: a schema may be a keyword of SQL (`order`) or start with a digit. It holds
+        // only lowercase ASCII letters, digits and `_` (``Configuration``), so quoting is exact.
+        let quoted = "\"\(schema)\""
         let logger = configuration.logger
         try await client.withTransaction(logger: logger) { connection in
             // One instance migrates at a time; the others wait, then find nothing to do.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(schema)))", logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(schema).curlew_fleet_version (version integer NOT NULL)"), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(quoted)"), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(quoted).curlew_fleet_version (version integer NOT NULL)"), logger: logger)
             var applied = 0
-            for try await (version) in try await connection.query(PostgresQuery(unsafeSQL: "SELECT version FROM \(schema).curlew_fleet_version"), logger: logger).decode(Int.self) {
+            for try await (version) in try await connection.query(PostgresQuery(unsafeSQL: "SELECT version FROM \(quoted).curlew_fleet_version"), logger: logger).decode(Int.self) {
                 applied = version
             }
             guard applied < Self.migrations.count else { return }
             for migration in Self.migrations.dropFirst(applied) {
                 for statement in migration {
-                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(schema)"), logger: logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(quoted)"), logger: logger)
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
             }
-            try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(schema).curlew_fleet_version"), logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(quoted).curlew_fleet_version"), logger: logger)
             let count = Self.migrations.count
-            try await connection.query("INSERT INTO \(unescaped: schema).curlew_fleet_version (version) VALUES (\(count))", logger: logger)
+            try await connection.query("INSERT INTO \(unescaped: quoted).curlew_fleet_version (version) VALUES (\(count))", logger: logger)
         }
         state.withLock { state in
             state.migrated = true

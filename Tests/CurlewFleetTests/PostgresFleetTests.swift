@@ -17,7 +17,7 @@ struct RunningStore {
     }
 
     static func start(schema: String, url: String? = nil) async throws -> RunningStore {
-        let configuration = try #require(PostgresFleetStore.Configuration(url: try url ?? Self.url(), schema: schema))
+        let configuration = try PostgresFleetStore.Configuration(url: try url ?? Self.url(), schema: schema)
         let store = PostgresFleetStore(configuration: configuration)
         let task = Task { try await store.run() }
         // Nothing is asked before the client runs and the backplane listens: postgres-nio warns

@@ -35,14 +35,14 @@
 //   block 33 (README.md:1149): declarations, file scope
 //   block 34 (README.md:1162): declarations, file scope
 //   block 35 (README.md:1209): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1255): skipped (no-compile)
-//   block 37 (README.md:1288): declarations, file scope
-//   block 38 (README.md:1309): skipped (no-compile)
-//   block 39 (README.md:1475): declarations, file scope
-//   block 40 (README.md:1578): declarations, file scope
-//   block 41 (README.md:1617): declarations, file scope
-//   block 42 (README.md:1652): declarations, file scope
-//   block 43 (README.md:1740): declarations, file scope
+//   block 36 (README.md:1256): skipped (no-compile)
+//   block 37 (README.md:1289): declarations, file scope
+//   block 38 (README.md:1310): skipped (no-compile)
+//   block 39 (README.md:1476): declarations, file scope
+//   block 40 (README.md:1579): declarations, file scope
+//   block 41 (README.md:1618): declarations, file scope
+//   block 42 (README.md:1653): declarations, file scope
+//   block 43 (README.md:1741): declarations, file scope
 
 import Curlew
 import Foundation
@@ -756,8 +756,9 @@ import ServiceLifecycle
 
 
 
-func makeFleetClient(databaseURL: String, logger: Logger) -> (APIClient, ServiceGroup)? {
-    guard let settings = PostgresFleetStore.Configuration(url: databaseURL, schema: "gallery_fleet") else { return nil }
+func makeFleetClient(databaseURL: String, logger: Logger) throws -> (APIClient, ServiceGroup) {
+    // Throws for a URL it cannot use, saying why (a missing user, an unknown sslmode…).
+    let settings = try PostgresFleetStore.Configuration(url: databaseURL, schema: "gallery_fleet")
     let store = PostgresFleetStore(configuration: settings)          // creates and migrates its tables
     // The instance's own memory tier first, the fleet's PostgreSQL second.
     let storage = FleetCacheStorage(local: MemoryCacheStorage(maximumBytes: 64 << 20), store: store)
@@ -780,8 +781,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1288
-#sourceLocation(file: "README.md", line: 1289)
+// MARK: block 37, README.md:1289
+#sourceLocation(file: "README.md", line: 1290)
 
 
 
@@ -798,8 +799,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1475
-#sourceLocation(file: "README.md", line: 1476)
+// MARK: block 39, README.md:1476
+#sourceLocation(file: "README.md", line: 1477)
 
 
 
@@ -900,8 +901,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1578
-#sourceLocation(file: "README.md", line: 1579)
+// MARK: block 40, README.md:1579
+#sourceLocation(file: "README.md", line: 1580)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -938,8 +939,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1617
-#sourceLocation(file: "README.md", line: 1618)
+// MARK: block 41, README.md:1618
+#sourceLocation(file: "README.md", line: 1619)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
@@ -972,8 +973,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1652
-#sourceLocation(file: "README.md", line: 1653)
+// MARK: block 42, README.md:1653
+#sourceLocation(file: "README.md", line: 1654)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1059,8 +1060,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1740
-#sourceLocation(file: "README.md", line: 1741)
+// MARK: block 43, README.md:1741
+#sourceLocation(file: "README.md", line: 1742)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.

@@ -85,7 +85,7 @@ func measureConcurrently(_ label: String, count: Int, concurrency: Int, _ body: 
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 2, let configuration = PostgresFleetStore.Configuration(url: arguments[1], schema: "curlew_bench") else {
+guard arguments.count >= 2, let configuration = try? PostgresFleetStore.Configuration(url: arguments[1], schema: "curlew_bench") else {
     print("usage: FleetBenchmark postgres://user@host:port/db [reads]")
     exit(2)
 }

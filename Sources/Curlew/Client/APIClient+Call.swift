@@ -75,6 +75,14 @@ extension APIClient {
     /// Fails a call that requires login on a client that has no credential source.
     private nonisolated func checkConfiguration(_ options: RequestOptions, request: PreparedRequest, name: String) throws(CurlewError) {
         try checkCacheConfiguration(options, request: request, name: name)
+        if let queue = options.queue, queue.allSatisfy(\.isWhitespace) {
+            var error = CurlewError(
+                code: .invalidQueueName,
+                message: "\(name) names the queue \"\(queue)\", which is empty (nil is no queue); nothing was sent",
+                request: request.summary)
+            error.stage = .configuration
+            throw error
+        }
         guard options.requiresAuthentication else { return }
         let skipped = options.skippedMiddleware.contains(.authorization)
         guard hasCredentialSource || options.middleware.contains(where: { $0.capabilities.providesCredentials }), !skipped else {

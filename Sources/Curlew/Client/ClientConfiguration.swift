@@ -32,7 +32,8 @@ public struct ClientConfiguration: Sendable {
     /// it in the client's ``QueueActor``, each such call waits for one of its slots, higher
     /// ``RequestOptions/priority`` first, FIFO within a priority — so priority matters outside
     /// your own queues too. Clients sharing a `QueueActor` and
-    /// this name share the slots. Default: `nil`, calls without a queue are not limited.
+    /// this name share the slots. Default: `nil`, calls without a queue are not limited. An empty
+    /// name fails each call with ``/CurlewCore/CurlewError/Code/invalidQueueName``.
     ///
     /// ```swift
     /// let queues = QueueActor(limits: ["all": 4])

@@ -42,7 +42,8 @@ public struct RequestOptions: Sendable {
 
     private var box: CopyOnWriteBox<Fields>
 
-    /// The ``QueueActor`` queue the call waits in; `nil` for none (not limited).
+    /// The ``QueueActor`` queue the call waits in; `nil` for none (not limited). An empty name
+    /// fails the call with ``/CurlewCore/CurlewError/Code/invalidQueueName`` before anything is sent.
     public var queue: String? {
         get { box.value.queue }
         set { box.value.queue = newValue }

@@ -254,8 +254,14 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         if measured.connect == .zero, measured.pretransfer == .zero { measured.reusedConnection = false }
         error.metrics = measured
         if error.transportPhase == nil, error.level == .transport {
-            error.transportPhase = CurlewError.TransportPhase.infer(
+            var phase = CurlewError.TransportPhase.infer(
                 curlCode: curlCode, metrics: measured, isTLS: request.url.lowercased().hasPrefix("https:"))
+            // libcurl stamps its "start transfer" time when an upload's body starts going out, so
+            // in the timings a stalled upload looks like a stalled response. When the phase comes
+            // from the timings and no byte of a response head arrived, the exchange was sending.
+            let fromTimings = CurlewError.TransportPhase.infer(curlCode: curlCode, metrics: nil, isTLS: false) == nil
+            if phase == .receive, fromTimings, head.bytesSeen == 0 { phase = .send }
+            error.transportPhase = phase
         }
     }
 

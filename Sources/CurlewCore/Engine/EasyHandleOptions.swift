@@ -84,6 +84,21 @@ package struct EasyHandleOptions: Sendable, Equatable {
         return failure
     }
 
+    /// Fails with `.invalidConnectionSettings` when a timeout is zero or negative: libcurl would
+    /// read it as a millisecond (a total timeout then fires after the request went out) or as
+    /// "no timeout", neither what was asked for. Checked before anything is set or sent.
+    package static func checkTimeouts(_ options: TransferOptions, request: RequestSummary) throws(CurlewError) {
+        let timeouts: [(String, Duration?)] = [
+            ("connectTimeout", options.connectTimeout), ("headTimeout", options.headTimeout),
+            ("idleTimeout", options.idleTimeout), ("totalTimeout", options.totalTimeout),
+        ]
+        for case (let name, let value?) in timeouts where value <= .zero {
+            throw CurlewError(
+                code: .invalidConnectionSettings, message: "\(name) must be longer than zero, not \(value); nothing was sent",
+                request: request)
+        }
+    }
+
     /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
     package static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components

@@ -25,6 +25,7 @@ extension CurlewError {
             case cachePolicyConflict
             case removedEndpointProperty
             case deadlineExceeded, circuitOpen, headTimeout, concurrencyLimitExceeded
+            case invalidQueueName
         }
 
         private let base: Base
@@ -159,8 +160,12 @@ extension CurlewError {
         /// (authentication required or refused, a port not allowed), or a SOCKS failure.
         public static let proxyFailure = Code(.proxyFailure)
         /// The connection options cannot be used (a proxy host or port, an excluded host, a
-        /// speed limit out of range); nothing was sent.
+        /// speed limit out of range, a timeout of zero or less); nothing was sent.
         public static let invalidConnectionSettings = Code(.invalidConnectionSettings)
+        /// The call's queue name (`RequestOptions.queue`, `ClientConfiguration.defaultQueue`) is
+        /// empty or only white space — a setting left blank, which would have put every such call
+        /// in one serial queue; nothing was sent. Use `nil` for no queue.
+        public static let invalidQueueName = Code(.invalidQueueName)
         /// A call asked for a `CachePolicy` other than `CachePolicy.networkOnly` on a client
         /// (or call) without a `ResponseCache` in its middleware; nothing was sent.
         public static let cacheNotConfigured = Code(.cacheNotConfigured)
@@ -222,7 +227,7 @@ extension CurlewError {
             case .tlsCertificateUntrusted, .tlsCertificateExpired, .tlsHostnameMismatch, .tlsPinMismatch,
                 .tlsClientCertificateInvalid, .proxyFailure:
                 .transport
-            case .invalidConnectionSettings, .cacheNotConfigured, .cachePolicyConflict, .removedEndpointProperty:
+            case .invalidConnectionSettings, .cacheNotConfigured, .cachePolicyConflict, .removedEndpointProperty, .invalidQueueName:
                 .invalidRequest
             }
         }

@@ -19,7 +19,7 @@ struct SecretRenderingTests {
         .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed, .cacheMiss, .destinationExists,
         .unexpectedContentType, .rangeMismatch, .resourceChanged, .downloadIncomplete, .protocolError,
         .connectionClosedBeforeResponse, .insecureRedirect, .deadlineExceeded, .circuitOpen, .headTimeout,
-        .concurrencyLimitExceeded,
+        .concurrencyLimitExceeded, .invalidConnectionSettings, .invalidQueueName,
     ]
 
     /// Every way a value can be turned into text.

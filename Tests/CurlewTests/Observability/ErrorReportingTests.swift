@@ -41,6 +41,8 @@ struct ErrorReportingTests {
         #expect(status(.deadlineExceeded) == 504)
         #expect(status(.circuitOpen) == 503)
         #expect(status(.concurrencyLimitExceeded) == 503)
+        #expect(status(.invalidQueueName) == 500)
+        #expect(status(.invalidConnectionSettings) == 500)
         #expect(CurlewError(code: .circuitOpen, message: "m").serverResponseMessage == "upstream unavailable")
         #expect(CurlewError(code: .shutdown, message: "m").serverResponseMessage == "shutting down")
         #expect(status(.cannotConnect) == 502)

@@ -5,7 +5,9 @@ import HTTPTypes
 import LoopbackServer
 import TestSupport
 import Testing
-import TestSupport
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Waits for the response head; its own endpoint type sets a head timeout of 300 ms.
 struct SlowHeadRequest: Endpoint {
@@ -132,6 +134,59 @@ struct TimeoutKindTests {
                 }
             }
             #expect(error?.code == .totalTimeout)
+        }
+    }
+
+    /// An upload the server stops reading (a listener that never accepts: the kernel takes the
+    /// connection and a few megabytes of the body, then the upload stalls) is a stall while
+    /// sending: `.idleTimeout` in the send phase, its message naming the limit. libcurl's timings
+    /// alone made it look like a stalled response (phase `receive`).
+    @Test func anUploadTheServerStopsReadingIsAnIdleTimeoutWhileSending() async throws {
+        let (listener, port) = try ListeningSocket.open(backlog: 16)
+        defer { Glibc.close(listener) }
+        var options = Self.generous
+        options.idleTimeout = .milliseconds(500)
+        try await withTransport { transport in
+            let client = APIClient(configuration: ClientConfiguration(baseURL: "http://127.0.0.1:\(port)", transferOptions: options), transport: transport)
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(Send(method: .post, path: "upload", body: .data(Data(count: 64 << 20))))
+            }
+            #expect(error?.code == .idleTimeout)
+            #expect(error?.message == "no data moved for 500 ms")
+            #expect(error?.transportPhase == .send)
+            #expect(error?.metrics?.bytesReceived == 0)
+        }
+    }
+
+    /// A timeout of zero or less is a mistake, not a limit: libcurl would read it as one
+    /// millisecond (a total timeout fired after the request had gone out) or as none. It is
+    /// refused before anything is sent, naming the timeout.
+    @Test(arguments: [
+        ("connectTimeout", Duration.zero), ("connectTimeout", .seconds(-5)), ("headTimeout", .zero), ("headTimeout", .milliseconds(-1)),
+        ("idleTimeout", .zero), ("idleTimeout", .seconds(-5)), ("totalTimeout", .zero), ("totalTimeout", .seconds(-5)),
+    ])
+    func aTimeoutOfZeroOrLessIsRefusedAndNothingIsSent(_ name: String, _ value: Duration) async throws {
+        try await withLoopback(handler: DeadlineTests.echoPath) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(Send(method: .post, path: "order", body: .text("one"))) {
+                    switch name {
+                    case "connectTimeout": $0.connectTimeout = value
+                    case "headTimeout": $0.headTimeout = value
+                    case "idleTimeout": $0.idleTimeout = value
+                    default: $0.totalTimeout = value
+                    }
+                }
+            }
+            #expect(error?.code == .invalidConnectionSettings)
+            #expect(error?.level == .invalidRequest)
+            #expect(error?.message == "\(name) must be longer than zero, not \(value); nothing was sent")
+            #expect(server.requestCount == 0)
+            // Under a deadline too: the time left replaces only a longer total timeout.
+            let underDeadline = await #expect(throws: CurlewError.self) {
+                try await withDeadline(in: .seconds(60)) { try await client.send(Numbered(index: 1)) { $0.totalTimeout = .zero } }
+            }
+            #expect(underDeadline?.code == .invalidConnectionSettings)
+            #expect(server.requestCount == 0)
         }
     }
 }

@@ -29,8 +29,11 @@ enum FleetMode {
 
     #if CURLEW_FLEET
         static func serve(port: Int, upstream: String, databaseURL: String, softTimeout: Int?, logger: Logger) async throws {
-            guard let settings = PostgresFleetStore.Configuration(url: databaseURL, schema: "fanout_fleet") else {
-                logger.error("not a postgres:// URL")
+            let settings: PostgresFleetStore.Configuration
+            do {
+                settings = try PostgresFleetStore.Configuration(url: databaseURL, schema: "fanout_fleet")
+            } catch {
+                logger.error("\(error)")
                 return
             }
             let store = PostgresFleetStore(configuration: settings)
