@@ -87,16 +87,18 @@ package struct EasyHandleOptions: Sendable, Equatable {
     /// Fails with `.invalidConnectionSettings` when a timeout is zero or negative: libcurl would
     /// read it as a millisecond (a total timeout then fires after the request went out) or as
     /// "no timeout", neither what was asked for. Checked before anything is set or sent.
+    /// Every transfer passes here, so the check builds nothing unless it fails.
     package static func checkTimeouts(_ options: TransferOptions, request: RequestSummary) throws(CurlewError) {
-        let timeouts: [(String, Duration?)] = [
-            ("connectTimeout", options.connectTimeout), ("headTimeout", options.headTimeout),
-            ("idleTimeout", options.idleTimeout), ("totalTimeout", options.totalTimeout),
-        ]
-        for case (let name, let value?) in timeouts where value <= .zero {
+        func refuse(_ name: String, _ value: Duration?) throws(CurlewError) {
+            guard let value, value <= .zero else { return }
             throw CurlewError(
                 code: .invalidConnectionSettings, message: "\(name) must be longer than zero, not \(value); nothing was sent",
                 request: request)
         }
+        try refuse("connectTimeout", options.connectTimeout)
+        try refuse("headTimeout", options.headTimeout)
+        try refuse("idleTimeout", options.idleTimeout)
+        try refuse("totalTimeout", options.totalTimeout)
     }
 
     /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
