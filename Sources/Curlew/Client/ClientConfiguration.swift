@@ -44,10 +44,11 @@ public struct ClientConfiguration: Sendable {
     /// Where the client logs: one line per request at `debug` (method, redacted URL, status or
     /// error code, duration). Header values and secret query values never appear.
     public var logger: Logger
-    /// A header that tells the server how much of the call's deadline
-    /// (``withDeadline(in:isolation:operation:)``) is left when each attempt starts, in gRPC's
-    /// timeout encoding (`287m`: whole milliseconds, unit `m`) — `grpc-timeout` or a name of your
-    /// own. `nil` (the default) sends nothing. Calls without a deadline never carry it. It is set
+    /// A header that tells the server how long the client waits for each attempt under the call's
+    /// deadline (``withDeadline(in:isolation:operation:)``): the time left when the attempt
+    /// starts, or the attempt's own total timeout when that is shorter. In gRPC's timeout
+    /// encoding (`287m`: whole milliseconds, unit `m`) — `grpc-timeout` or a name of your own.
+    /// `nil` (the default) sends nothing. Calls without a deadline never carry it. It is set
     /// below every middleware, so a signature does not cover it.
     public var deadlineHeader: HTTPField.Name?
 

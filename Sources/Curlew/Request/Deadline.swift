@@ -81,13 +81,18 @@ package enum CallDeadline {
     }
 
     /// Caps one attempt by the deadline: its total timeout becomes the time left when that is
-    /// shorter, and the forwarded header (if any) says how much is left. Returns whether the
-    /// deadline is what limits the attempt (a `.totalTimeout` then means `.deadlineExceeded`).
+    /// shorter, and the forwarded header (if any) says how long the client waits for the attempt:
+    /// the time left, or the attempt's own total timeout when that is shorter (the server need
+    /// not work on after the client gave up). Returns whether the deadline is what limits the
+    /// attempt (a `.totalTimeout` then means `.deadlineExceeded`).
     static func cap(_ request: inout PreparedRequest, by deadline: ContinuousClock.Instant, now: ContinuousClock.Instant, header: HTTPField.Name?) throws(CurlewError) -> Bool {
         try check(deadline, now: now, request: request.summary)
         let left = deadline - now
+        if let own = request.options.totalTimeout, own <= left {
+            if let header { request.headers[header] = grpcTimeout(own) }
+            return false
+        }
         if let header { request.headers[header] = grpcTimeout(left) }
-        if let own = request.options.totalTimeout, own <= left { return false }
         request.options.totalTimeout = left
         return true
     }

@@ -103,8 +103,10 @@ struct DeadlineTests {
         #expect(request.headers[HTTPField.Name("grpc-timeout")!] == "250m")
         var own = PreparedRequest(method: .get, url: "http://127.0.0.1:1/x")
         own.options.totalTimeout = .milliseconds(100)
-        #expect(try !CallDeadline.cap(&own, by: now + .seconds(1), now: now, header: nil))
+        #expect(try !CallDeadline.cap(&own, by: now + .seconds(1), now: now, header: HTTPField.Name("grpc-timeout")))
         #expect(own.options.totalTimeout == .milliseconds(100))
+        // The client waits 100 ms for this attempt, not the second the deadline has left.
+        #expect(own.headers[HTTPField.Name("grpc-timeout")!] == "100m")
         #expect(throws: CurlewError.self) { try CallDeadline.cap(&own, by: now, now: now, header: nil) }
         let reset = CurlewError(code: .connectionReset, message: "reset")
         #expect(CallDeadline.translate(reset).code == .connectionReset)
