@@ -89,7 +89,7 @@ public struct CurlewTransport: ClientTransport {
         let url = try Self.url(of: request, baseURL: baseURL)
         let summary = RequestSummary(method: request.method, url: url)
         try Self.checkSendable(url, baseURL: baseURL, request: summary)
-        let readsParameters = body != nil && Self.parameterMiddlewareApplies(client: client, options: policy.options) && Self.hasParameterBody(request.headerFields)
+        let readsParameters = body != nil && Self.hasParameterBody(request.headerFields) && Self.parameterMiddlewareApplies(client: client, options: policy.options)
         let content = try await requestContent(body, request: summary, inMemory: readsParameters)
         var options = policy.options
         options.requestName = operationID
@@ -305,10 +305,11 @@ public struct CurlewTransport: ClientTransport {
     /// to the call: signing (its signature covers them) or common arguments. Either one sees
     /// only a body in memory.
     static func parameterMiddlewareApplies(client: APIClient, options: RequestOptions) -> Bool {
-        let kinds: Set<MiddlewareKind> = [.signing, .commonArguments]
-        return (client.configuration.middleware + options.middleware).contains {
-            kinds.contains($0.kind) && !options.skippedMiddleware.contains($0.kind)
+        func reads(_ middleware: any APIMiddleware) -> Bool {
+            let kind = middleware.kind
+            return (kind == .signing || kind == .commonArguments) && !options.skippedMiddleware.contains(kind)
         }
+        return client.configuration.middleware.contains(where: reads) || options.middleware.contains(where: reads)
     }
 
     /// The statuses the client's (and the call's) retry and token-refresh middleware act on.
