@@ -1,6 +1,7 @@
 @testable import Curlew
 @testable import CurlewCore
 import Foundation
+import Synchronization
 import LoopbackServer
 import Testing
 import TestSupport
@@ -10,13 +11,23 @@ import TestSupport
 @Suite("Idle connections")
 struct IdleConnectionTests {
     @Test func idleConnectionsCloseAfterTheTimeoutWithNoRequestArriving() async throws {
+        let arrived = Mutex(0)
         try await withLoopback(
             // Long enough that the checks right after the burst come before it, however loaded
             // the machine is (2 s was not, once).
             transportConfiguration: .init(engineCount: 1, idleConnectionTimeout: .seconds(6)),
             handler: { request in
-                // Long enough that eight concurrent requests need eight connections.
-                try? await Task.sleep(for: .milliseconds(100))
+                // Each of the burst's answers waits until all eight requests have arrived, so
+                // the burst needs eight connections however the machine schedules it (a fixed
+                // 100 ms wait let a loaded run finish one before the last was sent), and all
+                // eight go idle together.
+                let count = arrived.withLock { value in
+                    value += 1
+                    return value
+                }
+                if count <= 8 {
+                    _ = await eventually(within: 30) { arrived.withLock { $0 } >= 8 }
+                }
                 return .text("ok")
             }
         ) { server, client, transport in
