@@ -218,8 +218,9 @@ public struct CurlewTransport: ClientTransport {
     }
 
     /// The body to send: bytes in memory for a replayable body of known, small length (or of any
-    /// length when `inMemory`: a middleware reads its parameters); a stream otherwise —
-    /// replayable when the body is `.multiple`, one-shot when it is `.single`.
+    /// known length when `inMemory`: a middleware reads its parameters; a `.single` one is then
+    /// read into memory too, and stays one-shot); a stream otherwise — replayable when the body
+    /// is `.multiple`, one-shot when it is `.single`.
     func requestContent(_ body: HTTPBody?, request: RequestSummary, inMemory: Bool = false) async throws -> PreparedBody? {
         guard let body else { return nil }
         let length: Int64?
@@ -234,6 +235,11 @@ public struct CurlewTransport: ClientTransport {
             }
             return .stream(RequestBodyStream(length: length) { RequestChunks(body: body) })
         case .single:
+            // Read once into memory when a middleware reads its parameters, and still sent at
+            // most once: a one-shot body whose bytes the middleware can see.
+            if let length, inMemory {
+                return .stream(.once(bytes: try await Self.collect(body, length: length, request: request)))
+            }
             return .stream(.once(length: length, RequestChunks(body: body)))
         }
     }

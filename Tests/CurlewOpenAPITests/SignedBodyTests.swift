@@ -38,4 +38,54 @@ struct SignedBodyTests {
         #expect(received.body.count > name.utf8.count)
         #expect(received.header("X-Sign") == Self.expectedSignature(of: (received.body, store.server.baseURL + "/v1/pets")))
     }
+
+    @Test("A .single JSON body is read once, signed over its members, and sent once: a retryable 503 comes back as it is")
+    func singleJSONBodySignedAndSentOnce() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        store.state.withLock { $0.flakyStatuses = [503] }
+        let signature = try #require(HTTPField.Name("X-Sign"))
+        let middleware: [any APIMiddleware] = [
+            RetryMiddleware(maximumAttempts: 3, baseDelay: .milliseconds(1)), SigningMiddleware(secret: "s3cret", output: .header(signature)),
+        ]
+        let transport = CurlewTransport(client: APIClient(configuration: ClientConfiguration(baseURL: store.server.baseURL, middleware: middleware)))
+        var request = HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/blobs/flaky")
+        request.headerFields[.contentType] = "application/json; charset=utf-8"
+        let json = Array(#"{"name":"Kiwi","tags":["a"]}"#.utf8)
+        let body = HTTPBody(
+            ScriptedChunks(chunks: [Array(json[..<7]), Array(json[7...])], failure: nil), length: .known(Int64(json.count)), iterationBehavior: .single)
+        let (response, _) = try await transport.send(request, body: body, baseURL: try store.serverURL, operationID: "uploadBlob")
+        #expect(response.status.code == 503)
+        let received = store.server.requests(path: "/v1/blobs/flaky")
+        #expect(received.count == 1)
+        #expect(received.first?.body == json)
+        var signed = PreparedRequest(method: .put, url: store.server.baseURL + "/v1/blobs/flaky", body: Data(json))
+        signed.headers[.contentType] = "application/json; charset=utf-8"
+        let expected = SigningMiddleware.signature(of: SigningMiddleware.canonicalString(for: signed), secret: "s3cret", algorithm: .md5)
+        #expect(received.first?.header("X-Sign") == expected)
+        // The members are in what was signed: a signature over an empty body differs.
+        var unsigned = signed
+        unsigned.body = Data()
+        #expect(expected != SigningMiddleware.signature(of: SigningMiddleware.canonicalString(for: unsigned), secret: "s3cret", algorithm: .md5))
+    }
+
+    @Test("A .single JSON body gets the common arguments in its members and stays one-shot")
+    func singleJSONBodyGetsCommonArguments() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        store.state.withLock { $0.flakyStatuses = [503] }
+        let middleware: [any APIMiddleware] = [
+            RetryMiddleware(maximumAttempts: 3, baseDelay: .milliseconds(1)), CommonArgumentsMiddleware(parameters: ["app": "kea"], placement: .body),
+        ]
+        let transport = CurlewTransport(client: APIClient(configuration: ClientConfiguration(baseURL: store.server.baseURL, middleware: middleware)))
+        var request = HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/blobs/flaky")
+        request.headerFields[.contentType] = "application/json"
+        let json = Array(#"{"name":"Kiwi"}"#.utf8)
+        let body = HTTPBody(ScriptedChunks(chunks: [json], failure: nil), length: .known(Int64(json.count)), iterationBehavior: .single)
+        let (response, _) = try await transport.send(request, body: body, baseURL: try store.serverURL, operationID: "uploadBlob")
+        #expect(response.status.code == 503)
+        let received = store.server.requests(path: "/v1/blobs/flaky")
+        #expect(received.count == 1)
+        #expect(received.first.map { String(decoding: $0.body, as: UTF8.self) } == #"{"app":"kea","name":"Kiwi"}"#)
+    }
 }

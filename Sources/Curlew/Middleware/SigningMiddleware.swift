@@ -135,7 +135,7 @@ public struct SigningMiddleware: APIMiddleware {
         var pairs = SignedPairs()
         pairs.appendQuery(of: request.url)
         for (name, value) in adding { pairs.append(name: name, value: value ?? "") }
-        if let body = request.body {
+        if let body = request.content?.parameterBytes {
             switch ParameterPlacer.bodyKind(of: request) {
             case .form: pairs.appendForm(body)
             case .json: for (name, value) in jsonPairs(body) { pairs.append(name: name, value: value) }

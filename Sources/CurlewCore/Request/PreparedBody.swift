@@ -38,6 +38,17 @@ public enum PreparedBody: Sendable {
         if case .data(let data) = self { return data }
         return nil
     }
+
+    /// The bytes a middleware may read and rewrite (common arguments, signing): ``data``, or
+    /// the bytes of a one-shot stream read into memory before sending (`RequestBodyStream.once(bytes:)`),
+    /// which stays one-shot.
+    package var parameterBytes: Data? {
+        switch self {
+        case .data(let data): data
+        case .stream(let stream): stream.bytes
+        case .file: nil
+        }
+    }
 }
 
 /// A request body produced while it is sent, as an async sequence of `Data` chunks.
@@ -59,12 +70,16 @@ public struct RequestBodyStream: Sendable {
     public let isReplayable: Bool
     /// Produces the chunks, once per attempt.
     public let makeChunks: @Sendable () -> any AsyncSequence<Data, any Error> & Sendable
+    /// The whole body, when a one-shot body was read into memory before sending so that
+    /// middleware can read its parameters (`once(bytes:)`).
+    package let bytes: Data?
 
     /// A replayable stream: `makeChunks` is called once per attempt.
     public init(length: Int64?, makeChunks: @escaping @Sendable () -> any AsyncSequence<Data, any Error> & Sendable) {
         self.length = length
         self.isReplayable = true
         self.makeChunks = makeChunks
+        self.bytes = nil
     }
 
     /// A one-shot stream over an existing sequence: the request is never resent.
@@ -76,5 +91,36 @@ public struct RequestBodyStream: Sendable {
         self.length = length
         self.isReplayable = replayable
         self.makeChunks = makeChunks
+        self.bytes = nil
+    }
+
+    /// A one-shot body whose bytes are already in memory: a body that may be read only once (an
+    /// OpenAPI `.single` body) read ahead so that middleware can read and rewrite its parameters
+    /// (`PreparedBody.parameterBytes`). Like any one-shot stream, it is sent at most once.
+    package static func once(bytes: Data) -> RequestBodyStream {
+        RequestBodyStream(bytes: bytes)
+    }
+
+    private init(bytes: Data) {
+        self.length = Int64(bytes.count)
+        self.isReplayable = false
+        self.makeChunks = { OneChunk(bytes: bytes) }
+        self.bytes = bytes
+    }
+}
+
+/// A sequence of one chunk: the bytes of a one-shot body read into memory.
+private struct OneChunk: AsyncSequence, Sendable {
+    typealias Element = Data
+    let bytes: Data
+
+    func makeAsyncIterator() -> Iterator { Iterator(bytes: bytes) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var bytes: Data?
+        mutating func next() async throws -> Data? {
+            defer { bytes = nil }
+            return bytes
+        }
     }
 }

@@ -64,6 +64,16 @@ public struct PreparedRequest: Sendable {
 
     /// Replaces the URL without checking it (Curlew's own steps, which build URLs from a checked
     /// one) and keeps ``summary`` in step.
+    /// Replaces the bytes of a body that middleware read parameters from
+    /// (`PreparedBody.parameterBytes`), keeping a one-shot body one-shot.
+    package mutating func replaceParameterBytes(_ bytes: Data) {
+        if case .stream(let stream)? = content, stream.bytes != nil {
+            content = .stream(.once(bytes: bytes))
+        } else {
+            content = .data(bytes)
+        }
+    }
+
     package mutating func replaceURL(_ url: String) {
         fields.value.url = url
         fields.value.summary = RequestSummary(method: method, url: url, secretKeyFragments: summary.secretKeyFragments)

@@ -9,7 +9,7 @@ enum ParameterPlacer {
 
     /// The kind of the request's body, or `nil` when it has none or one parameters cannot join.
     static func bodyKind(of request: PreparedRequest) -> BodyKind? {
-        guard request.content?.data != nil, let type = request.headers[.contentType]?.lowercased() else { return nil }
+        guard request.content?.parameterBytes != nil, let type = request.headers[.contentType]?.lowercased() else { return nil }
         if type.hasPrefix("application/x-www-form-urlencoded") { return .form }
         let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
         if mediaType == "application/json" || mediaType.hasSuffix("+json") { return .json }
@@ -78,11 +78,11 @@ enum ParameterPlacer {
     private static func placeInBody(
         _ items: [(key: String, value: String)], kind: BodyKind, _ request: inout PreparedRequest, existing: ExistingParameterPolicy
     ) throws(CurlewError) {
-        let body = request.body ?? Data()
+        let body = request.content?.parameterBytes ?? Data()
         switch kind {
         case .form:
             let merged = merge(items, into: String(decoding: body, as: UTF8.self), plusIsSpace: true, existing: existing) { PercentEncoding.formEncoded($0) }
-            request.body = Data(merged.utf8)
+            request.replaceParameterBytes(Data(merged.utf8))
         case .json:
             var members: [String: JSONValue]
             if body.isEmpty {
@@ -96,7 +96,7 @@ enum ParameterPlacer {
             for (name, value) in items where existing == .replace || members[name] == nil { members[name] = .string(value) }
             var writer = JSONWriter(sortedKeys: true)
             writer.write(.object(members))
-            request.body = writer.data
+            request.replaceParameterBytes(writer.data)
         }
     }
 
