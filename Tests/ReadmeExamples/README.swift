@@ -5,44 +5,44 @@
 //   block 3 (README.md:149): declarations, file scope
 //   block 4 (README.md:183): declarations, file scope
 //   block 5 (README.md:225): declarations, file scope
-//   block 6 (README.md:297): declarations, file scope
-//   block 7 (README.md:324): declarations, file scope
-//   block 8 (README.md:380): declarations, file scope
-//   block 9 (README.md:419): declarations, file scope
-//   block 10 (README.md:445): declarations, file scope
-//   block 11 (README.md:461): declarations, file scope
-//   block 12 (README.md:481): declarations, file scope
-//   block 13 (README.md:516): statements, readmeExample13()
-//   block 14 (README.md:549): declarations, file scope
-//   block 15 (README.md:578): declarations, file scope
-//   block 16 (README.md:623): declarations, file scope
-//   block 17 (README.md:641): declarations, file scope
-//   block 18 (README.md:680): declarations, file scope
-//   block 19 (README.md:718): declarations, file scope
-//   block 20 (README.md:756): declarations, file scope
-//   block 21 (README.md:786): declarations, file scope
-//   block 22 (README.md:851): declarations, file scope
-//   block 23 (README.md:889): declarations, file scope
-//   block 24 (README.md:943): declarations, file scope
-//   block 25 (README.md:997): declarations, file scope
-//   block 26 (README.md:1028): skipped (no-compile)
-//   block 27 (README.md:1036): declarations, file scope
-//   block 28 (README.md:1052): skipped (no-compile)
-//   block 29 (README.md:1072): skipped (no-compile)
-//   block 30 (README.md:1095): declarations, file scope
-//   block 31 (README.md:1113): declarations, file scope
-//   block 32 (README.md:1135): declarations, file scope
-//   block 33 (README.md:1149): declarations, file scope
-//   block 34 (README.md:1162): declarations, file scope
-//   block 35 (README.md:1209): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1256): skipped (no-compile)
-//   block 37 (README.md:1289): declarations, file scope
-//   block 38 (README.md:1310): skipped (no-compile)
-//   block 39 (README.md:1476): declarations, file scope
-//   block 40 (README.md:1579): declarations, file scope
-//   block 41 (README.md:1618): declarations, file scope
-//   block 42 (README.md:1653): declarations, file scope
-//   block 43 (README.md:1741): declarations, file scope
+//   block 6 (README.md:298): declarations, file scope
+//   block 7 (README.md:325): declarations, file scope
+//   block 8 (README.md:381): declarations, file scope
+//   block 9 (README.md:420): declarations, file scope
+//   block 10 (README.md:446): declarations, file scope
+//   block 11 (README.md:462): declarations, file scope
+//   block 12 (README.md:482): declarations, file scope
+//   block 13 (README.md:517): statements, readmeExample13()
+//   block 14 (README.md:550): declarations, file scope
+//   block 15 (README.md:579): declarations, file scope
+//   block 16 (README.md:624): declarations, file scope
+//   block 17 (README.md:642): declarations, file scope
+//   block 18 (README.md:681): declarations, file scope
+//   block 19 (README.md:719): declarations, file scope
+//   block 20 (README.md:757): declarations, file scope
+//   block 21 (README.md:787): declarations, file scope
+//   block 22 (README.md:852): declarations, file scope
+//   block 23 (README.md:890): declarations, file scope
+//   block 24 (README.md:944): declarations, file scope
+//   block 25 (README.md:998): declarations, file scope
+//   block 26 (README.md:1029): skipped (no-compile)
+//   block 27 (README.md:1037): declarations, file scope
+//   block 28 (README.md:1053): skipped (no-compile)
+//   block 29 (README.md:1073): skipped (no-compile)
+//   block 30 (README.md:1096): declarations, file scope
+//   block 31 (README.md:1114): declarations, file scope
+//   block 32 (README.md:1136): declarations, file scope
+//   block 33 (README.md:1150): declarations, file scope
+//   block 34 (README.md:1163): declarations, file scope
+//   block 35 (README.md:1210): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1257): skipped (no-compile)
+//   block 37 (README.md:1290): declarations, file scope
+//   block 38 (README.md:1311): skipped (no-compile)
+//   block 39 (README.md:1477): declarations, file scope
+//   block 40 (README.md:1580): declarations, file scope
+//   block 41 (README.md:1619): declarations, file scope
+//   block 42 (README.md:1654): declarations, file scope
+//   block 43 (README.md:1742): declarations, file scope
 
 import Curlew
 import Foundation
@@ -206,8 +206,8 @@ func searchMedia(_ client: APIClient) async throws -> Int {
 }
 #sourceLocation()
 
-// MARK: block 6, README.md:297
-#sourceLocation(file: "README.md", line: 298)
+// MARK: block 6, README.md:298
+#sourceLocation(file: "README.md", line: 299)
 struct LegacySearchRequest: Endpoint {
     typealias Response = [Picture]
     var path: String { "legacy/search" }
@@ -222,8 +222,8 @@ struct LegacySearchRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 7, README.md:324
-#sourceLocation(file: "README.md", line: 325)
+// MARK: block 7, README.md:325
+#sourceLocation(file: "README.md", line: 326)
 struct SavedTokens: Sendable {
     var access: String
     var refresh: String
@@ -256,8 +256,8 @@ func makeGalleryClient(saved: SavedTokens, secret: String, transport: any Transp
 }
 #sourceLocation()
 
-// MARK: block 8, README.md:380
-#sourceLocation(file: "README.md", line: 381)
+// MARK: block 8, README.md:381
+#sourceLocation(file: "README.md", line: 382)
 struct RequestIDHeader: APIMiddleware {
     func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var request = request
@@ -278,8 +278,8 @@ struct CannedAnswer: APIMiddleware {
 }
 #sourceLocation()
 
-// MARK: block 9, README.md:419
-#sourceLocation(file: "README.md", line: 420)
+// MARK: block 9, README.md:420
+#sourceLocation(file: "README.md", line: 421)
 func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
     do {
         return try await client.send(SearchRequest(key: "fog")).pictures
@@ -295,8 +295,8 @@ func loadOrGiveUp(_ client: APIClient) async -> [Picture] {
 }
 #sourceLocation()
 
-// MARK: block 10, README.md:445
-#sourceLocation(file: "README.md", line: 446)
+// MARK: block 10, README.md:446
+#sourceLocation(file: "README.md", line: 447)
 func watch(_ client: APIClient) async {
     for await event in client.events {
         switch event.kind {
@@ -309,8 +309,8 @@ func watch(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 11, README.md:461
-#sourceLocation(file: "README.md", line: 462)
+// MARK: block 11, README.md:462
+#sourceLocation(file: "README.md", line: 463)
 func fetchAllPages(_ client: APIClient) async {
     let tracker = RequestTracker()
     for page in 1...5 {
@@ -323,8 +323,8 @@ func fetchAllPages(_ client: APIClient) async {
 }
 #sourceLocation()
 
-// MARK: block 12, README.md:481
-#sourceLocation(file: "README.md", line: 482)
+// MARK: block 12, README.md:482
+#sourceLocation(file: "README.md", line: 483)
 struct ExportRequest: Endpoint {
     typealias Response = Data
     var path: String { "export" }
@@ -346,9 +346,9 @@ func export(_ client: APIClient, to output: FileHandle) async throws {
 }
 #sourceLocation()
 
-// MARK: block 13, README.md:516
+// MARK: block 13, README.md:517
 @Sendable func readmeExample13() async throws {
-#sourceLocation(file: "README.md", line: 517)
+#sourceLocation(file: "README.md", line: 518)
 let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 16))
 var options = TransferOptions()
 options.totalTimeout = .seconds(10)
@@ -362,8 +362,8 @@ await transport.shutdown()   // fails in-flight requests with .shutdown, joins t
 #sourceLocation()
 }
 
-// MARK: block 14, README.md:549
-#sourceLocation(file: "README.md", line: 550)
+// MARK: block 14, README.md:550
+#sourceLocation(file: "README.md", line: 551)
 struct ImageRequest: Endpoint {
     typealias Response = Data
     var path: String
@@ -388,8 +388,8 @@ struct AccountRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 15, README.md:578
-#sourceLocation(file: "README.md", line: 579)
+// MARK: block 15, README.md:579
+#sourceLocation(file: "README.md", line: 580)
 func concurrencyTour(transport: any Transport) async throws {
     let queues = QueueActor(limits: ["images": 2])
     let client = APIClient(baseURL: "https://gallery.example.com/api", transport: transport, queues: queues)
@@ -422,8 +422,8 @@ func concurrencyTour(transport: any Transport) async throws {
 }
 #sourceLocation()
 
-// MARK: block 16, README.md:623
-#sourceLocation(file: "README.md", line: 624)
+// MARK: block 16, README.md:624
+#sourceLocation(file: "README.md", line: 625)
 
 
 func testSearch() async throws {
@@ -436,8 +436,8 @@ func testSearch() async throws {
 }
 #sourceLocation()
 
-// MARK: block 17, README.md:641
-#sourceLocation(file: "README.md", line: 642)
+// MARK: block 17, README.md:642
+#sourceLocation(file: "README.md", line: 643)
 
 
 func testAgainstALocalServer() async throws {
@@ -451,8 +451,8 @@ func testAgainstALocalServer() async throws {
 }
 #sourceLocation()
 
-// MARK: block 18, README.md:680
-#sourceLocation(file: "README.md", line: 681)
+// MARK: block 18, README.md:681
+#sourceLocation(file: "README.md", line: 682)
 
 
 func mockedSearch(_ client: APIClient, fixtures: String) async throws {
@@ -480,8 +480,8 @@ func mockedSearch(_ client: APIClient, fixtures: String) async throws {
 }
 #sourceLocation()
 
-// MARK: block 19, README.md:718
-#sourceLocation(file: "README.md", line: 719)
+// MARK: block 19, README.md:719
+#sourceLocation(file: "README.md", line: 720)
 
 
 struct MockDemoProfile: Decodable, Sendable, MockHinted {
@@ -515,8 +515,8 @@ func mockDemoGeneratedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 20, README.md:756
-#sourceLocation(file: "README.md", line: 757)
+// MARK: block 20, README.md:757
+#sourceLocation(file: "README.md", line: 758)
 
 
 
@@ -536,8 +536,8 @@ func mockDemoUploadSendsItsParts(_ transport: MockTransport) async {
 }
 #sourceLocation()
 
-// MARK: block 21, README.md:786
-#sourceLocation(file: "README.md", line: 787)
+// MARK: block 21, README.md:787
+#sourceLocation(file: "README.md", line: 788)
 struct CachedFeedRequest: Endpoint {
     typealias Response = SearchResults
     var path: String { "pictures/search" }
@@ -573,8 +573,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:851
-#sourceLocation(file: "README.md", line: 852)
+// MARK: block 22, README.md:852
+#sourceLocation(file: "README.md", line: 853)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -608,8 +608,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:889
-#sourceLocation(file: "README.md", line: 890)
+// MARK: block 23, README.md:890
+#sourceLocation(file: "README.md", line: 891)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgress) {
         let percent = Int((progress.fractionSent ?? progress.fractionReceived ?? 0) * 100)
@@ -623,8 +623,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:943
-#sourceLocation(file: "README.md", line: 944)
+// MARK: block 24, README.md:944
+#sourceLocation(file: "README.md", line: 945)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -653,8 +653,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:997
-#sourceLocation(file: "README.md", line: 998)
+// MARK: block 25, README.md:998
+#sourceLocation(file: "README.md", line: 999)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -676,8 +676,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1036
-#sourceLocation(file: "README.md", line: 1037)
+// MARK: block 27, README.md:1037
+#sourceLocation(file: "README.md", line: 1038)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -688,8 +688,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1095
-#sourceLocation(file: "README.md", line: 1096)
+// MARK: block 30, README.md:1096
+#sourceLocation(file: "README.md", line: 1097)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -703,8 +703,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1113
-#sourceLocation(file: "README.md", line: 1114)
+// MARK: block 31, README.md:1114
+#sourceLocation(file: "README.md", line: 1115)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -718,8 +718,8 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1135
-#sourceLocation(file: "README.md", line: 1136)
+// MARK: block 32, README.md:1136
+#sourceLocation(file: "README.md", line: 1137)
 
 
 func hedgedClient() -> APIClient {
@@ -728,8 +728,8 @@ func hedgedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1149
-#sourceLocation(file: "README.md", line: 1150)
+// MARK: block 33, README.md:1150
+#sourceLocation(file: "README.md", line: 1151)
 func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
     // The gradient limit by default; AIMD when you know the latency the origin should keep.
     let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
@@ -738,20 +738,20 @@ func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1162
-#sourceLocation(file: "README.md", line: 1163)
+// MARK: block 34, README.md:1163
+#sourceLocation(file: "README.md", line: 1164)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1209
+// MARK: block 35, README.md:1210
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1210)
+#sourceLocation(file: "README.md", line: 1211)
 
 
 
@@ -781,8 +781,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1289
-#sourceLocation(file: "README.md", line: 1290)
+// MARK: block 37, README.md:1290
+#sourceLocation(file: "README.md", line: 1291)
 
 
 
@@ -799,8 +799,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1476
-#sourceLocation(file: "README.md", line: 1477)
+// MARK: block 39, README.md:1477
+#sourceLocation(file: "README.md", line: 1478)
 
 
 
@@ -901,8 +901,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1579
-#sourceLocation(file: "README.md", line: 1580)
+// MARK: block 40, README.md:1580
+#sourceLocation(file: "README.md", line: 1581)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -939,8 +939,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1618
-#sourceLocation(file: "README.md", line: 1619)
+// MARK: block 41, README.md:1619
+#sourceLocation(file: "README.md", line: 1620)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
@@ -973,8 +973,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1653
-#sourceLocation(file: "README.md", line: 1654)
+// MARK: block 42, README.md:1654
+#sourceLocation(file: "README.md", line: 1655)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1060,8 +1060,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1741
-#sourceLocation(file: "README.md", line: 1742)
+// MARK: block 43, README.md:1742
+#sourceLocation(file: "README.md", line: 1743)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.

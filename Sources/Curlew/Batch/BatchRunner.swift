@@ -82,9 +82,10 @@ enum BatchRunner {
     /// Why the batch stopped a member: its deadline (a ``/CurlewCore/CurlewError`` `.totalTimeout`), or
     /// fail-fast (`CancellationError`, the one spelling of cancellation).
     static func stoppedError(_ code: CurlewError.Code) -> any Error {
-        code == .totalTimeout
-            ? CurlewError(code: .totalTimeout, message: "the batch deadline passed before this request finished")
-            : CancellationError()
+        guard code == .totalTimeout else { return CancellationError() }
+        var error = CurlewError(code: .totalTimeout, message: "the batch deadline passed before this request finished")
+        error.stage = .deadline
+        return error
     }
 
     /// A member's error as the batch reports it: `CancellationError` for any cancellation, a

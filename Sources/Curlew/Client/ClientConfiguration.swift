@@ -5,6 +5,10 @@ public import Logging
 /// Everything an ``APIClient`` is configured with. Immutable once the client exists.
 public struct ClientConfiguration: Sendable {
     /// The URL relative request paths are resolved against, e.g. `https://api.example.com/v1`.
+    /// A relative path goes under the base URL's own path, with or without a leading `/`
+    /// (`"items"` and `"/items"` both give `https://api.example.com/v1/items`). A query on the
+    /// base URL (`https://api.example.com/v1?key=…`) is kept after the path, before the path's
+    /// own query and the query items; a fragment (`#…`) fails with `.malformedURL`.
     public var baseURL: String?
     /// Headers sent with every request; a request's own header of the same name wins.
     public var headers: HTTPFields

@@ -37,10 +37,15 @@ enum RedirectStep {
                 }
                 RedirectPolicy.discardBody(of: response)
                 guard redirects < limit else {
-                    throw CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary)
+                    throw refused(
+                        CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary), by: response)
                 }
                 redirects += 1
-                current = try RedirectPolicy.nextRequest(after: current, status: response.status.code, location: location)
+                do throws(CurlewError) {
+                    current = try RedirectPolicy.nextRequest(after: current, status: response.status.code, location: location)
+                } catch {
+                    throw refused(error, by: response)
+                }
                 if URL(string: current.url).map(RedirectPolicy.origin) == URL(string: request.url).map(RedirectPolicy.origin) {
                     hopContext.trustedOrigins = context.trustedOrigins
                     hopContext.options.trustedOrigins = context.options.trustedOrigins
@@ -56,5 +61,16 @@ enum RedirectStep {
                 context.events.report(.redirected) { $0.location = summary.redactedURL }
             }
         }
+    }
+
+    /// A redirect this step will not follow, born at the transport stage with the 3xx answer
+    /// that asked for it: its status, headers (the `Location`) and metrics.
+    private static func refused(_ error: CurlewError, by response: RawResponse) -> CurlewError {
+        var error = error
+        error.stage = .transport
+        error.status = response.status
+        error.headers = response.headers
+        error.metrics = response.metrics
+        return error
     }
 }

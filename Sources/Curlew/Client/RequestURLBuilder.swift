@@ -35,11 +35,28 @@ struct RequestURLBuilder {
             if baseURL.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
                 throw fail(.malformedURL, "the base URL contains a control character")
             }
+            if baseURL.contains("#") {
+                throw fail(.malformedURL, "the base URL has a fragment (#…), which is never sent; remove it")
+            }
+            // A base URL may carry its own query (`https://host/v1?key=…`): the path goes before
+            // it, and the path's own query and the query items after it.
             var base = Substring(baseURL)
+            var baseQuery: Substring = ""
+            if let mark = base.firstIndex(of: "?") {
+                baseQuery = base[base.index(after: mark)...]
+                base = base[..<mark]
+            }
             while base.hasSuffix("/") { base = base.dropLast() }
             var relative = Substring(path)
             while relative.hasPrefix("/") { relative = relative.dropFirst() }
             url = relative.isEmpty ? String(base) : String(base) + "/" + PercentEncoding.path(String(relative))
+            if !baseQuery.isEmpty {
+                if let mark = url.firstIndex(of: "?") {
+                    url.insert(contentsOf: baseQuery + "&", at: url.index(after: mark))
+                } else {
+                    url += "?" + baseQuery
+                }
+            }
         }
         if !query.isEmpty {
             let encoded = PercentEncoding.query(query)
@@ -51,18 +68,22 @@ struct RequestURLBuilder {
 
     /// The URL of the common shapes in one pass over contiguous UTF-8 bytes, without a
     /// `String.UTF8View` walk per rule: an absolute `http://`/`https://` path, or a relative
-    /// path without `:` under such a base URL, where every byte of the path may stay as it is
-    /// (``PercentEncoding/path(_:)`` would not change it) and the authority has a host and a
-    /// numeric port. `nil` for anything else, which ``build()`` then checks rule by rule and
+    /// path without `:` under such a base URL (without a query or fragment), where every byte of
+    /// the path may stay as it is (``PercentEncoding/path(_:)`` would not change it) and the
+    /// authority has a host and a numeric port. `nil` for anything else, which ``build()`` then checks rule by rule and
     /// reports precisely; the URL is the same either way.
     private func fastURL() -> String? {
         var path = self.path
         let shape = path.withUTF8 { bytes -> FastPath? in
             if let authority = Self.httpAuthorityStart(bytes) {
-                guard bytes.allSatisfy(PercentEncoding.isPathAllowed), Self.hasValidAuthority(bytes, from: authority) else { return nil }
+                guard bytes.allSatisfy(PercentEncoding.isPathAllowed), PercentEncoding.hasOnlyValidEscapes(bytes),
+                    Self.hasValidAuthority(bytes, from: authority)
+                else { return nil }
                 return .absolute
             }
-            guard bytes.allSatisfy({ PercentEncoding.isPathAllowed($0) && $0 != UInt8(ascii: ":") }) else { return nil }
+            guard bytes.allSatisfy({ PercentEncoding.isPathAllowed($0) && $0 != UInt8(ascii: ":") }),
+                PercentEncoding.hasOnlyValidEscapes(bytes)
+            else { return nil }
             var start = 0
             while start < bytes.count, bytes[start] == UInt8(ascii: "/") { start += 1 }
             return .relative(start == bytes.count ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
@@ -80,7 +101,8 @@ struct RequestURLBuilder {
                 while end > 0, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
                 let trimmed = UnsafeBufferPointer(rebasing: bytes[..<end])
                 guard let authority = Self.httpAuthorityStart(trimmed),
-                    trimmed.allSatisfy({ $0 > 0x20 && $0 != 0x7F }), Self.hasValidAuthority(trimmed, from: authority)
+                    trimmed.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }),
+                    Self.hasValidAuthority(trimmed, from: authority)
                 else { return nil }
                 return end == bytes.count ? original : String(decoding: trimmed, as: UTF8.self)
             }

@@ -44,6 +44,7 @@ extension RawResponse {
                     value = try decoder.decode(T.self, from: slice)
                 }
             } catch let error as DecodingError {
+                if keyPath == nil, let notJSON = notJSON(error) { throw notJSON }
                 throw Self.explain(error, body: slice, prefix: prefix)
             } catch {
                 throw CurlewError(code: .decodingFailed, message: "\(error)", dataPath: prefix, underlying: error)
@@ -87,6 +88,24 @@ extension RawResponse {
         } catch {
             throw CurlewError(code: .decodingFailed, message: error.message, dataPath: error.path, underlying: error)
         }
+    }
+
+    /// A body that is not JSON at all — empty (a `204`, a `200` with nothing), or an HTML error
+    /// page — said in those words instead of Foundation's "The given data was not valid JSON.";
+    /// `nil` when the body is JSON (then the error is about its content). Runs only on failure.
+    private func notJSON(_ error: DecodingError) -> CurlewError? {
+        guard case .dataCorrupted(let context) = error, context.codingPath.isEmpty else { return nil }
+        let body = self.body
+        let found: String
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            found = body.isEmpty ? "an empty body" : "a body of only whitespace"
+        } else if (try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)) == nil {
+            let mediaType = headers[.contentType].flatMap { $0.split(separator: ";", maxSplits: 1).first }?.trimmingCharacters(in: .whitespaces) ?? ""
+            found = mediaType.isEmpty ? "a body that is not JSON" : "a body that is not JSON (Content-Type \(mediaType))"
+        } else {
+            return nil
+        }
+        return CurlewError(code: .decodingFailed, message: "<root>: expected JSON, found \(found)", dataPath: "", underlying: error)
     }
 
     private static func explain(_ error: DecodingError, body: Data, prefix: String) -> CurlewError {

@@ -9,14 +9,6 @@ enum PercentEncoding {
         return set
     }()
 
-    /// Characters left as they are in a path: unreserved, sub-delims, `:`, `@`, `/`, `?` and `%`
-    /// (so an already-encoded path, or one carrying its own query, stays as it is).
-    static let pathAllowed: CharacterSet = {
-        var set = unreserved
-        set.insert(charactersIn: "!$&'()*+,;=:@/%?")
-        return set
-    }()
-
     /// Encodes a query name or value: everything but unreserved characters, byte by byte over
     /// UTF-8 (several times faster than `addingPercentEncoding` on Linux).
     static func queryComponent(_ text: String) -> String {
@@ -102,13 +94,43 @@ enum PercentEncoding {
     }
 
     /// Encodes characters a path may not contain (spaces, non-ASCII, quotes…), keeping the rest.
+    /// A `%` that starts an escape (`%2F`) stays, so an already-encoded path is sent as it is; a
+    /// `%` that does not (`50%off`, a trailing `%`) is a literal percent sign and becomes `%25`.
     static func path(_ path: String) -> String {
-        var bytes = path
-        if bytes.withUTF8({ $0.allSatisfy(isPathAllowed) }) { return path }
-        return path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path
+        var text = path
+        return text.withUTF8 { bytes in
+            if bytes.allSatisfy(isPathAllowed), hasOnlyValidEscapes(bytes) { return path }
+            let hex: StaticString = "0123456789ABCDEF"
+            var encoded = [UInt8]()
+            encoded.reserveCapacity(bytes.count * 3)
+            hex.withUTF8Buffer { digits in
+                for (index, byte) in bytes.enumerated() {
+                    if isPathAllowed(byte), byte != UInt8(ascii: "%") || startsEscape(bytes, at: index) {
+                        encoded.append(byte)
+                    } else {
+                        encoded.append(contentsOf: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+                    }
+                }
+            }
+            return String(decoding: encoded, as: UTF8.self)
+        }
     }
 
-    /// The ASCII test behind ``pathAllowed``, for the fast path that needs no encoding.
+    /// Whether every `%` in `bytes` starts an escape: two hexadecimal digits follow it.
+    static func hasOnlyValidEscapes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.contains(UInt8(ascii: "%")) else { return true }
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "%") && !startsEscape(bytes, at: index) { return false }
+        return true
+    }
+
+    /// Whether the `%` at `index` is followed by two hexadecimal digits.
+    private static func startsEscape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        index + 2 < bytes.count && hexValue(bytes[index + 1]) != nil && hexValue(bytes[index + 2]) != nil
+    }
+
+    /// Bytes a path keeps as they are: unreserved, sub-delims, `:`, `@`, `/`, `?` and `%` (so an
+    /// already-encoded path, or one carrying its own query, stays as it is; ``path(_:)`` still
+    /// encodes a `%` that starts no escape).
     static func isPathAllowed(_ byte: UInt8) -> Bool {
         // Every byte of every request path is asked.
         ASCIIByteClass.pathAllowed.contains(byte)

@@ -59,9 +59,11 @@ public protocol Endpoint: Sendable {
 
     /// The HTTP method. Default: `GET`.
     var method: HTTPRequest.Method { get }
-    /// The path relative to the client's base URL (`"pictures/search"`), or an absolute http(s)
-    /// URL. It may carry its own `?query`; characters not allowed in a URL path are
-    /// percent-encoded, CR, LF and NUL are rejected.
+    /// The path relative to the client's base URL (`"pictures/search"`; a leading `/` changes
+    /// nothing: it still goes under the base URL's path), or an absolute http(s) URL. It may carry
+    /// its own `?query`; characters not allowed in a URL path are percent-encoded (a `%` that
+    /// starts no `%XX` escape too, so `"50%off"` is sent as `50%25off`; an escape stays as it
+    /// is), CR, LF and NUL are rejected.
     var path: String { get }
     /// Query items appended to the URL on any method, percent-encoded per RFC 3986.
     /// Default: none.

@@ -21,7 +21,8 @@ extension CurlewError {
         public static let prepare = Stage("prepare")
         /// Checking the call against the client's configuration before sending.
         public static let configuration = Stage("configuration")
-        /// The call's deadline (`withDeadline`) had passed before it, or an attempt, started.
+        /// The call's deadline (`withDeadline`) had passed before it, or an attempt, started; or a
+        /// batch's `BatchOptions.deadline` passed before the member finished (`.totalTimeout`).
         public static let deadline = Stage("deadline")
         /// Waiting in a `QueueActor` queue.
         public static let queue = Stage("queue")

@@ -129,6 +129,8 @@ struct BatchAndChainTests {
             for result in batch.dropFirst(3) {
                 if case .failure(let error as CurlewError) = result {
                     #expect(error.code == .totalTimeout)
+                    #expect(error.stage == .deadline)
+                    #expect(error.message == "the batch deadline passed before this request finished")
                 } else {
                     Issue.record("expected a timeout, got \(result)")
                 }

@@ -47,6 +47,8 @@ struct DownloadTests {
                 try await client.download(FileGet(path: "/file?n=100"), to: target)
             }
             #expect(error?.code == .destinationExists)
+            #expect(error?.stage == .prepare)
+            #expect(error?.request?.redactedURL == server.baseURL + "/file?n=100")
             #expect(try Data(contentsOf: target) == Data("keep me".utf8))
             #expect(server.requestCount == 0, "nothing is sent")
             #expect(contents(of: folder) == ["keep.bin"])
@@ -55,6 +57,20 @@ struct DownloadTests {
             #expect(replaced.length == 100)
             #expect(try Data(contentsOf: target) == Data(PatternBody.bytes(100)))
             #expect(contents(of: folder) == ["keep.bin"])
+        }
+    }
+
+    /// A folder that does not exist is a mistake found before anything is sent.
+    @Test func aMissingDestinationFolderFailsAtPrepareAndSendsNothing() async throws {
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/", isDirectory: true)
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/file?n=100"), to: missing)
+            }
+            #expect(error?.code == .fileNotWritable)
+            #expect(error?.stage == .prepare)
+            #expect(error?.message == "the destination folder \(missing.path) does not exist")
+            #expect(server.requestCount == 0, "nothing is sent")
         }
     }
 

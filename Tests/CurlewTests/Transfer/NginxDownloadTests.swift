@@ -66,4 +66,47 @@ struct NginxDownloadTests {
         #expect(whole.status == .ok)
         #expect(try sha256(ofFile: whole.path) == sha256(ofPattern: length))
     }
+
+    /// FilesInAndOut's promise end to end: a resumable download cancelled part-way keeps its
+    /// partial file and resume record, and the next call asks nginx for the rest (`Range` +
+    /// `If-Range`) and lands the whole file, byte-identical, with exactly the kept bytes resumed.
+    @Test func aCancelledResumableDownloadIsCompletedByTheNextCall() async throws {
+        let (url, root) = try nginx()
+        let length = 8 * 1024 * 1024
+        let name = "cancelled-\(UUID().uuidString).bin"
+        try writePatternFile(root + "/" + name, length: length)
+        defer { unlink(root + "/" + name) }
+        let folder = try temporaryDirectory("nginx-cancelled")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let client = APIClient(baseURL: url, transport: CurlTransport())
+        let target = folder.appendingPathComponent(name)
+        let options = DownloadOptions(resumable: true)
+
+        let progress = TransferProgressMonitor()
+        let first = Task {
+            try await client.download(FileGet(path: "/" + name), to: target, options: options) {
+                $0.maximumReceiveSpeed = 2 * 1024 * 1024  // so the cancellation lands mid-file
+                $0.reportProgress(to: progress)
+            }
+        }
+        for await update in progress where update.bytesReceived >= 1024 * 1024 {
+            first.cancel()
+            break
+        }
+        let outcome = await first.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        let plan = try DownloadPlan(destination: target, url: url + "/" + name, options: options)
+        let recordPath = try #require(plan.recordPath)
+        #expect(FileManager.default.fileExists(atPath: recordPath), "the resume record stays")
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: plan.partialPath)[.size] as? Int)
+        #expect(kept >= 1024 * 1024 && kept < length)
+        #expect(!FileManager.default.fileExists(atPath: target.path), "nothing at the destination yet")
+
+        let file = try await client.download(FileGet(path: "/" + name), to: target, options: options)
+        #expect(file.status == .partialContent)
+        #expect(file.resumedBytes == Int64(kept))
+        #expect(file.length == Int64(length))
+        #expect(try sha256(ofFile: target.path) == sha256(ofPattern: length))
+        #expect(contents(of: folder) == [name], "partial file, record and lock are gone")
+    }
 }
