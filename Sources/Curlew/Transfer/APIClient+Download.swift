@@ -71,11 +71,10 @@ extension APIClient {
             plan = try DownloadPlan(destination: destination, url: url, options: download)
             // Two resumable downloads into one partial file would interleave: the second fails.
             if let lockPath = plan.lockPath { lock = try PartialFileLock.acquire(at: lockPath) }
-        } catch var error as CurlewError {
-            // Checking the destination is part of preparing the download: nothing was sent.
-            if error.stage == nil { error.stage = .prepare }
-            throw Self.surface(error, request: prepared.summary)
         } catch {
+            // Checking the destination is part of preparing the download: nothing was sent.
+            var error = error
+            if error.stage == nil { error.stage = .prepare }
             throw Self.surface(error, request: prepared.summary)
         }
         defer { lock?.release() }
