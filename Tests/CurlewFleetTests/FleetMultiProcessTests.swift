@@ -197,7 +197,7 @@ struct FleetMultiProcessTests {
         configuration.leaseTimeToLive = .seconds(2)
         configuration.instance = "child-\(child.index)"
         let queues = QueueActor()
-        let limiter = FleetLimiter(queues: queues, store: running.store, limits: ["partner": 8], configuration: configuration)
+        let limiter = try FleetLimiter(queues: queues, store: running.store, limits: ["partner": 8], configuration: configuration)
         let limiting = Task { try await limiter.run() }
         let client = APIClient(configuration: ClientConfiguration(baseURL: child.origin), queues: queues)
         child.say("ready")

@@ -95,7 +95,7 @@ struct PostgresFleetStartupTests {
         let queues = QueueActor()
         var configuration = FleetLimiter.Configuration()
         configuration.leaseTimeout = .milliseconds(250)
-        let limiter = FleetLimiter(queues: queues, store: running.store, limits: ["partner": 4], configuration: configuration)
+        let limiter = try FleetLimiter(queues: queues, store: running.store, limits: ["partner": 4], configuration: configuration)
         let leasing = Task { try await limiter.run() }
         let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: queues)
         let answers = try await FleetLimiterTests.burst([client], count: 8)

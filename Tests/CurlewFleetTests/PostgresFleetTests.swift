@@ -160,7 +160,7 @@ struct PostgresFleetTests {
         let schema = RunningStore.schema()
         let stores = [try await RunningStore.start(schema: schema), try await RunningStore.start(schema: schema), try await RunningStore.start(schema: schema)]
         let queues = (0..<3).map { _ in QueueActor() }
-        let limiters = zip(queues, stores).map { FleetLimiter(queues: $0, store: $1.store, limits: ["partner": 8], configuration: FleetLimiterTests.configuration()) }
+        let limiters = try zip(queues, stores).map { try FleetLimiter(queues: $0, store: $1.store, limits: ["partner": 8], configuration: FleetLimiterTests.configuration()) }
         let running = limiters.map { limiter in Task { try await limiter.run() } }
         let clients = queues.map { APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: $0) }
         let answers = try await FleetLimiterTests.burst(clients, count: 40)

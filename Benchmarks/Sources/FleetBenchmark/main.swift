@@ -163,7 +163,7 @@ try await measure("plain queue, limit 8 (QueueActor.run)", count: 200_000) {
     _ = try await plain.run(in: "partner") { 1 }
 }
 let fleetQueues = QueueActor()
-let limiter = FleetLimiter(queues: fleetQueues, store: store, limits: ["partner": 8])
+let limiter = try FleetLimiter(queues: fleetQueues, store: store, limits: ["partner": 8])
 let limiting = Task { try await limiter.run() }
 // Demand makes the limiter lease: a call that waits until the lease is in hand. (This used to wait
 // for slots after the call had ended: with no demand left the limiter may already have given its

@@ -47,7 +47,7 @@ enum FleetMode {
             var leases = FleetLimiter.Configuration()
             leases.instance = tiers.instance
             let queues = QueueActor()
-            let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": partnerLimit], configuration: leases)
+            let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": partnerLimit], configuration: leases)
             let transport = TransportService(gracePeriod: .seconds(10), drainSignals: [.sigterm, .sigint])
             let client = APIClient(
                 configuration: ClientConfiguration(baseURL: upstream, middleware: [cache]), transport: transport, queues: queues)
