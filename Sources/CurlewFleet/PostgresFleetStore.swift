@@ -17,7 +17,7 @@ internal import Synchronization
 /// ```swift
 /// let store = PostgresFleetStore(configuration: try .init(
 ///     client: .init(host: "127.0.0.1", port: 5432, username: "app", password: secret, database: "app", tls: .disable)))
-/// let storage = FleetCacheStorage(local: MemoryCacheStorage(), store: store)
+/// let storage = try FleetCacheStorage(local: MemoryCacheStorage(), store: store)
 /// let group = ServiceGroup(services: [store, storage], logger: logger)
 /// ```
 public final class PostgresFleetStore: FleetStore, Service, Sendable {

@@ -761,7 +761,7 @@ func makeFleetClient(databaseURL: String, logger: Logger) throws -> (APIClient, 
     let settings = try PostgresFleetStore.Configuration(url: databaseURL, schema: "gallery_fleet")
     let store = PostgresFleetStore(configuration: settings)          // creates and migrates its tables
     // The instance's own memory tier first, the fleet's PostgreSQL second.
-    let storage = FleetCacheStorage(local: MemoryCacheStorage(maximumBytes: 64 << 20), store: store)
+    let storage = try FleetCacheStorage(local: MemoryCacheStorage(maximumBytes: 64 << 20), store: store)
     let cache = ResponseCache(storage: storage, credentials: .anonymous)
     // "At most 8 concurrent calls to the partner across all instances."
     let queues = QueueActor()

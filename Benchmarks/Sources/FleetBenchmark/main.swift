@@ -105,7 +105,7 @@ let entry = CacheEntry(
 var tiers = FleetCacheStorage.Configuration()
 tiers.softTimeout = .seconds(1)
 tiers.singleFlight = nil
-let storage = FleetCacheStorage(local: NoFirstTier(), store: store, configuration: tiers)
+let storage = try FleetCacheStorage(local: NoFirstTier(), store: store, configuration: tiers)
 try await storage.store(entry)
 guard await storage.flush() else { fatalError("the entry did not reach PostgreSQL") }
 // The same row under the plain key "bench" for pgbench (Benchmarks/fleet.sh).

@@ -42,7 +42,7 @@ enum FleetMode {
             // it (default 5 ms; a debug build on a loaded machine needs more).
             if let milliseconds = softTimeout { tiers.softTimeout = .milliseconds(milliseconds) }
             tiers.instance = "fanout-\(port)-\(UUID().uuidString.prefix(8))"
-            let storage = FleetCacheStorage(local: MemoryCacheStorage(), store: store, configuration: tiers)
+            let storage = try FleetCacheStorage(local: MemoryCacheStorage(), store: store, configuration: tiers)
             let cache = ResponseCache(storage: storage, credentials: .anonymous)
             var leases = FleetLimiter.Configuration()
             leases.instance = tiers.instance
