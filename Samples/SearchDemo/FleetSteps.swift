@@ -15,7 +15,7 @@
 
         func run(with client: APIClient) async throws {
             let store = InMemoryFleetStore()
-            let instances = (1...3).map { _ in Instance(baseURL: client.configuration.baseURL, store: store, transport: client.transport) }
+            let instances = try (1...3).map { _ in try Instance(baseURL: client.configuration.baseURL, store: store, transport: client.transport) }
             let search = SearchRequest(key: "aurora")
 
             // 1. Ten concurrent callers on each instance miss both tiers at once: one fetches (it
@@ -61,8 +61,8 @@
             let cache: ResponseCache
             let client: APIClient
 
-            init(baseURL: String?, store: InMemoryFleetStore, transport: any Transport) {
-                storage = FleetCacheStorage(local: local, store: store)
+            init(baseURL: String?, store: InMemoryFleetStore, transport: any Transport) throws {
+                storage = try FleetCacheStorage(local: local, store: store)
                 cache = ResponseCache(storage: storage, credentials: .anonymous)
                 client = APIClient(configuration: ClientConfiguration(baseURL: baseURL, middleware: [cache]), transport: transport)
             }

@@ -10,8 +10,8 @@ public import Tracing
 /// instance's own storage (memory or disk) first, a ``FleetStore`` shared by the fleet second.
 ///
 /// ```swift
-/// let fleet = PostgresFleetStore(configuration: .init(host: "db", username: "app", password: secret, database: "app"))
-/// let storage = FleetCacheStorage(local: MemoryCacheStorage(), store: fleet)
+/// let fleet = PostgresFleetStore(configuration: try .init(url: databaseURL))
+/// let storage = try FleetCacheStorage(local: MemoryCacheStorage(), store: fleet)
 /// let cache = ResponseCache(storage: storage, credentials: .anonymous)
 /// ```
 ///
@@ -37,21 +37,27 @@ public import Tracing
 public final class FleetCacheStorage: CacheStorage, Sendable {
     /// How the tiers work together.
     public struct Configuration: Sendable {
-        /// How long a lookup waits for the store before going on as a miss. Default: 5 ms.
+        /// How long a lookup waits for the store before going on as a miss; zero or less is
+        /// refused by ``FleetCacheStorage/init(local:store:configuration:)`` (every lookup would
+        /// miss). Default: 5 ms.
         public var softTimeout: Duration = .milliseconds(5)
         /// How long a background write or invalidation may take before it counts as failed and
-        /// is retried. Default: 2 s.
+        /// is retried; zero or less is refused. Default: 2 s.
         public var writeTimeout: Duration = .seconds(2)
-        /// Failures in a row (errors or timeouts) that open the circuit breaker. Default: 3.
+        /// Failures in a row (errors or timeouts) that open the circuit breaker; fewer than 1 is
+        /// refused. Default: 3.
         public var failureThreshold = 3
-        /// How long an open breaker keeps the store out before one probe. Default: 1 s.
+        /// How long an open breaker keeps the store out before one probe; a negative duration is
+        /// refused. Default: 1 s.
         public var breakDuration: Duration = .seconds(1)
         /// Writes and invalidations kept for the store while it is down; older writes beyond it
-        /// are dropped (counted). Default: 1,000.
+        /// are dropped (counted); fewer than 1 is refused (every write would be dropped).
+        /// Default: 1,000.
         public var maximumPendingWrites = 1_000
         /// Fleet-wide single-flight for `GET` misses, or `nil` for none.
         public var singleFlight: SingleFlight? = SingleFlight()
-        /// This instance's name in locks (unique per instance). Default: a random UUID.
+        /// This instance's name in locks (unique per instance); a blank one is refused (the
+        /// instances that share it would take each other's locks). Default: a random UUID.
         public var instance = UUID().uuidString
         /// Where fail-open decisions are logged (debug level, keys without their scope).
         public var logger = Logger(label: "curlew.fleet")
@@ -68,12 +74,13 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     public struct SingleFlight: Sendable {
         /// How long the fetching instance's lock lasts at most (it is given back when the answer
         /// is stored, or at once when the call ends with nothing to store; then every waiting
-        /// caller fetches for itself). Default: 10 s.
+        /// caller fetches for itself); zero or less is refused. Default: 10 s.
         public var lockTimeToLive: Duration = .seconds(10)
-        /// How long the other callers wait for the stored answer before fetching themselves.
-        /// Default: 2 s.
+        /// How long the other callers wait for the stored answer before fetching themselves; a
+        /// negative duration is refused. Default: 2 s.
         public var wait: Duration = .seconds(2)
-        /// How often a waiting instance looks for the answer in the store. Default: 10 ms.
+        /// How often a waiting instance looks for the answer in the store; zero or less is
+        /// refused (the waiters would spin). Default: 10 ms.
         public var pollInterval: Duration = .milliseconds(10)
 
         /// The defaults.
@@ -123,7 +130,11 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     private let metrics = FleetMetrics()
 
     /// Two tiers: `local` first, `store` second. Starts listening for invalidations.
-    public init(local: any CacheStorage, store: any FleetStore, configuration: Configuration = Configuration()) {
+    /// - Throws: `CurlewError` with `CurlewError.Code.invalidConnectionSettings` (stage
+    ///   `configuration`), naming the setting and its value, for a ``Configuration`` setting it
+    ///   refuses (see each one); nothing is read or written then.
+    public init(local: any CacheStorage, store: any FleetStore, configuration: Configuration = Configuration()) throws(CurlewError) {
+        try Self.check(configuration)
         self.local = local
         self.store = store
         self.configuration = configuration
@@ -133,6 +144,31 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
                 guard let self else { return }
                 await self.evict(invalidation)
             }
+        }
+    }
+
+    /// Refuses a setting the storage cannot honour (they were taken at their word: a soft
+    /// timeout of zero made every lookup a miss, a poll interval of zero spun).
+    private static func check(_ configuration: Configuration) throws(CurlewError) {
+        func refuse(_ message: String) throws(CurlewError) {
+            var error = CurlewError(code: .invalidConnectionSettings, message: "FleetCacheStorage: " + message)
+            error.stage = .configuration
+            throw error
+        }
+        var positive = [("softTimeout", configuration.softTimeout), ("writeTimeout", configuration.writeTimeout)]
+        var nonNegative = [("breakDuration", configuration.breakDuration)]
+        if let flight = configuration.singleFlight {
+            positive += [("singleFlight.lockTimeToLive", flight.lockTimeToLive), ("singleFlight.pollInterval", flight.pollInterval)]
+            nonNegative.append(("singleFlight.wait", flight.wait))
+        }
+        for (name, value) in positive where value <= .zero { try refuse("\(name) must be longer than zero, not \(value)") }
+        for (name, value) in nonNegative where value < .zero { try refuse("\(name) must be zero or longer, not \(value)") }
+        if configuration.failureThreshold < 1 { try refuse("failureThreshold must be at least 1, not \(configuration.failureThreshold)") }
+        if configuration.maximumPendingWrites < 1 {
+            try refuse("maximumPendingWrites must be at least 1, not \(configuration.maximumPendingWrites)")
+        }
+        if configuration.instance.allSatisfy(\.isWhitespace) {
+            try refuse("instance must name this instance, not \"\(configuration.instance)\"")
         }
     }
 

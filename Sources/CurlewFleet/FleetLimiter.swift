@@ -31,7 +31,7 @@ internal import Synchronization
 ///
 /// ```swift
 /// let queues = QueueActor()
-/// let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8])
+/// let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8])
 /// let client = APIClient(configuration: configuration, queues: queues)
 /// // Run `limiter` in the ServiceGroup; calls with `options.queue = "partner"` share the 8.
 /// ```
@@ -43,23 +43,28 @@ internal import Synchronization
 public final class FleetLimiter: Service, Sendable {
     /// Timing of the leases.
     public struct Configuration: Sendable {
-        /// How long a lease lasts without renewal. Default: 5 s.
+        /// How long a lease lasts without renewal; zero or less is refused by
+        /// ``FleetLimiter/init(queues:store:limits:configuration:)``. Default: 5 s.
         public var leaseTimeToLive: Duration = .seconds(5)
-        /// How often the limiter looks at the queues' demand. Default: 5 ms.
+        /// How often the limiter looks at the queues' demand; zero or less is refused (the
+        /// limiter would spin). Default: 5 ms.
         public var checkInterval: Duration = .milliseconds(5)
         /// The shortest pause between two lease requests for one queue while its demand is not
-        /// met. Default: 25 ms.
+        /// met; a negative one is refused. Default: 25 ms.
         public var retryInterval: Duration = .milliseconds(25)
         /// How long this instance keeps slots its calls no longer use: a call that comes within
         /// it finds its slot in hand, with no lease round trip, and the slots go back to the fleet
-        /// once the demand has stayed lower for this long. Default: 100 ms.
+        /// once the demand has stayed lower for this long; a negative one is refused.
+        /// Default: 100 ms.
         public var idleRelease: Duration = .milliseconds(100)
-        /// How long a lease request may take before the instance falls back to its local share.
-        /// Default: 250 ms.
+        /// How long a lease request may take before the instance falls back to its local share;
+        /// zero or less is refused (every request would fall back). Default: 250 ms.
         public var leaseTimeout: Duration = .milliseconds(250)
-        /// Instances assumed before the store has told how many there are. Default: 1.
+        /// Instances assumed before the store has told how many there are; fewer than 1 is
+        /// refused. Default: 1.
         public var assumedInstances = 1
-        /// This instance's name in the leases (unique per instance). Default: a random UUID.
+        /// This instance's name in the leases (unique per instance); a blank one is refused (the
+        /// instances that share it would share one lease). Default: a random UUID.
         public var instance = UUID().uuidString
         /// Where fallbacks are logged.
         public var logger = Logger(label: "curlew.fleet.limits")
@@ -99,17 +104,54 @@ public final class FleetLimiter: Service, Sendable {
     private let metrics: [String: LimitMetrics]
 
     /// A limiter for `limits` (queue name → fleet-wide concurrency) on `queues`.
-    public init(queues: QueueActor, store: any FleetStore, limits: [String: Int], configuration: Configuration = Configuration()) {
+    /// - Throws: `CurlewError` with `CurlewError.Code.invalidConnectionSettings` (stage
+    ///   `configuration`), naming the setting and its value, for a limit below 1 or on a blank
+    ///   queue name (no call can use it), and for a ``Configuration`` setting it refuses (a
+    ///   ``Configuration/leaseTimeToLive``, ``Configuration/checkInterval`` or
+    ///   ``Configuration/leaseTimeout`` of zero or less, a negative ``Configuration/retryInterval``
+    ///   or ``Configuration/idleRelease``, ``Configuration/assumedInstances`` below 1, a blank
+    ///   ``Configuration/instance``). Nothing is leased then.
+    public init(queues: QueueActor, store: any FleetStore, limits: [String: Int], configuration: Configuration = Configuration()) throws(CurlewError) {
+        try Self.check(limits: limits, configuration: configuration)
         self.queues = queues
         self.store = store
-        self.limits = limits.mapValues { max(1, $0) }
+        self.limits = limits
         self.configuration = configuration
         let factory = configuration.metricsFactory ?? MetricsSystem.factory
         self.metrics = Dictionary(uniqueKeysWithValues: limits.keys.map { ($0, LimitMetrics(queue: $0, factory: factory)) })
         self.state = Mutex(
             self.limits.mapValues {
-                Status(capacity: $0, slots: 0, instances: max(1, configuration.assumedInstances), isFallback: false, fallbacks: 0, leases: 0)
+                Status(capacity: $0, slots: 0, instances: configuration.assumedInstances, isFallback: false, fallbacks: 0, leases: 0)
             })
+    }
+
+    /// Refuses a limit or setting the limiter cannot honour (it used to make a limit of 0 one,
+    /// and accept a limit no call can use).
+    private static func check(limits: [String: Int], configuration: Configuration) throws(CurlewError) {
+        func refuse(_ message: String) throws(CurlewError) {
+            var error = CurlewError(code: .invalidConnectionSettings, message: "FleetLimiter: " + message)
+            error.stage = .configuration
+            throw error
+        }
+        for (name, limit) in limits.sorted(by: { $0.key < $1.key }) {
+            if name.allSatisfy(\.isWhitespace) {
+                try refuse("the limit \(limit) names the queue \"\(name)\", which is empty: no call can use it")
+            }
+            if limit < 1 { try refuse("the limit of the queue \"\(name)\" must be at least 1, not \(limit)") }
+        }
+        for (name, value) in [
+            ("leaseTimeToLive", configuration.leaseTimeToLive), ("checkInterval", configuration.checkInterval),
+            ("leaseTimeout", configuration.leaseTimeout),
+        ] where value <= .zero {
+            try refuse("\(name) must be longer than zero, not \(value)")
+        }
+        for (name, value) in [("retryInterval", configuration.retryInterval), ("idleRelease", configuration.idleRelease)] where value < .zero {
+            try refuse("\(name) must be zero or longer, not \(value)")
+        }
+        if configuration.assumedInstances < 1 { try refuse("assumedInstances must be at least 1, not \(configuration.assumedInstances)") }
+        if configuration.instance.allSatisfy(\.isWhitespace) {
+            try refuse("instance must name this instance, not \"\(configuration.instance)\"")
+        }
     }
 
     /// The view of one queue's fleet limit, `nil` for a queue without one.

@@ -1,4 +1,5 @@
 internal import Foundation
+public import CurlewCore
 public import Logging
 public import PostgresNIO
 public import ServiceLifecycle
@@ -14,9 +15,9 @@ internal import Synchronization
 /// shutdown the storage flushes its queued writes while the store still runs.
 ///
 /// ```swift
-/// let store = PostgresFleetStore(configuration: .init(
+/// let store = PostgresFleetStore(configuration: try .init(
 ///     client: .init(host: "127.0.0.1", port: 5432, username: "app", password: secret, database: "app", tls: .disable)))
-/// let storage = FleetCacheStorage(local: MemoryCacheStorage(), store: store)
+/// let storage = try FleetCacheStorage(local: MemoryCacheStorage(), store: store)
 /// let group = ServiceGroup(services: [store, storage], logger: logger)
 /// ```
 public final class PostgresFleetStore: FleetStore, Service, Sendable {
@@ -27,21 +28,21 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         /// connection): a pool of at most 2 leaves nothing for writes, locks and leases.
         public var client: PostgresClient.Configuration
         /// The PostgreSQL schema holding the tables, created when missing; one per fleet.
-        /// ASCII letters (lowercased), digits and `_` only (others are dropped), at most 40; a
-        /// keyword such as `order` or a leading digit is fine. Nothing left: `curlew_fleet`.
-        /// Default: `curlew_fleet`.
-        public var schema: String
+        /// ASCII letters (lowercased, as PostgreSQL folds a name), digits and `_`, 1 to 40 of
+        /// them; a keyword such as `order` or a leading digit is fine. Any other name (empty,
+        /// longer, or with another character) is refused by the initializers with
+        /// `CurlewError.Code.invalidConnectionSettings`. Default: `curlew_fleet`.
+        public private(set) var schema: String
         /// Logs connection trouble (never the password or the payloads).
         public var logger: Logger
 
         /// A configuration.
-        public init(client: PostgresClient.Configuration, schema: String = "curlew_fleet", logger: Logger = Logger(label: "curlew.fleet.postgres")) {
+        /// - Throws: `CurlewError` with `CurlewError.Code.invalidConnectionSettings` (stage
+        ///   `configuration`) for a ``schema`` that is empty, longer than 40 characters, or has a
+        ///   character other than an ASCII letter, a digit or `_`.
+        public init(client: PostgresClient.Configuration, schema: String = "curlew_fleet", logger: Logger = Logger(label: "curlew.fleet.postgres")) throws(CurlewError) {
             self.client = client
-            // Quoted in SQL, and part of the backplane's channel name (at most 63 bytes).
-            let kept = String(
-                schema.lowercased().unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
-                    .prefix(40).map(Character.init))
-            self.schema = kept.isEmpty ? "curlew_fleet" : kept
+            self.schema = try Self.checkedSchema(schema)
             self.logger = logger
             self.client.options.additionalStartupParameters.append(("search_path", self.schema))
         }
@@ -52,31 +53,34 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         /// `sslmode`: `disable`; `prefer` or `allow` (TLS when the server offers it, certificate
         /// not verified); `require` (TLS, certificate not verified); `verify-ca` (the chain
         /// verified against the system's roots); `verify-full` (the chain and the host name).
-        /// - Throws: ``InvalidURL`` naming what is wrong — not a URL, another scheme, no host or
-        ///   user name, a port outside 1…65535, an unknown `sslmode` or another query parameter
-        ///   (none is ignored silently) — never with the password in it.
-        public init(url: String, schema: String = "curlew_fleet") throws(InvalidURL) {
+        /// - Throws: `CurlewError` (stage `configuration`) whose message says what is wrong,
+        ///   never with the password in it: `CurlewError.Code.malformedURL` when it is not a URL,
+        ///   names no host or user name, or has a port outside 1…65535;
+        ///   `CurlewError.Code.unsupportedScheme` for a scheme other than `postgres` or
+        ///   `postgresql`; `CurlewError.Code.invalidConnectionSettings` for an unknown `sslmode`,
+        ///   another query parameter (none is ignored silently) or a ``schema`` the store cannot use.
+        public init(url: String, schema: String = "curlew_fleet") throws(CurlewError) {
             guard let parts = URLComponents(string: url), parts.scheme != nil else {
-                throw InvalidURL(reason: .notAURL, "it is not a URL")
+                throw Self.refusal(.malformedURL, "it is not a URL")
             }
             guard let scheme = parts.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
-                throw InvalidURL(reason: .scheme, "its scheme must be postgres or postgresql, not \(parts.scheme ?? "")")
+                throw Self.refusal(.unsupportedScheme, "its scheme must be postgres or postgresql, not \(parts.scheme ?? "")")
             }
             var host = parts.host ?? ""
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty else { throw InvalidURL(reason: .host, "it names no host") }
-            guard let user = parts.user, !user.isEmpty else { throw InvalidURL(reason: .user, "it names no user (postgres://user@host/database)") }
+            guard !host.isEmpty else { throw Self.refusal(.malformedURL, "it names no host") }
+            guard let user = parts.user, !user.isEmpty else { throw Self.refusal(.malformedURL, "it names no user (postgres://user@host/database)") }
             let port = parts.port ?? 5432
-            guard (1...65_535).contains(port) else { throw InvalidURL(reason: .port, "its port \(port) is not between 1 and 65535") }
+            guard (1...65_535).contains(port) else { throw Self.refusal(.malformedURL, "its port \(port) is not between 1 and 65535") }
             var tls = PostgresClient.Configuration.TLS.disable
             for item in parts.queryItems ?? [] {
                 guard item.name == "sslmode" else {
-                    throw InvalidURL(reason: .parameter, "its parameter \(item.name) is not supported (only sslmode is)")
+                    throw Self.refusal(.invalidConnectionSettings, "its parameter \(item.name) is not supported (only sslmode is)")
                 }
                 tls = try Self.tls(sslmode: item.value ?? "")
             }
             let database = parts.path.hasPrefix("/") ? String(parts.path.dropFirst()) : nil
-            self.init(
+            try self.init(
                 client: PostgresClient.Configuration(
                     host: host, port: port, username: user, password: parts.password,
                     database: database?.isEmpty == false ? database : nil, tls: tls),
@@ -84,7 +88,7 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         }
 
         /// What libpq's `sslmode` asks for, in postgres-nio's terms.
-        private static func tls(sslmode: String) throws(InvalidURL) -> PostgresClient.Configuration.TLS {
+        private static func tls(sslmode: String) throws(CurlewError) -> PostgresClient.Configuration.TLS {
             var configuration = TLSConfiguration.makeClientConfiguration()
             switch sslmode {
             case "disable":
@@ -102,39 +106,32 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
                 configuration.certificateVerification = .fullVerification
                 return .require(configuration)
             default:
-                throw InvalidURL(reason: .sslMode, "its sslmode \(sslmode) is none of disable, allow, prefer, require, verify-ca, verify-full")
+                throw refusal(
+                    .invalidConnectionSettings, "its sslmode \(sslmode) is none of disable, allow, prefer, require, verify-ca, verify-full")
             }
         }
 
-        /// Why ``init(url:schema:)`` refused a URL; its description never holds the password.
-        public struct InvalidURL: Error, Sendable, Hashable, CustomStringConvertible {
-            /// What is wrong with the URL.
-            public enum Reason: Sendable, Hashable {
-                /// It does not parse as a URL.
-                case notAURL
-                /// Its scheme is not `postgres` or `postgresql`.
-                case scheme
-                /// It has no host.
-                case host
-                /// It has no user name.
-                case user
-                /// Its port is outside 1…65535.
-                case port
-                /// Its `sslmode` is not one of libpq's.
-                case sslMode
-                /// It has a query parameter other than `sslmode`.
-                case parameter
+        /// The schema lowercased, or the reason it cannot be one: it is quoted in SQL and part of
+        /// the backplane's channel name (at most 63 bytes), so only ASCII letters, digits and `_`,
+        /// at most 40 of them.
+        private static func checkedSchema(_ schema: String) throws(CurlewError) -> String {
+            let allowed = schema.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
+            guard !schema.isEmpty, schema.unicodeScalars.count <= 40, allowed else {
+                var error = CurlewError(
+                    code: .invalidConnectionSettings,
+                    message: "the fleet store's schema \"\(schema)\" is refused: it must be 1 to 40 ASCII letters, digits or _")
+                error.stage = .configuration
+                throw error
             }
+            return schema.lowercased()
+        }
 
-            /// What is wrong.
-            public var reason: Reason
-            /// The explanation, e.g. "the PostgreSQL URL is refused: it names no host".
-            public var description: String
-
-            init(reason: Reason, _ explanation: String) {
-                self.reason = reason
-                self.description = "the PostgreSQL URL is refused: \(explanation)"
-            }
+        /// A refused URL: `code`, stage `configuration`, "the PostgreSQL URL is refused: " and
+        /// the explanation (which never holds the password).
+        private static func refusal(_ code: CurlewError.Code, _ explanation: String) -> CurlewError {
+            var error = CurlewError(code: code, message: "the PostgreSQL URL is refused: \(explanation)")
+            error.stage = .configuration
+            return error
         }
     }
 

@@ -36,7 +36,8 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
             /// Additive increase, multiplicative decrease: a call that ends within
             /// `latencyThreshold` while at least half the limit is in flight adds one to the
             /// limit; a call that takes longer or is dropped (a timeout, a reset, a 429 or 5xx)
-            /// multiplies it by `backoff` (0.5…1). Simple, but with noisy latencies it swings
+            /// multiplies it by `backoff` (0.5…1). A `latencyThreshold` of zero or less or a
+            /// `backoff` outside 0.5…1 is refused like a bad ``Policy/minimumLimit``. Simple, but with noisy latencies it swings
             /// rather than settles, and the threshold must be chosen per origin.
             case aimd(latencyThreshold: Duration = .seconds(1), backoff: Double = 0.9)
             /// The gradient limit (Envoy's gradient controller, Netflix's `Gradient2Limit`): needs
@@ -57,6 +58,9 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
         /// ``smoothing``. It does not rise after a window in which the origin was never busy
         /// (fewer than half the limit in flight). Every interval is counted in calls: the limit
         /// reads no clock.
+        ///
+        /// A setting outside the range its documentation gives is refused like a bad
+        /// ``Policy/minimumLimit``, never clamped.
         public struct Gradient: Sendable, Hashable {
             /// Where the baseline, the latency the origin has when it is not overloaded, comes
             /// from. `nil` (the default): measured in probes at low concurrency (Envoy's minimum
@@ -65,60 +69,99 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
             /// window's (Netflix's `Gradient2Limit`, which uses 30), with the gradient clamped to
             /// 0.5…1 — no probes and no pinned limit, but under sustained overload the average
             /// takes in the queueing it should detect, and the limit climbs again (BENCHMARKS.md,
-            /// "Resilience").
+            /// "Resilience"). At least 1 when set.
             public var averagedBaselineWindows: Int?
             /// The percentile (0…1) of a probe's or a window's latencies that stands for it.
             /// Default: 0.5.
             public var percentile: Double
             /// How much slower than the baseline latency may be before the gradient falls below
-            /// one (0.1: 10%), besides the `√limit` headroom. Default: 0.
+            /// one (0.1: 10%), besides the `√limit` headroom; zero or more. Default: 0.
             public var tolerance: Double
-            /// How far the limit moves toward each window's new value (0…1; 1: all the way).
-            /// Default: 0.2.
+            /// How far the limit moves toward each window's new value (more than 0, at most 1; 1:
+            /// all the way). Default: 0.2.
             public var smoothing: Double
-            /// The limit during a probe. Default: 3.
+            /// The limit during a probe; at least 1. Default: 3.
             public var probeConcurrency: Int
-            /// Calls measured by a probe. Default: 50.
+            /// Calls measured by a probe; at least 1. Default: 50.
             public var probeSamples: Int
-            /// Calls between the end of one probe and the start of the next. Default: 10,000.
+            /// Calls between the end of one probe and the start of the next; at least 1.
+            /// Default: 10,000.
             public var probeInterval: Int
-            /// The fewest calls in a window. Default: 10.
+            /// The fewest calls in a window; at least 1. Default: 10.
             public var minimumWindow: Int
 
-            /// Creates the gradient limit's settings.
+            /// Creates the gradient limit's settings, as given (the middleware refuses one it
+            /// cannot honour).
             public init(
                 percentile: Double = 0.5, tolerance: Double = 0, smoothing: Double = 0.2, probeConcurrency: Int = 3, probeSamples: Int = 50, probeInterval: Int = 10_000,
                 minimumWindow: Int = 10, averagedBaselineWindows: Int? = nil
             ) {
-                self.averagedBaselineWindows = averagedBaselineWindows.map { max(1, $0) }
-                self.percentile = min(1, max(0, percentile))
-                self.tolerance = max(0, tolerance)
-                self.smoothing = min(1, max(0.01, smoothing))
-                self.probeConcurrency = max(1, probeConcurrency)
-                self.probeSamples = max(1, probeSamples)
-                self.probeInterval = max(1, probeInterval)
-                self.minimumWindow = max(1, minimumWindow)
+                self.averagedBaselineWindows = averagedBaselineWindows
+                self.percentile = percentile
+                self.tolerance = tolerance
+                self.smoothing = smoothing
+                self.probeConcurrency = probeConcurrency
+                self.probeSamples = probeSamples
+                self.probeInterval = probeInterval
+                self.minimumWindow = minimumWindow
             }
         }
 
-        /// The limit to start from. Default: 20.
+        /// The limit to start from, within ``minimumLimit``…``maximumLimit``: the initializer
+        /// brings it there (`.init(maximumLimit: 10)` starts at 10); set outside them afterwards,
+        /// it is refused like a bad ``minimumLimit``. Default: 20.
         public var initialLimit: Int
-        /// The limit never falls below this. Default: 1.
+        /// The limit never falls below this; at least 1. A value the middleware refuses (here, or
+        /// in any setting of the policy) fails every call through it with
+        /// `CurlewError.Code.invalidConnectionSettings`, unsent. Default: 1.
         public var minimumLimit: Int
-        /// The limit never rises above this. Default: 1000.
+        /// The limit never rises above this; at least ``minimumLimit``, or refused like a bad
+        /// ``minimumLimit``. Default: 1000.
         public var maximumLimit: Int
         /// How the limit moves. Default: `.gradient()`.
         public var algorithm: Algorithm
-        /// Calls per origin that may wait for a slot; more fail at once. Default: 0 (none wait).
+        /// Calls per origin that may wait for a slot; more fail at once. Zero or more; a negative
+        /// number is refused like a bad ``minimumLimit``. Default: 0 (none wait).
         public var maximumWaiting: Int
 
-        /// Creates a policy; the default algorithm is the gradient limit.
+        /// Creates a policy; the default algorithm is the gradient limit. Settings are kept as
+        /// given (the middleware refuses one it cannot honour), except that `initialLimit` is
+        /// brought within valid `minimumLimit`…`maximumLimit`.
         public init(initialLimit: Int = 20, minimumLimit: Int = 1, maximumLimit: Int = 1000, algorithm: Algorithm = .gradient(), maximumWaiting: Int = 0) {
-            self.minimumLimit = max(1, minimumLimit)
-            self.maximumLimit = max(self.minimumLimit, maximumLimit)
-            self.initialLimit = min(self.maximumLimit, max(self.minimumLimit, initialLimit))
+            self.minimumLimit = minimumLimit
+            self.maximumLimit = maximumLimit
+            let bounded = minimumLimit >= 1 && maximumLimit >= minimumLimit
+            self.initialLimit = bounded ? min(maximumLimit, max(minimumLimit, initialLimit)) : initialLimit
             self.algorithm = algorithm
-            self.maximumWaiting = max(0, maximumWaiting)
+            self.maximumWaiting = maximumWaiting
+        }
+
+        /// The first setting the middleware refuses, as the error its calls fail with.
+        func refusal() -> CurlewError? {
+            var check = SettingCheck("AdaptiveConcurrencyMiddleware.Policy")
+            check.require(minimumLimit >= 1, "minimumLimit", "at least 1", "\(minimumLimit)")
+            check.require(maximumLimit >= minimumLimit, "maximumLimit", "at least minimumLimit (\(minimumLimit))", "\(maximumLimit)")
+            check.require(
+                initialLimit >= minimumLimit && initialLimit <= maximumLimit, "initialLimit", "between minimumLimit and maximumLimit (\(minimumLimit)…\(maximumLimit))",
+                "\(initialLimit)")
+            check.require(maximumWaiting >= 0, "maximumWaiting", "zero or more", "\(maximumWaiting)")
+            switch algorithm {
+            case .aimd(let latencyThreshold, let backoff):
+                check.require(latencyThreshold > .zero, "latencyThreshold", "longer than zero", "\(latencyThreshold)")
+                check.require((0.5...1).contains(backoff), "backoff", "between 0.5 and 1", "\(backoff)")
+            case .gradient(let gradient):
+                check.require((0...1).contains(gradient.percentile), "Gradient.percentile", "between 0 and 1", "\(gradient.percentile)")
+                check.require(gradient.tolerance >= 0 && gradient.tolerance.isFinite, "Gradient.tolerance", "zero or more", "\(gradient.tolerance)")
+                check.require(gradient.smoothing > 0 && gradient.smoothing <= 1, "Gradient.smoothing", "more than 0 and at most 1", "\(gradient.smoothing)")
+                check.require(gradient.probeConcurrency >= 1, "Gradient.probeConcurrency", "at least 1", "\(gradient.probeConcurrency)")
+                check.require(gradient.probeSamples >= 1, "Gradient.probeSamples", "at least 1", "\(gradient.probeSamples)")
+                check.require(gradient.probeInterval >= 1, "Gradient.probeInterval", "at least 1", "\(gradient.probeInterval)")
+                check.require(gradient.minimumWindow >= 1, "Gradient.minimumWindow", "at least 1", "\(gradient.minimumWindow)")
+                if let windows = gradient.averagedBaselineWindows {
+                    check.require(windows >= 1, "Gradient.averagedBaselineWindows", "at least 1", "\(windows)")
+                }
+            }
+            return check.refusal
         }
 
         /// Creates an AIMD policy: `.aimd(latencyThreshold: latencyThreshold, backoff: backoff)`.
@@ -147,10 +190,15 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
     /// Limits and waiters by origin (`scheme://host:port`), guarded by the mutex; continuations are
     /// resumed after it is unlocked.
     private let state = Mutex(State())
+    /// The error every call fails with, unsent, when ``policy`` has a setting it refuses.
+    private let refusal: CurlewError?
 
-    /// Creates the middleware.
+    /// Creates the middleware. A ``Policy`` setting it refuses (see each setting) fails every
+    /// call with `CurlewError.Code.invalidConnectionSettings` (stage `configuration`, naming the
+    /// setting and its value) before anything is sent.
     public init(policy: Policy = Policy()) {
         self.policy = policy
+        self.refusal = policy.refusal()
     }
 
     /// `.limiter`.
@@ -173,6 +221,7 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
 
     /// Sends once the origin has a free slot; waits or fails with `.concurrencyLimitExceeded`.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        if let refusal { throw refusal }
         guard let origin = TrustedOrigins.origin(of: request.url) else { return try await next(request, context) }
         let generation = try await acquire(origin, request: request, context: context)
         let started = ContinuousClock.now

@@ -38,13 +38,19 @@ internal import Synchronization
 public final class CircuitBreakerMiddleware: APIMiddleware {
     /// When a breaker opens and for how long.
     public struct Policy: Sendable, Hashable {
-        /// The share of failures in the window (0…1) that opens the breaker. Default: 0.5.
+        /// The share of failures in the window that opens the breaker: more than 0, at most 1.
+        /// Another value (0, a negative one, more than 1, NaN) is refused: every call through the
+        /// middleware fails with `CurlewError.Code.invalidConnectionSettings`, unsent. Default: 0.5.
         public var failureRatio: Double
-        /// The fewest outcomes in the window before the breaker may open. Default: 20.
+        /// The fewest outcomes in the window before the breaker may open; fewer than 1 is refused
+        /// like a bad ``failureRatio``. Default: 20.
         public var minimumThroughput: Int
-        /// How far back outcomes count. Default: 30 s.
+        /// How far back outcomes count; zero or less is refused like a bad ``failureRatio``.
+        /// Default: 30 s.
         public var window: Duration
-        /// How long an open breaker refuses calls before it lets a probe through. Default: 5 s.
+        /// How long an open breaker refuses calls before it lets a probe through; zero lets the
+        /// next call probe at once, a negative duration is refused like a bad ``failureRatio``.
+        /// Default: 5 s.
         public var breakDuration: Duration
         /// Whether each endpoint type has a breaker of its own at an origin (one failing endpoint
         /// then does not stop the others); `false`: one breaker per origin. Default: `false`.
@@ -55,14 +61,15 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
         /// Default: `false`.
         public var failsOverWhileOpen: Bool
 
-        /// Creates a policy.
+        /// Creates a policy. A value it cannot honour is kept as given and refused by the
+        /// middleware (each call fails unsent), never changed in silence.
         public init(
             failureRatio: Double = 0.5, minimumThroughput: Int = 20, window: Duration = .seconds(30), breakDuration: Duration = .seconds(5),
             perEndpointType: Bool = false, failsOverWhileOpen: Bool = false
         ) {
-            self.failureRatio = min(1, max(0, failureRatio))
-            self.minimumThroughput = max(1, minimumThroughput)
-            self.window = window > .zero ? window : .seconds(30)
+            self.failureRatio = failureRatio
+            self.minimumThroughput = minimumThroughput
+            self.window = window
             self.breakDuration = breakDuration
             self.perEndpointType = perEndpointType
             self.failsOverWhileOpen = failsOverWhileOpen
@@ -85,8 +92,12 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
     private let breakers = Mutex<[String: CircuitBreaker]>([:])
     /// The clock the breakers are driven by (a test's own in tests).
     private let now: @Sendable () -> ContinuousClock.Instant
+    /// The error every call fails with, unsent, when ``policy`` has a setting it refuses.
+    private let refusal: CurlewError?
 
-    /// Creates the middleware.
+    /// Creates the middleware. A ``Policy`` setting it refuses (see each setting) fails every
+    /// call with `CurlewError.Code.invalidConnectionSettings` (stage `configuration`, naming the
+    /// setting and its value) before anything is sent.
     public convenience init(policy: Policy = Policy()) {
         self.init(policy: policy, now: { .now })
     }
@@ -95,6 +106,12 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
     init(policy: Policy, now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.policy = policy
         self.now = now
+        var check = SettingCheck("CircuitBreakerMiddleware.Policy")
+        check.require(policy.failureRatio > 0 && policy.failureRatio <= 1, "failureRatio", "more than 0 and at most 1", "\(policy.failureRatio)")
+        check.require(policy.minimumThroughput >= 1, "minimumThroughput", "at least 1", "\(policy.minimumThroughput)")
+        check.require(policy.window > .zero, "window", "longer than zero", "\(policy.window)")
+        check.require(policy.breakDuration >= .zero, "breakDuration", "zero or longer", "\(policy.breakDuration)")
+        self.refusal = check.refusal
     }
 
     /// `.circuitBreaker`.
@@ -120,6 +137,7 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
 
     /// Sends when the origin's breaker lets the call through; fails with `.circuitOpen` otherwise.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        if let refusal { throw refusal }
         guard let origin = TrustedOrigins.origin(of: request.url) else { return try await next(request, context) }
         let key = breakerKey(origin, endpointType: context.requestName)
         let (admission, halfOpened) = breakers.withLock { breakers in

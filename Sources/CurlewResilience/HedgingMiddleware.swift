@@ -37,26 +37,34 @@ internal import Synchronization
 public final class HedgingMiddleware: APIMiddleware {
     /// How long a call waits for an answer before the next hedge goes out; with a
     /// ``percentile``, the delay of an endpoint type with fewer than ``minimumSamples`` calls.
+    /// Zero sends the hedges with the call. A negative delay is refused: every call through the
+    /// middleware fails with `CurlewError.Code.invalidConnectionSettings`, unsent.
     public let delay: Duration
     /// The percentile (0…1) of an endpoint type's recent latencies that its calls wait before a
-    /// hedge goes out (0.95: the p95); `nil` for the fixed ``delay``. Default: `nil`.
+    /// hedge goes out (0.95: the p95); `nil` for the fixed ``delay``. A value outside 0…1 (or
+    /// NaN) is refused like a negative ``delay``. Default: `nil`.
     public let percentile: Double?
-    /// Calls of an endpoint type measured before its percentile replaces ``delay``. Default: 20.
+    /// Calls of an endpoint type measured before its percentile replaces ``delay``; fewer than 1
+    /// is refused like a negative ``delay``. Default: 20.
     public let minimumSamples: Int
     /// Whether a hedge goes to the next base URL of the client's `FailoverMiddleware` rather
     /// than the one in use. Default: `false`.
     public let hedgesToFailover: Bool
-    /// Extra attempts per call at most. Default: 1.
+    /// Extra attempts per call at most (0: no hedging); a negative number is refused like a
+    /// negative ``delay``. Default: 1.
     public let maximumHedges: Int
     /// Hedges each call earns (0…1, in thousandths): the long-run ceiling on extra requests.
-    /// Default: 0.1.
+    /// A value outside 0…1 (or NaN) is refused like a negative ``delay``. Default: 0.1.
     public let budget: Double
-    /// Hedges that can be saved up for a burst of slow calls. Default: 10.
+    /// Hedges that can be saved up for a burst of slow calls; a negative number is refused like
+    /// a negative ``delay``. Default: 10.
     public let burst: Int
     /// The hedges earned and not spent, guarded by the mutex.
     private let tokens: Mutex<HedgeBudget>
     /// Recent latencies by endpoint type (``percentile`` only), guarded by the mutex.
     private let latencies = Mutex<[String: LatencyWindow]>([:])
+    /// The error every call fails with, unsent, when a setting is refused.
+    private let refusal: CurlewError?
 
     /// Creates the middleware.
     /// - Parameters:
@@ -69,18 +77,30 @@ public final class HedgingMiddleware: APIMiddleware {
     ///   - budget: Hedges each call earns: the long-run share of extra requests.
     ///   - burst: Hedges that can be saved up.
     ///   - hedgesToFailover: Send hedges to the next base URL of the `FailoverMiddleware`.
+    ///
+    /// A setting it refuses (see each property) is kept as given, never clamped: every call fails
+    /// with `CurlewError.Code.invalidConnectionSettings` (stage `configuration`, naming the
+    /// setting and its value) before anything is sent.
     public init(
         delay: Duration, percentile: Double? = nil, minimumSamples: Int = 20, maximumHedges: Int = 1, budget: Double = 0.1, burst: Int = 10,
         hedgesToFailover: Bool = false
     ) {
         self.delay = delay
-        self.percentile = percentile.map { min(1, max(0, $0)) }
-        self.minimumSamples = max(1, minimumSamples)
+        self.percentile = percentile
+        self.minimumSamples = minimumSamples
         self.hedgesToFailover = hedgesToFailover
-        self.maximumHedges = max(0, maximumHedges)
+        self.maximumHedges = maximumHedges
         self.budget = budget
         self.burst = burst
         self.tokens = Mutex(HedgeBudget(ratio: budget, burst: burst))
+        var check = SettingCheck("HedgingMiddleware")
+        check.require(delay >= .zero, "delay", "zero or longer", "\(delay)")
+        if let percentile { check.require((0...1).contains(percentile), "percentile", "between 0 and 1", "\(percentile)") }
+        check.require(minimumSamples >= 1, "minimumSamples", "at least 1", "\(minimumSamples)")
+        check.require(maximumHedges >= 0, "maximumHedges", "zero or more", "\(maximumHedges)")
+        check.require((0...1).contains(budget), "budget", "between 0 and 1", "\(budget)")
+        check.require(burst >= 0, "burst", "zero or more", "\(burst)")
+        self.refusal = check.refusal
     }
 
     /// `.hedging`.
@@ -98,6 +118,7 @@ public final class HedgingMiddleware: APIMiddleware {
     /// Sends the call, and a hedge each time ``delay`` passes without an answer while the budget
     /// allows; returns the first answer.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        if let refusal { throw refusal }
         tokens.withLock { $0.deposit() }
         guard maximumHedges > 0, Self.mayRunTwice(request) else { return try await next(request, context) }
         // The group's tasks all end before it returns, so `next` never outlives this call.

@@ -12,8 +12,8 @@ struct FleetCacheTests {
     @Test func anotherInstanceIsServedFromTheSecondTier() async throws {
         let server = try await startOrigin()
         let store = InMemoryFleetStore()
-        let a = FleetInstance(baseURL: server.baseURL, store: store)
-        let b = FleetInstance(baseURL: server.baseURL, store: store)
+        let a = try FleetInstance(baseURL: server.baseURL, store: store)
+        let b = try FleetInstance(baseURL: server.baseURL, store: store)
         #expect(try await a.client.send(FleetText(path: "item/1")) == "item 1")
         await a.cache.waitForPendingWrites()
         #expect(await a.storage.flush())
@@ -32,8 +32,8 @@ struct FleetCacheTests {
     @Test func anOriginOutageIsBridgedFromWhatAnotherInstanceFetched() async throws {
         let server = try await startOrigin()
         let store = InMemoryFleetStore()
-        let a = FleetInstance(baseURL: server.baseURL, store: store)
-        let b = FleetInstance(baseURL: server.baseURL, store: store)
+        let a = try FleetInstance(baseURL: server.baseURL, store: store)
+        let b = try FleetInstance(baseURL: server.baseURL, store: store)
         let call = FleetText(path: "item/5", policy: .networkFirst(staleFor: .hours(1)))
         #expect(try await a.client.send(call) == "item 5")
         await a.cache.waitForPendingWrites()
@@ -57,8 +57,8 @@ struct FleetCacheTests {
         let tracer = InMemoryTracer()
         var configuration = FleetCacheStorage.Configuration.generousForTests
         configuration.tracer = tracer
-        let a = FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
-        let b = FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        let a = try FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        let b = try FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
         #expect(try await a.client.send(FleetText(path: "item/9")) == "item 9")
         await a.cache.waitForPendingWrites()
         #expect(await a.storage.flush())
@@ -78,8 +78,8 @@ struct FleetCacheTests {
         }
         let server = try await LoopbackServer.start(router: router)
         let store = InMemoryFleetStore()
-        let a = FleetInstance(baseURL: server.baseURL, store: store)
-        let b = FleetInstance(baseURL: server.baseURL, store: store)
+        let a = try FleetInstance(baseURL: server.baseURL, store: store)
+        let b = try FleetInstance(baseURL: server.baseURL, store: store)
         let alice = FleetText(path: "me", headers: ["Authorization": "Bearer alice", "Accept-Language": "en"])
         #expect(try await a.client.send(alice) == "Bearer alice en")
         await a.cache.waitForPendingWrites()
@@ -98,7 +98,7 @@ struct FleetCacheTests {
     func aPurgeOnOneInstanceEvictsEveryFirstTier(kind: String) async throws {
         let server = try await startOrigin()
         let store = InMemoryFleetStore()
-        let instances = (0..<3).map { _ in FleetInstance(baseURL: server.baseURL, store: store) }
+        let instances = try (0..<3).map { _ in try FleetInstance(baseURL: server.baseURL, store: store) }
         for instance in instances { _ = try await instance.client.send(FleetText(path: "item/7")) }
         for instance in instances {
             await instance.cache.waitForPendingWrites()
@@ -128,15 +128,15 @@ struct FleetCacheTests {
         router.on("GET", "/mine") { _, _ in ServerResponse(headers: [("Cache-Control", "max-age=300")], body: Array("mine".utf8)) }
         let server = try await LoopbackServer.start(router: router)
         let store = InMemoryFleetStore()
-        func instance() -> (FleetCacheStorage, MemoryCacheStorage, ResponseCache, APIClient) {
+        func instance() throws -> (FleetCacheStorage, MemoryCacheStorage, ResponseCache, APIClient) {
             let local = MemoryCacheStorage()
-            let storage = FleetCacheStorage(local: local, store: store, configuration: .generousForTests)
+            let storage = try FleetCacheStorage(local: local, store: store, configuration: .generousForTests)
             let cache = ResponseCache(storage: storage, credentials: .provider { "alice" })
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [cache]))
             return (storage, local, cache, client)
         }
-        let a = instance()
-        let b = instance()
+        let a = try instance()
+        let b = try instance()
         _ = try await a.3.send(FleetText(path: "mine"))
         _ = try await b.3.send(FleetText(path: "mine"))
         await a.2.waitForPendingWrites()
@@ -153,7 +153,7 @@ struct FleetCacheTests {
         let gate = Gate()
         let server = try await startOrigin(gate: gate)
         let store = InMemoryFleetStore()
-        let instances = (0..<3).map { _ in FleetInstance(baseURL: server.baseURL, store: store) }
+        let instances = try (0..<3).map { _ in try FleetInstance(baseURL: server.baseURL, store: store) }
         let results = Task {
             try await withThrowingTaskGroup(of: String.self) { group in
                 for instance in instances {
@@ -201,7 +201,7 @@ struct FleetCacheTests {
         }
         let server = try await LoopbackServer.start(router: router)
         let store = InMemoryFleetStore()
-        let instances = (0..<3).map { _ in FleetInstance(baseURL: server.baseURL, store: store) }
+        let instances = try (0..<3).map { _ in try FleetInstance(baseURL: server.baseURL, store: store) }
         let results = Task {
             await withTaskGroup(of: String?.self) { group in
                 for instance in instances {
@@ -242,7 +242,7 @@ struct FleetCacheTests {
         configuration.writeTimeout = .milliseconds(50)
         configuration.breakDuration = .milliseconds(100)
         configuration.singleFlight = nil
-        let a = FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        let a = try FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
         await store.setOutage(.hanging(.seconds(30)))
         for n in 0..<10 {
             #expect(try await a.client.send(FleetText(path: "item/\(n)")) == "item \(n)")
@@ -257,7 +257,7 @@ struct FleetCacheTests {
         await store.setOutage(.none)
         #expect(await a.storage.flush(timeout: .seconds(30)))
         #expect(await store.keys.count == 10)
-        let b = FleetInstance(baseURL: server.baseURL, store: store)
+        let b = try FleetInstance(baseURL: server.baseURL, store: store)
         #expect(try await b.client.send(FleetText(path: "item/3")) == "item 3")
         #expect(server.requestCount == 10)
         await server.shutdown()
@@ -270,7 +270,7 @@ struct FleetCacheTests {
         configuration.failureThreshold = 3
         configuration.breakDuration = .seconds(3600)
         configuration.singleFlight = nil
-        let a = FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        let a = try FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
         await store.setOutage(.failing)
         for n in 0..<3 { _ = try await a.client.send(FleetText(path: "item/\(n)")) }
         await a.cache.waitForPendingWrites()

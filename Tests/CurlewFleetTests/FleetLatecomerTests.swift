@@ -50,8 +50,8 @@ struct FleetLatecomerTests {
         let storage: FleetCacheStorage
         let client: APIClient
 
-        init(baseURL: String, store: any FleetStore) {
-            storage = FleetCacheStorage(local: local, store: store, configuration: .generousForTests)
+        init(baseURL: String, store: any FleetStore) throws {
+            storage = try FleetCacheStorage(local: local, store: store, configuration: .generousForTests)
             let cache = ResponseCache(storage: storage, credentials: .anonymous)
             client = APIClient(configuration: ClientConfiguration(baseURL: baseURL, middleware: [cache]))
         }
@@ -63,8 +63,8 @@ struct FleetLatecomerTests {
         let gate = Gate()
         let server = try await startOrigin(gate: gate)
         let store = InMemoryFleetStore()
-        let fetching = Instance(baseURL: server.baseURL, store: store)
-        let late = Instance(baseURL: server.baseURL, store: store)
+        let fetching = try Instance(baseURL: server.baseURL, store: store)
+        let late = try Instance(baseURL: server.baseURL, store: store)
         let first = Task { try await fetching.client.send(FleetText(path: "item/5")) }
         #expect(await eventually { server.requestCount == 1 })
         // The late caller misses both tiers and is held at its second first-tier lookup, past its
@@ -92,7 +92,7 @@ struct FleetLatecomerTests {
         let gate = Gate()
         let server = try await startOrigin(gate: gate)
         let store = InMemoryFleetStore()
-        let instance = Instance(baseURL: server.baseURL, store: store)
+        let instance = try Instance(baseURL: server.baseURL, store: store)
         let first = Task { try await instance.client.send(FleetText(path: "item/6")) }
         #expect(await eventually { server.requestCount == 1 })
         instance.local.hold(lookup: 2)

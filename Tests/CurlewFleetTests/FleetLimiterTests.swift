@@ -30,7 +30,7 @@ struct FleetLimiterTests {
         let server = try await startOrigin(delay: .milliseconds(30))
         let store = InMemoryFleetStore()
         let queues = (0..<3).map { _ in QueueActor() }
-        let limiters = queues.map { FleetLimiter(queues: $0, store: store, limits: ["partner": 8], configuration: Self.configuration()) }
+        let limiters = try queues.map { try FleetLimiter(queues: $0, store: store, limits: ["partner": 8], configuration: Self.configuration()) }
         let running = limiters.map { limiter in Task { try await limiter.run() } }
         let clients = queues.map { APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: $0) }
         let answers = try await Self.burst(clients, count: 40)
@@ -51,7 +51,7 @@ struct FleetLimiterTests {
         let dead = try await store.lease("partner", capacity: 8, holder: "dead", wanted: 8, inUse: 8, ttl: .milliseconds(300))
         #expect(dead.granted == 8)
         let queues = QueueActor()
-        let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: Self.configuration())
+        let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: Self.configuration())
         let running = Task { try await limiter.run() }
         let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: queues)
         // The limiter's first lease, before any call (on a loaded machine it can come after the
@@ -77,7 +77,7 @@ struct FleetLimiterTests {
         configuration.metricsFactory = metrics
         await store.setOutage(.failing)
         let queues = QueueActor()
-        let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
+        let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
         let running = Task { try await limiter.run() }
         let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: queues)
         let answers = try await Self.burst([client], count: 20)
@@ -122,7 +122,7 @@ struct FleetLimiterTests {
         var configuration = Self.configuration()
         configuration.leaseTimeToLive = .seconds(600)
         configuration.idleRelease = .seconds(600)
-        let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
+        let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
         let running = Task { try await limiter.run() }
         // A first call that runs (or waits) until the limiter has seen it and leased its slot.
         try await queues.run(in: "partner") {
@@ -142,7 +142,7 @@ struct FleetLimiterTests {
 
         // With a short idle release the slot goes back to the store.
         configuration.idleRelease = .milliseconds(50)
-        let releasing = FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
+        let releasing = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
         let again = Task { try await releasing.run() }
         try await queues.run(in: "partner") {}
         #expect(await eventually { releasing.status(of: "partner")?.slots == 0 })

@@ -44,7 +44,7 @@ struct FleetMultiProcessTests {
 
     private static func singleFlightChild(_ child: FleetChildEnvironment) async throws {
         let running = try await child.store()
-        let instance = FleetInstance(baseURL: child.origin, store: running.store)
+        let instance = try FleetInstance(baseURL: child.origin, store: running.store)
         child.say("ready")
         try await child.waitFor("go")
         let results = Task {
@@ -103,7 +103,7 @@ struct FleetMultiProcessTests {
 
     private static func purgeChild(_ child: FleetChildEnvironment) async throws {
         let running = try await child.store()
-        let instance = FleetInstance(baseURL: child.origin, store: running.store)
+        let instance = try FleetInstance(baseURL: child.origin, store: running.store)
         let key = FleetKeys.describe("1|public|GET \(child.origin)/item/5").key
         child.say("ready")
         func fetch() async throws {
@@ -197,7 +197,7 @@ struct FleetMultiProcessTests {
         configuration.leaseTimeToLive = .seconds(2)
         configuration.instance = "child-\(child.index)"
         let queues = QueueActor()
-        let limiter = FleetLimiter(queues: queues, store: running.store, limits: ["partner": 8], configuration: configuration)
+        let limiter = try FleetLimiter(queues: queues, store: running.store, limits: ["partner": 8], configuration: configuration)
         let limiting = Task { try await limiter.run() }
         let client = APIClient(configuration: ClientConfiguration(baseURL: child.origin), queues: queues)
         child.say("ready")
@@ -247,7 +247,7 @@ struct FleetMultiProcessTests {
         flight.wait = .seconds(600)
         flight.lockTimeToLive = .seconds(600)
         configuration.singleFlight = flight
-        let instance = FleetInstance(baseURL: fleet.origin.baseURL, store: observer.store, configuration: configuration)
+        let instance = try FleetInstance(baseURL: fleet.origin.baseURL, store: observer.store, configuration: configuration)
         let answers = Task {
             try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<10 { group.addTask { try await instance.client.send(FleetText(path: "item/3")) } }
@@ -348,7 +348,7 @@ struct FleetMultiProcessTests {
         // The outage lasts as long as `pg_ctl` takes to stop and start again on a loaded machine:
         // room for every write it queues (none may be dropped here).
         configuration.maximumPendingWrites = 100_000
-        let instance = FleetInstance(baseURL: child.origin, store: running.store, configuration: configuration)
+        let instance = try FleetInstance(baseURL: child.origin, store: running.store, configuration: configuration)
         child.say("ready")
         try await child.waitFor("before")
         let next = Ticket()
@@ -382,7 +382,7 @@ struct FleetMultiProcessTests {
         // fetched once PostgreSQL was down — the writes replayed after the outage and those made
         // since. (Answers stored before may be gone: `pg_ctl stop -m immediate` is a crash, and
         // PostgreSQL empties UNLOGGED tables when it recovers from one.)
-        let reader = FleetInstance(baseURL: child.origin, store: running.store)
+        let reader = try FleetInstance(baseURL: child.origin, store: running.store)
         let calls = next.taken
         let sinceOutage = timings.filter { $0.phase == "down" || $0.phase == "up" }.map { $0.n }
         let fetchedSince = Set(sinceOutage)

@@ -36,9 +36,9 @@ struct FleetInstance {
     let client: APIClient
     let local: MemoryCacheStorage
 
-    init(baseURL: String, store: any FleetStore, configuration: FleetCacheStorage.Configuration = .generousForTests, queues: QueueActor = QueueActor()) {
+    init(baseURL: String, store: any FleetStore, configuration: FleetCacheStorage.Configuration = .generousForTests, queues: QueueActor = QueueActor()) throws {
         local = MemoryCacheStorage()
-        storage = FleetCacheStorage(local: local, store: store, configuration: configuration)
+        storage = try FleetCacheStorage(local: local, store: store, configuration: configuration)
         cache = ResponseCache(storage: storage, credentials: .anonymous)
         client = APIClient(configuration: ClientConfiguration(baseURL: baseURL, middleware: [cache]), queues: queues)
     }

@@ -1,3 +1,4 @@
+import Curlew
 @testable import CurlewFleet
 import PostgresNIO
 import Testing
@@ -22,16 +23,23 @@ struct FleetURLTests {
         #expect(try Configuration(url: "postgres://app@db/").client.database == nil)
     }
 
+    /// Each refusal is a `CurlewError` like every other bad URL or setting in Curlew: its code,
+    /// stage `configuration`, and a message that says what is wrong and never holds the password.
     @Test(arguments: [
-        ("not a url", Configuration.InvalidURL.Reason.notAURL), ("", .notAURL), ("http://app@db/orders", .scheme),
-        ("postgres://app@/orders", .host), ("postgres://db.internal/orders", .user), ("postgres://app@db:0/orders", .port),
-        ("postgres://app@db:99999/orders", .port), ("postgres://app:pw@db/orders?sslmode=required", .sslMode),
-        ("postgres://app:pw@db/orders?connect_timeout=5", .parameter),
+        ("not a url", CurlewError.Code.malformedURL, "it is not a URL"), ("", .malformedURL, "it is not a URL"),
+        ("http://app:pw@db/orders", .unsupportedScheme, "scheme must be postgres or postgresql, not http"),
+        ("postgres://app:pw@/orders", .malformedURL, "it names no host"), ("postgres://db.internal/orders", .malformedURL, "it names no user"),
+        ("postgres://app:pw@db:0/orders", .malformedURL, "its port 0 is not between 1 and 65535"),
+        ("postgres://app:pw@db:99999/orders", .malformedURL, "its port 99999 is not between 1 and 65535"),
+        ("postgres://app:pw@db/orders?sslmode=required", .invalidConnectionSettings, "its sslmode required is none of disable"),
+        ("postgres://app:pw@db/orders?connect_timeout=5", .invalidConnectionSettings, "its parameter connect_timeout is not supported"),
     ])
-    func aURLTheStoreCannotUseIsRefusedWithItsReason(_ url: String, _ reason: Configuration.InvalidURL.Reason) {
-        let error = #expect(throws: Configuration.InvalidURL.self) { try Configuration(url: url) }
-        #expect(error?.reason == reason)
-        #expect(error?.description.hasPrefix("the PostgreSQL URL is refused: ") == true)
+    func aURLTheStoreCannotUseIsRefusedWithWhatIsWrong(_ url: String, _ code: CurlewError.Code, _ says: String) {
+        let error = #expect(throws: CurlewError.self) { try Configuration(url: url) }
+        #expect(error?.code == code)
+        #expect(error?.stage == .configuration)
+        #expect(error?.message.hasPrefix("the PostgreSQL URL is refused: ") == true)
+        #expect(error?.message.contains(says) == true, "\(error?.message ?? "")")
         #expect(error?.description.contains("pw") == false)
     }
 
@@ -59,11 +67,26 @@ struct FleetURLTests {
         }
     }
 
-    /// The schema is quoted in SQL, so a keyword or a leading digit is kept; nothing usable left
-    /// is the default.
+    /// The schema is quoted in SQL, so a keyword or a leading digit is kept, lowercased as
+    /// PostgreSQL folds a name.
     @Test func theSchemaKeepsLettersDigitsAndUnderscores() throws {
         #expect(try Configuration(url: "postgres://app@db/orders", schema: "Order").schema == "order")
-        #expect(try Configuration(url: "postgres://app@db/orders", schema: "2024-fleet").schema == "2024fleet")
-        #expect(try Configuration(url: "postgres://app@db/orders", schema: "--").schema == "curlew_fleet")
+        #expect(try Configuration(url: "postgres://app@db/orders", schema: "2024_fleet").schema == "2024_fleet")
+        #expect(try Configuration(url: "postgres://app@db/orders", schema: String(repeating: "a", count: 40)).schema.count == 40)
+    }
+
+    /// A schema with other characters used to be changed in silence (`2024-fleet` became
+    /// `2024fleet`, `--` became `curlew_fleet`): two fleets configured apart could share tables.
+    @Test(arguments: ["2024-fleet", "--", "", "fleet.cache", "flëet", String(repeating: "a", count: 41)])
+    func aSchemaTheStoreCannotUseIsRefused(_ schema: String) {
+        let error = #expect(throws: CurlewError.self) { try Configuration(url: "postgres://app:pw@db/orders", schema: schema) }
+        #expect(error?.code == .invalidConnectionSettings)
+        #expect(error?.stage == .configuration)
+        #expect(error?.message.contains("schema \"\(schema)\" is refused") == true, "\(error?.message ?? "")")
+        #expect(error?.description.contains("pw") == false)
+        let direct = #expect(throws: CurlewError.self) {
+            try Configuration(client: .init(host: "db", username: "app", password: "pw", database: "orders", tls: .disable), schema: schema)
+        }
+        #expect(direct?.code == .invalidConnectionSettings)
     }
 }

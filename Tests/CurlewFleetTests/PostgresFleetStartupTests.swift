@@ -51,7 +51,7 @@ struct PostgresFleetStartupTests {
         configuration.writeTimeout = .milliseconds(500)
         configuration.breakDuration = .milliseconds(200)
         configuration.singleFlight = nil
-        let a = FleetInstance(baseURL: server.baseURL, store: running.store, configuration: configuration)
+        let a = try FleetInstance(baseURL: server.baseURL, store: running.store, configuration: configuration)
         for n in 0..<10 { #expect(try await a.client.send(FleetText(path: "item/\(n)")) == "item \(n)") }
         #expect(server.requestCount == 10)
         #expect(a.storage.statistics.failOpenReads == 10)
@@ -65,7 +65,7 @@ struct PostgresFleetStartupTests {
             let key = FleetKeys.describe("1|public|GET \(server.baseURL)/item/\(n)").key
             #expect(try await running.store.read(key) != nil)
         }
-        let b = FleetInstance(baseURL: server.baseURL, store: running.store)
+        let b = try FleetInstance(baseURL: server.baseURL, store: running.store)
         #expect(try await b.client.send(FleetText(path: "item/9")) == "item 9")
         #expect(server.requestCount == 10)
         #expect(b.storage.statistics.secondTierHits == 1)
@@ -95,7 +95,7 @@ struct PostgresFleetStartupTests {
         let queues = QueueActor()
         var configuration = FleetLimiter.Configuration()
         configuration.leaseTimeout = .milliseconds(250)
-        let limiter = FleetLimiter(queues: queues, store: running.store, limits: ["partner": 4], configuration: configuration)
+        let limiter = try FleetLimiter(queues: queues, store: running.store, limits: ["partner": 4], configuration: configuration)
         let leasing = Task { try await limiter.run() }
         let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: queues)
         let answers = try await FleetLimiterTests.burst([client], count: 8)

@@ -97,7 +97,7 @@ struct PostgresFleetTests {
         let schema = RunningStore.schema()
         let stores = [try await RunningStore.start(schema: schema), try await RunningStore.start(schema: schema), try await RunningStore.start(schema: schema)]
         for running in stores { await running.store.waitUntilListening() }
-        let instances = stores.map { FleetInstance(baseURL: server.baseURL, store: $0.store) }
+        let instances = try stores.map { try FleetInstance(baseURL: server.baseURL, store: $0.store) }
         #expect(try await instances[0].client.send(FleetText(path: "item/5")) == "item 5")
         await instances[0].cache.waitForPendingWrites()
         #expect(await instances[0].storage.flush())
@@ -127,7 +127,7 @@ struct PostgresFleetTests {
         let schema = RunningStore.schema()
         let stores = [try await RunningStore.start(schema: schema), try await RunningStore.start(schema: schema), try await RunningStore.start(schema: schema)]
         for running in stores { try await running.store.migrateIfNeeded() }
-        let instances = stores.map { FleetInstance(baseURL: server.baseURL, store: $0.store) }
+        let instances = try stores.map { try FleetInstance(baseURL: server.baseURL, store: $0.store) }
         let results = Task {
             try await withThrowingTaskGroup(of: String.self) { group in
                 for instance in instances {
@@ -160,7 +160,7 @@ struct PostgresFleetTests {
         let schema = RunningStore.schema()
         let stores = [try await RunningStore.start(schema: schema), try await RunningStore.start(schema: schema), try await RunningStore.start(schema: schema)]
         let queues = (0..<3).map { _ in QueueActor() }
-        let limiters = zip(queues, stores).map { FleetLimiter(queues: $0, store: $1.store, limits: ["partner": 8], configuration: FleetLimiterTests.configuration()) }
+        let limiters = try zip(queues, stores).map { try FleetLimiter(queues: $0, store: $1.store, limits: ["partner": 8], configuration: FleetLimiterTests.configuration()) }
         let running = limiters.map { limiter in Task { try await limiter.run() } }
         let clients = queues.map { APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: $0) }
         let answers = try await FleetLimiterTests.burst(clients, count: 40)
@@ -180,7 +180,7 @@ struct PostgresFleetTests {
         var configuration = FleetCacheStorage.Configuration()
         configuration.softTimeout = .milliseconds(50)
         configuration.writeTimeout = .milliseconds(200)
-        let a = FleetInstance(baseURL: server.baseURL, store: running.store, configuration: configuration)
+        let a = try FleetInstance(baseURL: server.baseURL, store: running.store, configuration: configuration)
         for n in 0..<5 {
             #expect(try await a.client.send(FleetText(path: "item/\(n)")) == "item \(n)")
         }
@@ -212,7 +212,7 @@ struct PostgresFleetTests {
         configuration.writeTimeout = .milliseconds(500)
         configuration.breakDuration = .milliseconds(200)
         configuration.singleFlight = nil
-        let a = FleetInstance(baseURL: server.baseURL, store: running.store, configuration: configuration)
+        let a = try FleetInstance(baseURL: server.baseURL, store: running.store, configuration: configuration)
         for n in 0..<5 { #expect(try await a.client.send(FleetText(path: "item/\(n)")) == "item \(n)") }
         await a.cache.waitForPendingWrites()
         #expect(await a.storage.flush())
@@ -241,7 +241,7 @@ struct PostgresFleetTests {
             let key = FleetKeys.describe("1|public|GET \(server.baseURL)/item/\(n)").key
             #expect(try await running.store.read(key) != nil)
         }
-        let b = FleetInstance(baseURL: server.baseURL, store: running.store)
+        let b = try FleetInstance(baseURL: server.baseURL, store: running.store)
         #expect(try await b.client.send(FleetText(path: "item/24")) == "item 24")
         #expect(server.requestCount == 25)
         #expect(b.storage.statistics.secondTierHits == 1)

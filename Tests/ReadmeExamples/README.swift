@@ -757,15 +757,15 @@ import ServiceLifecycle
 
 
 func makeFleetClient(databaseURL: String, logger: Logger) throws -> (APIClient, ServiceGroup) {
-    // Throws for a URL it cannot use, saying why (a missing user, an unknown sslmode…).
+    // Throws a CurlewError for a URL it cannot use, saying why (a missing user, an unknown sslmode…).
     let settings = try PostgresFleetStore.Configuration(url: databaseURL, schema: "gallery_fleet")
     let store = PostgresFleetStore(configuration: settings)          // creates and migrates its tables
     // The instance's own memory tier first, the fleet's PostgreSQL second.
-    let storage = FleetCacheStorage(local: MemoryCacheStorage(maximumBytes: 64 << 20), store: store)
+    let storage = try FleetCacheStorage(local: MemoryCacheStorage(maximumBytes: 64 << 20), store: store)
     let cache = ResponseCache(storage: storage, credentials: .anonymous)
     // "At most 8 concurrent calls to the partner across all instances."
     let queues = QueueActor()
-    let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": 8])
+    let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8])
     let client = APIClient(
         configuration: ClientConfiguration(baseURL: "https://partner.example.com/api", middleware: [cache]),
         queues: queues)

@@ -59,10 +59,10 @@ func explore(store: PostgresFleetStore, configuration: PostgresFleetStore.Config
     var tiers = FleetCacheStorage.Configuration()
     tiers.softTimeout = .seconds(1)
     tiers.singleFlight = nil
-    let before = FleetCacheStorage(local: NoFirstTier(), store: PoolOnly(store: store), configuration: tiers)
-    let after = FleetCacheStorage(local: NoFirstTier(), store: store, configuration: tiers)
+    let before = try FleetCacheStorage(local: NoFirstTier(), store: PoolOnly(store: store), configuration: tiers)
+    let after = try FleetCacheStorage(local: NoFirstTier(), store: store, configuration: tiers)
     let memory = InMemoryFleetStore()
-    let clientSide = FleetCacheStorage(local: NoFirstTier(), store: memory, configuration: tiers)
+    let clientSide = try FleetCacheStorage(local: NoFirstTier(), store: memory, configuration: tiers)
     try await clientSide.store(entry)
     _ = await clientSide.flush()
     let key = entry.key

@@ -105,7 +105,7 @@ let entry = CacheEntry(
 var tiers = FleetCacheStorage.Configuration()
 tiers.softTimeout = .seconds(1)
 tiers.singleFlight = nil
-let storage = FleetCacheStorage(local: NoFirstTier(), store: store, configuration: tiers)
+let storage = try FleetCacheStorage(local: NoFirstTier(), store: store, configuration: tiers)
 try await storage.store(entry)
 guard await storage.flush() else { fatalError("the entry did not reach PostgreSQL") }
 // The same row under the plain key "bench" for pgbench (Benchmarks/fleet.sh).
@@ -163,7 +163,7 @@ try await measure("plain queue, limit 8 (QueueActor.run)", count: 200_000) {
     _ = try await plain.run(in: "partner") { 1 }
 }
 let fleetQueues = QueueActor()
-let limiter = FleetLimiter(queues: fleetQueues, store: store, limits: ["partner": 8])
+let limiter = try FleetLimiter(queues: fleetQueues, store: store, limits: ["partner": 8])
 let limiting = Task { try await limiter.run() }
 // Demand makes the limiter lease: a call that waits until the lease is in hand. (This used to wait
 // for slots after the call had ended: with no demand left the limiter may already have given its

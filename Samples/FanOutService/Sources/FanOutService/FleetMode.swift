@@ -42,12 +42,12 @@ enum FleetMode {
             // it (default 5 ms; a debug build on a loaded machine needs more).
             if let milliseconds = softTimeout { tiers.softTimeout = .milliseconds(milliseconds) }
             tiers.instance = "fanout-\(port)-\(UUID().uuidString.prefix(8))"
-            let storage = FleetCacheStorage(local: MemoryCacheStorage(), store: store, configuration: tiers)
+            let storage = try FleetCacheStorage(local: MemoryCacheStorage(), store: store, configuration: tiers)
             let cache = ResponseCache(storage: storage, credentials: .anonymous)
             var leases = FleetLimiter.Configuration()
             leases.instance = tiers.instance
             let queues = QueueActor()
-            let limiter = FleetLimiter(queues: queues, store: store, limits: ["partner": partnerLimit], configuration: leases)
+            let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": partnerLimit], configuration: leases)
             let transport = TransportService(gracePeriod: .seconds(10), drainSignals: [.sigterm, .sigint])
             let client = APIClient(
                 configuration: ClientConfiguration(baseURL: upstream, middleware: [cache]), transport: transport, queues: queues)
