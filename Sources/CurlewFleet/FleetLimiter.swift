@@ -36,6 +36,10 @@ internal import Synchronization
 /// // Run `limiter` in the ServiceGroup; calls with `options.queue = "partner"` share the 8.
 /// ```
 ///
+/// The limiter holds its queues from the moment it is created until its first lease, so no call
+/// runs on a slot the fleet has not granted: run it (in the `ServiceGroup`) as the service starts,
+/// or calls to its queues wait.
+///
 /// The limiter owns the queue's limit and its hold: do not call ``/Curlew/QueueActor/setLimit(_:for:)``,
 /// ``/Curlew/QueueActor/hold(_:)`` or ``/Curlew/QueueActor/resume(_:)`` for a fleet-limited queue yourself.
 ///
@@ -123,6 +127,9 @@ public final class FleetLimiter: Service, Sendable {
             self.limits.mapValues {
                 Status(capacity: $0, slots: 0, instances: configuration.assumedInstances, isFallback: false, fallbacks: 0, leases: 0)
             })
+        // Held from here, not from `run()`: a call that reached a queue before the limiter ran
+        // would run on a slot the fleet never granted, unseen by the other instances.
+        for name in limits.keys { queues.holdFromOwner(name) }
     }
 
     /// Refuses a limit or setting the limiter cannot honour (it used to make a limit of 0 one,

@@ -44,6 +44,28 @@ struct FleetLimiterTests {
         await server.shutdown()
     }
 
+    @Test func callsSentBeforeTheLimiterRunsWaitForItsFirstLease() async throws {
+        let server = try await startOrigin(delay: .milliseconds(5))
+        let store = InMemoryFleetStore()
+        let queues = QueueActor()
+        let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: Self.configuration())
+        let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), queues: queues)
+        let calls = Task { try await Self.burst([client], count: 3) }
+        // The limiter exists but does not run yet: its queue is held, so the calls wait there
+        // (they used to run one at a time on slots the fleet never granted).
+        #expect(await eventually { await queues.status(of: "partner").waiting == 3 })
+        #expect(await queues.status(of: "partner").running == 0)
+        #expect(server.requestCount == 0)
+        let running = Task { try await limiter.run() }
+        let answers = try await calls.value
+        #expect(answers == ["slow 0", "slow 0", "slow 0"])
+        #expect(server.requestCount == 3)
+        #expect((limiter.status(of: "partner")?.leases ?? 0) >= 1)
+        running.cancel()
+        _ = await running.result
+        await server.shutdown()
+    }
+
     @Test func slotsOfAHolderThatDiedComeBackWhenItsLeaseRunsOut() async throws {
         let server = try await startOrigin(delay: .milliseconds(5))
         let store = InMemoryFleetStore()

@@ -101,6 +101,13 @@ public actor QueueActor {
         publish(.queueHeld, queue)
     }
 
+    /// ``hold(_:)`` from synchronous code: the owner of a queue's gate closes it where it cannot
+    /// await, before any call can reach the queue (a fleet limiter, from its initializer).
+    package nonisolated func holdFromOwner(_ queue: String) {
+        book.withLock { $0.hold(queue) }
+        publish(.queueHeld, queue)
+    }
+
     /// Opens the gate: waiting work starts in priority, then arrival, order.
     public func resume(_ queue: String) {
         guard let aftermath = book.withLock({ $0.resume(queue) }) else { return }
