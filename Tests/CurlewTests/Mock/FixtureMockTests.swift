@@ -128,6 +128,8 @@ struct FixtureMockTests {
         try await withMockedLoopback([MockMiddleware(.fixtures(store)), seeing]) { server, client in
             let error = await #expect(throws: CurlewError.self) { try await client.send(MockSearch()) { $0.mockScenario = "offline" } }
             #expect(error?.code == .cannotConnect)
+            // Named by the metadata file the scenario has (there is no MockSearch.offline.json).
+            #expect(error?.message == "simulated cannotConnect (MockSearch.offline.meta.json)")
             #expect(error?.level == .transport)
             #expect(error?.stage == .transport)
             #expect(seeing.observed == ["error cannotConnect"])

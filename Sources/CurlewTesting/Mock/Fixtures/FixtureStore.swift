@@ -68,7 +68,8 @@ public struct FixtureStore: Sendable {
             answer.body = try FixturePath.read(path, name: bodyName)
             answer.headers = [.contentType: "application/json"]
         case (.missing, .file):
-            break
+            // Metadata only (a status, a failure): the answer is named by the file that exists.
+            answer.name = metaName
         }
         if case .file(let path) = metaEntry {
             let metadata = try FixtureMetadata(try FixturePath.read(path, name: metaName), file: metaName)
