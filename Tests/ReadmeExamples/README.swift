@@ -35,14 +35,14 @@
 //   block 33 (README.md:1150): declarations, file scope
 //   block 34 (README.md:1163): declarations, file scope
 //   block 35 (README.md:1210): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1257): skipped (no-compile)
-//   block 37 (README.md:1290): declarations, file scope
-//   block 38 (README.md:1311): skipped (no-compile)
-//   block 39 (README.md:1477): declarations, file scope
-//   block 40 (README.md:1580): declarations, file scope
-//   block 41 (README.md:1619): declarations, file scope
-//   block 42 (README.md:1654): declarations, file scope
-//   block 43 (README.md:1742): declarations, file scope
+//   block 36 (README.md:1258): skipped (no-compile)
+//   block 37 (README.md:1291): declarations, file scope
+//   block 38 (README.md:1312): skipped (no-compile)
+//   block 39 (README.md:1478): declarations, file scope
+//   block 40 (README.md:1581): declarations, file scope
+//   block 41 (README.md:1620): declarations, file scope
+//   block 42 (README.md:1655): declarations, file scope
+//   block 43 (README.md:1743): declarations, file scope
 
 import Curlew
 import Foundation
@@ -763,7 +763,8 @@ func makeFleetClient(databaseURL: String, logger: Logger) throws -> (APIClient, 
     // The instance's own memory tier first, the fleet's PostgreSQL second.
     let storage = try FleetCacheStorage(local: MemoryCacheStorage(maximumBytes: 64 << 20), store: store)
     let cache = ResponseCache(storage: storage, credentials: .anonymous)
-    // "At most 8 concurrent calls to the partner across all instances."
+    // "At most 8 concurrent calls to the partner across all instances." Its queue is held until
+    // the group runs the limiter and it has its first lease.
     let queues = QueueActor()
     let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8])
     let client = APIClient(
@@ -781,8 +782,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1290
-#sourceLocation(file: "README.md", line: 1291)
+// MARK: block 37, README.md:1291
+#sourceLocation(file: "README.md", line: 1292)
 
 
 
@@ -799,8 +800,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1477
-#sourceLocation(file: "README.md", line: 1478)
+// MARK: block 39, README.md:1478
+#sourceLocation(file: "README.md", line: 1479)
 
 
 
@@ -901,8 +902,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1580
-#sourceLocation(file: "README.md", line: 1581)
+// MARK: block 40, README.md:1581
+#sourceLocation(file: "README.md", line: 1582)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -939,8 +940,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1619
-#sourceLocation(file: "README.md", line: 1620)
+// MARK: block 41, README.md:1620
+#sourceLocation(file: "README.md", line: 1621)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
@@ -973,8 +974,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1654
-#sourceLocation(file: "README.md", line: 1655)
+// MARK: block 42, README.md:1655
+#sourceLocation(file: "README.md", line: 1656)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1060,8 +1061,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1742
-#sourceLocation(file: "README.md", line: 1743)
+// MARK: block 43, README.md:1743
+#sourceLocation(file: "README.md", line: 1744)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.
