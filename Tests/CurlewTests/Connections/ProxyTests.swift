@@ -48,6 +48,24 @@ struct ProxyTests {
         }
     }
 
+    /// An http URL is forwarded, so the proxy's refusal arrives as a response: a 407 used to
+    /// reach the caller as the origin's `.unacceptableStatus` (and a middleware could take it for
+    /// the upstream's answer); it is a `.proxyFailure`, like a refused `CONNECT`.
+    @Test func aForwardingProxyThatWantsCredentialsIsAProxyFailure() async throws {
+        let servers = try ConnectionServers.fromEnvironment()
+        try await withTransport { transport in
+            let anonymous = ProxyConfiguration.http(host: servers.httpProxy.host, port: servers.httpProxy.port)
+            let client = connectionClient(servers.shortKeepAliveURL, viaProxy(servers, anonymous), transport: transport)
+            let error = try await #require(throws: CurlewError.self) { try await client.send(TextGet(path: "via")) }
+            #expect(error.code == .proxyFailure)
+            #expect(error.message == "the proxy answered with status 407 (Proxy Authentication Required): its username or password is missing or wrong")
+            #expect(error.status == nil)
+            #expect(error.transportPhase == .receive)
+            // With the credentials the same request is forwarded.
+            #expect(try await connectionClient(servers.shortKeepAliveURL, viaProxy(servers, httpProxy(servers)), transport: transport).send(TextGet(path: "via")).contains("tinyproxy"))
+        }
+    }
+
     @Test func socks5WithCredentialsCarriesTheConnection() async throws {
         let servers = try ConnectionServers.fromEnvironment()
         let port = ConnectionServers.port(of: servers.tlsURL)
