@@ -113,6 +113,34 @@ struct ProxyTests {
         }
     }
 
+    /// `.environment` documents upper-case `HTTPS_PROXY` for https URLs (libcurl reads it when
+    /// `https_proxy` is unset): the request goes through a `CONNECT` tunnel to `localhost`, while
+    /// `no_proxy=127.0.0.1` keeps other suites' curl commands to 127.0.0.1 direct.
+    @Test func upperCaseHTTPSProxyFromTheEnvironmentIsUsedForHTTPS() async throws {
+        let servers = try ConnectionServers.fromEnvironment()
+        let proxyURL = "http://\(servers.proxyUser):\(servers.proxyPassword)@\(servers.httpProxy.host):\(servers.httpProxy.port)"
+        let names: [String] = ["HTTPS_PROXY", "https_proxy", "no_proxy"]
+        let saved = names.map { name in (name, getenv(name).map { String(cString: $0) }) }
+        unsetenv("https_proxy")
+        setenv("no_proxy", "127.0.0.1", 1)
+        setenv("HTTPS_PROXY", proxyURL, 1)
+        defer {
+            for (name, value) in saved {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+        }
+        let port = ConnectionServers.port(of: servers.tlsURL)
+        let tunnel = "CONNECT localhost:\(port) "
+        let before = servers.log("tinyproxy.log").components(separatedBy: tunnel).count
+        try await withTransport { transport in
+            var options = servers.trustingTestCA
+            options.proxy = .environment
+            let answer = try await connectionClient("https://localhost:\(port)", options, transport: transport).send(ConnectionProbe())
+            #expect(ProbeAnswer(answer).protocolName == "HTTP/2.0")
+        }
+        #expect(servers.log("tinyproxy.log").components(separatedBy: tunnel).count == before + 1)
+    }
+
     @Test func anInvalidProxyIsRefusedBeforeAnythingIsSent() async throws {
         let servers = try ConnectionServers.fromEnvironment()
         try await withTransport { transport in
