@@ -1,3 +1,4 @@
+internal import Foundation
 internal import HTTPTypes
 
 /// The default ``Transport``: libcurl's multi interface driven by engine threads, about one per
@@ -146,12 +147,39 @@ public final class CurlTransport: Transport {
         let engine = engines.reserve(for: request)
         defer { engines.release(engine) }
         let completed = try await engines.engines[engine].execute(request, plan: plan)
+        if completed.status == 407, let refusal = Self.proxyRefusal(of: request, completed) { throw refusal }
         return RawResponse(
             status: HTTPResponse.Status(code: completed.status),
             headerFields: LazyHeaderFields(block: completed.headerBlock),
             content: completed.content,
             url: completed.url,
             metrics: completed.metrics)
+    }
+
+    /// A 407 (Proxy Authentication Required) to an http URL that an HTTP proxy forwarded is the
+    /// proxy's refusal, not the origin's answer: a ``/CurlewCore/CurlewError/Code/proxyFailure``,
+    /// as a refused `CONNECT` tunnel is (libcurl reports those itself). The body it brought is
+    /// discarded. `nil` when no HTTP proxy forwards the request (direct, SOCKS, or an https URL,
+    /// whose 407 came through the tunnel from the origin).
+    private static func proxyRefusal(of request: PreparedRequest, _ completed: CompletedTransfer) -> CurlewError? {
+        switch request.options.connection.proxy.mode {
+        case .direct: return nil
+        case .server(let server) where server.kind != .http: return nil
+        case .environment, .server: break
+        }
+        guard request.url.prefix(5).lowercased() == "http:" else { return nil }
+        switch completed.content {
+        case .data: break
+        case .stream(let stream): stream.cancel()
+        case .file(let path, _): unlink(path)
+        }
+        var error = CurlewError(
+            code: .proxyFailure,
+            message: "the proxy answered with status 407 (Proxy Authentication Required): its username or password is missing or wrong",
+            request: request.summary)
+        error.metrics = completed.metrics
+        error.transportPhase = .receive
+        return error
     }
 
     /// An engine thread as a task executor: tasks that prefer it run between libcurl's turns,

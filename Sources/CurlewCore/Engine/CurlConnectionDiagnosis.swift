@@ -35,6 +35,25 @@ package enum CurlConnectionDiagnosis {
         }
     }
 
+    /// What to do about a refused certificate or an unusable client certificate, appended to
+    /// libcurl's message (which says only what was wrong); `nil` for other codes.
+    package static func remedy(for code: CurlewError.Code) -> String? {
+        switch code {
+        case .tlsCertificateUntrusted:
+            "; the server's certificate does not chain to a trusted root: trust its issuer with TLSOptions.trustRoots (.file or .pem)"
+        case .tlsCertificateExpired:
+            "; the server's certificate is outside its validity period: renew it on the server, or check this machine's clock"
+        case .tlsHostnameMismatch:
+            "; the server's certificate is not valid for the URL's host name: use a name it was issued for (a HostOverride reaches another address under that name)"
+        case .tlsPinMismatch:
+            "; the server's public key is none of TLSOptions.pinnedPublicKeys: after a key rotation, list the new key's pin too"
+        case .tlsClientCertificateInvalid:
+            "; check TLSOptions.clientCertificate: PEM files that exist, a key that matches the certificate, and the key's password"
+        default:
+            nil
+        }
+    }
+
     /// The code for OpenSSL's verification result of a certificate libcurl refused. libcurl
     /// checks the host name itself: a refusal with the chain verified (`X509_V_OK`), or before
     /// OpenSSL's result was read (libcurl's placeholder 1), or OpenSSL's own host check, is a

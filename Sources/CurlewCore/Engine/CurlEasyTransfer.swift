@@ -221,6 +221,7 @@ package final class CurlEasyTransfer: @unchecked Sendable {
             if let (refined, message) = CurlConnectionDiagnosis.code(for: code, handle: handle) {
                 error.code = refined
                 if let message { error.message = message }
+                if let remedy = CurlConnectionDiagnosis.remedy(for: refined) { error.message += remedy }
             }
             return error
         }

@@ -157,7 +157,8 @@ extension CurlewError {
         /// password, or a key that does not match the certificate. Nothing was sent.
         public static let tlsClientCertificateInvalid = Code(.tlsClientCertificateInvalid)
         /// The proxy refused the request: a `CONNECT` answered with another status than 2xx
-        /// (authentication required or refused, a port not allowed), or a SOCKS failure.
+        /// (authentication required or refused, a port not allowed), a 407 (Proxy
+        /// Authentication Required) to a request an HTTP proxy forwards, or a SOCKS failure.
         public static let proxyFailure = Code(.proxyFailure)
         /// The connection options cannot be used (a proxy host or port, an excluded host, a
         /// speed limit out of range, a timeout of zero or less); nothing was sent.

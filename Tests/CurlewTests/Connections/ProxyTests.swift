@@ -48,6 +48,24 @@ struct ProxyTests {
         }
     }
 
+    /// An http URL is forwarded, so the proxy's refusal arrives as a response: a 407 used to
+    /// reach the caller as the origin's `.unacceptableStatus` (and a middleware could take it for
+    /// the upstream's answer); it is a `.proxyFailure`, like a refused `CONNECT`.
+    @Test func aForwardingProxyThatWantsCredentialsIsAProxyFailure() async throws {
+        let servers = try ConnectionServers.fromEnvironment()
+        try await withTransport { transport in
+            let anonymous = ProxyConfiguration.http(host: servers.httpProxy.host, port: servers.httpProxy.port)
+            let client = connectionClient(servers.shortKeepAliveURL, viaProxy(servers, anonymous), transport: transport)
+            let error = try await #require(throws: CurlewError.self) { try await client.send(TextGet(path: "via")) }
+            #expect(error.code == .proxyFailure)
+            #expect(error.message == "the proxy answered with status 407 (Proxy Authentication Required): its username or password is missing or wrong")
+            #expect(error.status == nil)
+            #expect(error.transportPhase == .receive)
+            // With the credentials the same request is forwarded.
+            #expect(try await connectionClient(servers.shortKeepAliveURL, viaProxy(servers, httpProxy(servers)), transport: transport).send(TextGet(path: "via")).contains("tinyproxy"))
+        }
+    }
+
     @Test func socks5WithCredentialsCarriesTheConnection() async throws {
         let servers = try ConnectionServers.fromEnvironment()
         let port = ConnectionServers.port(of: servers.tlsURL)
@@ -93,6 +111,34 @@ struct ProxyTests {
             let proxied = try await connectionClient(url, optedIn, transport: transport).send(TextGet(path: "via"))
             #expect(proxied.contains("tinyproxy"))
         }
+    }
+
+    /// `.environment` documents upper-case `HTTPS_PROXY` for https URLs (libcurl reads it when
+    /// `https_proxy` is unset): the request goes through a `CONNECT` tunnel to `localhost`, while
+    /// `no_proxy=127.0.0.1` keeps other suites' curl commands to 127.0.0.1 direct.
+    @Test func upperCaseHTTPSProxyFromTheEnvironmentIsUsedForHTTPS() async throws {
+        let servers = try ConnectionServers.fromEnvironment()
+        let proxyURL = "http://\(servers.proxyUser):\(servers.proxyPassword)@\(servers.httpProxy.host):\(servers.httpProxy.port)"
+        let names: [String] = ["HTTPS_PROXY", "https_proxy", "no_proxy"]
+        let saved = names.map { name in (name, getenv(name).map { String(cString: $0) }) }
+        unsetenv("https_proxy")
+        setenv("no_proxy", "127.0.0.1", 1)
+        setenv("HTTPS_PROXY", proxyURL, 1)
+        defer {
+            for (name, value) in saved {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+        }
+        let port = ConnectionServers.port(of: servers.tlsURL)
+        let tunnel = "CONNECT localhost:\(port) "
+        let before = servers.log("tinyproxy.log").components(separatedBy: tunnel).count
+        try await withTransport { transport in
+            var options = servers.trustingTestCA
+            options.proxy = .environment
+            let answer = try await connectionClient("https://localhost:\(port)", options, transport: transport).send(ConnectionProbe())
+            #expect(ProbeAnswer(answer).protocolName == "HTTP/2.0")
+        }
+        #expect(servers.log("tinyproxy.log").components(separatedBy: tunnel).count == before + 1)
     }
 
     @Test func anInvalidProxyIsRefusedBeforeAnythingIsSent() async throws {

@@ -89,6 +89,41 @@ struct TLSTests {
         }
     }
 
+    /// libcurl's message says what was wrong; the error also says what to do about it.
+    @Test func eachCertificateFailureSaysWhatToDo() async throws {
+        let servers = try ConnectionServers.fromEnvironment()
+        try await withTransport { transport in
+            func message(_ url: String, _ options: ConnectionOptions) async -> String? {
+                do {
+                    _ = try await connectionClient(url, options, transport: transport).send(ConnectionProbe())
+                    return nil
+                } catch {
+                    return (error as? CurlewError)?.message
+                }
+            }
+            var pinned = servers.trustingTestCA
+            pinned.tls.pinnedPublicKeys = [try servers.pin("self-signed.pin")]
+            var unusableKey = servers.trustingTestCA
+            unusableKey.tls.clientCertificate = .files(certificate: servers.path("client.pem"), privateKey: servers.path("client-encrypted.key"))
+            #expect(
+                await message(servers.tlsURL, ConnectionOptions())
+                    == "SSL certificate problem: unable to get local issuer certificate; the server's certificate does not chain to a trusted root: trust its issuer with TLSOptions.trustRoots (.file or .pem)")
+            #expect(
+                await message(servers.expiredURL, servers.trustingTestCA)
+                    == "SSL certificate problem: certificate has expired; the server's certificate is outside its validity period: renew it on the server, or check this machine's clock")
+            #expect(
+                await message(servers.wrongHostURL, servers.trustingTestCA)
+                    == "SSL: no alternative certificate subject name matches target host name '127.0.0.1'; the server's certificate is not valid for the URL's host name: use a name it was issued for (a HostOverride reaches another address under that name)"
+            )
+            #expect(
+                await message(servers.tlsURL, pinned)
+                    == "SSL: public key does not match pinned public key; the server's public key is none of TLSOptions.pinnedPublicKeys: after a key rotation, list the new key's pin too")
+            #expect(
+                await message(servers.mutualTLSURL, unusableKey)
+                    == "unable to set private key file: '\(servers.path("client-encrypted.key"))' type PEM; check TLSOptions.clientCertificate: PEM files that exist, a key that matches the certificate, and the key's password")
+        }
+    }
+
     @Test func theTestCAAsTrustRootFromAFileOrInMemoryMakesVerificationPass() async throws {
         let servers = try ConnectionServers.fromEnvironment()
         try await withTransport { transport in
