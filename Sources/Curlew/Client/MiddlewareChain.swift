@@ -55,9 +55,9 @@ enum MiddlewareChain {
                 }
             }
         } catch let error as CurlewError where capped {
-            throw APIClient.stamped(CallDeadline.translate(error), stage: .transport, request: prepared.summary)
+            throw numbered(APIClient.stamped(CallDeadline.translate(error), stage: .transport, request: prepared.summary), context.attempt)
         } catch {
-            throw APIClient.stamped(error, stage: .transport, request: prepared.summary)
+            throw numbered(APIClient.stamped(error, stage: .transport, request: prepared.summary), context.attempt)
         }
         // A hop the redirect step follows is not the call's answer, and a status an outer step
         // answers itself (a 304, a 416) is its to handle: no status check for either.
@@ -66,6 +66,17 @@ enum MiddlewareChain {
         }
         if !context.handledStatuses.isEmpty, context.handledStatuses.contains(raw.status.code) { return raw }
         guard let endpoint = context.endpoint else { return raw }
-        return try ResponseCheck.inspect(raw, of: endpoint, summary: prepared.summary)
+        do {
+            return try ResponseCheck.inspect(raw, of: endpoint, summary: prepared.summary)
+        } catch {
+            throw numbered(error, context.attempt)
+        }
+    }
+
+    /// `error` with the attempt it ended, when it is a ``/CurlewCore/CurlewError``.
+    private static func numbered(_ error: any Error, _ attempt: Int) -> any Error {
+        guard var curlew = error as? CurlewError else { return error }
+        curlew.attempt = attempt
+        return curlew
     }
 }

@@ -21,10 +21,35 @@ enum ResponseCheck {
 /// The error for a status ``Endpoint/accepts(_:)`` refused.
 enum ResponseStatus {
     static func error(_ raw: RawResponse, summary: RequestSummary) -> CurlewError {
-        var error = CurlewError(code: .unacceptableStatus, message: "unacceptable status \(raw.status.code)")
+        var message = "unacceptable status \(raw.status.code)"
+        if raw.status.code == 401, let schemes = challengeSchemes(raw.headers) {
+            // Which credential the server wants: a `Digest` (which Curlew does not compute) or
+            // `Basic` challenge is otherwise only visible in the headers. Only the schemes: the
+            // parameters (nonce, realm) say nothing a reader needs.
+            message += " (the server asks for \(schemes) authentication)"
+        }
+        var error = CurlewError(code: .unacceptableStatus, message: message)
             .completed(request: summary, response: raw)
         error.responseBody = raw.body
         error.stage = .status
         return error
+    }
+
+    /// The auth schemes of the `WWW-Authenticate` challenges (`"Digest"`, `"Basic or Bearer"`),
+    /// `nil` without any: each field's first token, and the first token of a later comma-separated
+    /// part followed by a parameter (a second challenge in the same field).
+    static func challengeSchemes(_ headers: HTTPFields) -> String? {
+        var schemes: [String] = []
+        for value in headers[values: .wwwAuthenticate] {
+            for (index, part) in value.split(separator: ",").enumerated() {
+                let words = part.split(separator: " ", omittingEmptySubsequences: true)
+                guard let first = words.first, !first.contains("="), !first.contains("\""),
+                    index == 0 || (words.count > 1 && words[1].contains("="))
+                else { continue }
+                let scheme = String(first.prefix(32))
+                if !schemes.contains(scheme) { schemes.append(scheme) }
+            }
+        }
+        return schemes.isEmpty ? nil : schemes.joined(separator: " or ")
     }
 }

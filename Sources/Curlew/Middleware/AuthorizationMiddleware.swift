@@ -65,7 +65,8 @@ public struct AuthorizationMiddleware: APIMiddleware {
     public var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(providesCredentials: true) }
 
     /// Adds the header, or throws `.notLoggedIn` for a request that requires login when there is
-    /// no credential or the request's origin is not trusted with it.
+    /// no credential or the request's origin is not trusted with it, and `.invalidHeader` when the
+    /// credential contains a control character (CR, LF, NUL…), which a header cannot carry.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else {
             // Another origin (a CDN, a partner API) never receives the credential, and a call
@@ -93,6 +94,15 @@ public struct AuthorizationMiddleware: APIMiddleware {
         if let tokenParameter {
             try ParameterPlacer.place([tokenParameter: credential.accessToken], in: &request, at: placement, existing: .replace)
         } else {
+            // `HTTPField` would quietly turn a CR, LF or NUL into a space and send a credential
+            // the server never issued (then refresh it over and over); refuse it, as the
+            // endpoint's own headers are refused, without repeating the secret.
+            guard HeaderValidation.isSafeValue(credential.accessToken), HeaderValidation.isSafeValue(scheme) else {
+                throw CurlewError(
+                    code: .invalidHeader,
+                    message: "the credential cannot be sent in header \(headerName.rawName): it contains CR, LF, NUL or another control character",
+                    request: request.summary)
+            }
             request.headers[headerName] = scheme + credential.accessToken
         }
         return try await next(request, context)

@@ -19,7 +19,9 @@ public struct MiddlewareContext: Sendable {
         get { call.value.requestName }
         set { call.value.requestName = newValue }
     }
-    /// Which attempt this is, from 1; retrying middleware increment it.
+    /// Which attempt this is, from 1; retrying middleware increment it. Built-in middleware that
+    /// resend (retry, token refresh) number a resend after every attempt made so far, those of a
+    /// retry inside them included, so the attempts of one call are 1, 2, 3… without repeats.
     public var attempt: Int = 1
     /// The request's identity, computed before any middleware (cache key, fixture name).
     public var identity: RequestIdentity {

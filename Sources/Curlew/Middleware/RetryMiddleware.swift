@@ -89,15 +89,18 @@ public struct RetryMiddleware: APIMiddleware {
                 guard ContinuousClock.now - started + delay < maximumTotalTime else { throw error }
                 // A retry never outlives the call's deadline: it could only fail with `.deadlineExceeded`.
                 if let deadline = context.deadline, ContinuousClock.now + delay >= deadline { throw error }
-                context.logger.debug("retry: \(request.summary) failed with \(error.code); attempt \(attempt + 1) in \(delay)")
+                // Numbered after every attempt made so far, those of a resending middleware
+                // inside included, like the `attempt` event that follows.
+                let next = max(context.attempt, error.attempt ?? 0) + 1
+                context.logger.debug("retry: \(request.summary) failed with \(error.code); attempt \(next) in \(delay)")
                 context.events.report(.retryScheduled) { event in
-                    event.attempt = attempt + 1
+                    event.attempt = next
                     event.delay = delay
                     event.error = error
                 }
                 try await Task.sleep(for: delay)
                 attempt += 1
-                context.attempt += 1
+                context.attempt = next
             }
         }
     }

@@ -71,6 +71,9 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         var context = context
         var snapshot = store.snapshot
+        // This middleware's own sends, for ``maximumAttempts``; `context.attempt` numbers every
+        // transport attempt of the call, a retry's inside included.
+        var sends = 1
         while true {
             if let (credential, version) = snapshot { context.credential = (credential, version) }
             do {
@@ -87,9 +90,9 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                 guard needsRefresh(error), let (_, version) = snapshot else { throw error }
                 // A one-shot body cannot be sent again: the caller gets the failure as it is.
                 guard request.content?.isReplayable ?? true else { throw error }
-                guard context.attempt < maximumAttempts else {
+                guard sends < maximumAttempts else {
                     var exhausted = CurlewError(
-                        code: .unauthorized, message: "still unauthorized after \(context.attempt) attempts",
+                        code: .unauthorized, message: "still unauthorized after \(sends) attempts",
                         request: request.summary, underlying: error)
                     exhausted.status = error.status
                     exhausted.headers = error.headers
@@ -118,7 +121,8 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                     }
                     throw CurlewError(code: .sessionEnded, message: "the session ended: the token refresh failed", request: request.summary, underlying: failed)
                 }
-                context.attempt += 1
+                sends += 1
+                context.attempt = max(context.attempt, error.attempt ?? 0) + 1
             }
         }
     }

@@ -54,6 +54,10 @@ public struct CurlewError: Error, Sendable {
     public var metrics: TransferMetrics?
     /// For a transport failure: the phase that failed (DNS, connect, TLS, send, receive).
     public var transportPhase: TransportPhase?
+    /// The attempt of the call (the number of its `attempt` event) whose exchange failed, set by
+    /// the client's innermost step, so a middleware outside another one that resends (token
+    /// refresh around retry) numbers its resend after the attempts made inside.
+    package var attempt: Int?
 
     /// How many characters of a response body ``bodySnippet`` keeps.
     public static let bodySnippetLimit = 512
