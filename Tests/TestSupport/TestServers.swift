@@ -15,6 +15,20 @@ package enum TestServers {
     /// The process's environment, with the variables of the servers started for this run added.
     package static var environment: [String: String] { started.environment }
 
+    /// httpbin's base URL (`CURLEW_HTTPBIN_URL`). Throws when it is not set, so a test that
+    /// needs httpbin fails, never skips, in a run without it.
+    package static func httpbin() throws -> String {
+        guard let url = environment["CURLEW_HTTPBIN_URL"] else { throw MissingServer(variable: "CURLEW_HTTPBIN_URL", script: "scripts/httpbin.sh") }
+        return url
+    }
+
+    /// A server a test needs whose variable is not set.
+    package struct MissingServer: Error, CustomStringConvertible {
+        let variable: String
+        let script: String
+        package var description: String { "\(variable) is not set: run scripts/test.sh, which starts it (\(script))" }
+    }
+
     private static let started: (environment: [String: String], process: SpawnedProcess?) = start()
 
     private static func start() -> (environment: [String: String], process: SpawnedProcess?) {

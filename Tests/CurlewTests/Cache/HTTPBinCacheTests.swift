@@ -10,16 +10,10 @@ import Testing
 /// `CURLEW_HTTPBIN_URL`, so a run that forgot httpbin cannot pass.
 @Suite("HTTP caching against httpbin", .timeLimit(.minutes(2)))
 struct HTTPBinCacheTests {
-    private func httpbin() throws -> String {
-        try #require(
-            TestServers.environment["CURLEW_HTTPBIN_URL"],
-            "CURLEW_HTTPBIN_URL is not set: run scripts/test.sh, which starts httpbin (scripts/httpbin.sh)")
-    }
-
     private func makeClient(clock: CacheTestClock = CacheTestClock(), shared: Bool = false) throws -> (APIClient, ResponseCache, MemoryCacheStorage) {
         let storage = MemoryCacheStorage()
         let cache = ResponseCache(configuration: .init(storage: storage, credentials: .anonymous, isShared: shared, now: clock.function))
-        let client = APIClient(configuration: ClientConfiguration(baseURL: try httpbin(), middleware: [cache]))
+        let client = APIClient(configuration: ClientConfiguration(baseURL: try TestServers.httpbin(), middleware: [cache]))
         return (client, cache, storage)
     }
 

@@ -10,12 +10,6 @@ import Testing
 /// without `CURLEW_HTTPBIN_URL`.
 @Suite("Cookies against httpbin", .timeLimit(.minutes(1)))
 struct HTTPBinCookieTests {
-    private func httpbin() throws -> String {
-        try #require(
-            TestServers.environment["CURLEW_HTTPBIN_URL"],
-            "CURLEW_HTTPBIN_URL is not set: run scripts/test.sh, which starts httpbin (scripts/httpbin.sh)")
-    }
-
     struct Cookies: Decodable { var cookies: [String: String] }
 
     struct CookieCall: Endpoint {
@@ -27,7 +21,7 @@ struct HTTPBinCookieTests {
     private func client(jar: CookieJar?) throws -> APIClient {
         var options = TransferOptions()
         options.connection.cookies = jar
-        return APIClient(configuration: ClientConfiguration(baseURL: try httpbin(), transferOptions: options), transport: CurlTransport.shared)
+        return APIClient(configuration: ClientConfiguration(baseURL: try TestServers.httpbin(), transferOptions: options), transport: CurlTransport.shared)
     }
 
     @Test func aJarKeepsCookiesSetOnARedirectSharesThemAndForgetsThemOnRemoveAll() async throws {

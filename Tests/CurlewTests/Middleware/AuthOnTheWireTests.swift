@@ -10,10 +10,6 @@ import TestSupport
 /// loopback server and httpbin.
 @Suite("Auth on the wire", .timeLimit(.minutes(1)))
 struct AuthOnTheWireTests {
-    private func httpbin() throws -> String {
-        try #require(TestServers.environment["CURLEW_HTTPBIN_URL"], "CURLEW_HTTPBIN_URL is not set: httpbin (scripts/httpbin.sh)")
-    }
-
     /// A token with a line break (read from a file, pasted) is refused before anything is sent,
     /// instead of going out with the break turned into a space (a credential the server never
     /// issued); the message does not repeat the secret.
@@ -70,7 +66,7 @@ struct AuthOnTheWireTests {
     /// A 401 names the scheme the server asks for: a Digest endpoint (Curlew sends Basic and
     /// Bearer, not Digest), a wrong Basic password, a Bearer endpoint called without a token.
     @Test func a401NamesTheSchemeTheServerAsksFor() async throws {
-        let base = try httpbin()
+        let base = try TestServers.httpbin()
         let basic = APIClient(
             configuration: ClientConfiguration(baseURL: base, middleware: [AuthorizationMiddleware.basic(username: "u", password: "p")]))
         let digest = await #expect(throws: CurlewError.self) { try await basic.send(Send(path: "digest-auth/auth/u/p")) }
@@ -93,7 +89,7 @@ struct AuthOnTheWireTests {
 
     /// A 403 is not a reason to refresh: the credential was accepted and does not allow the call.
     @Test func a403FailsAsItIsWithoutARefresh() async throws {
-        let base = try httpbin()
+        let base = try TestServers.httpbin()
         let refreshes = Mutex(0)
         let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
         let client = APIClient(

@@ -10,12 +10,6 @@ import Testing
 /// `CURLEW_HTTPBIN_URL`.
 @Suite("URLs against httpbin", .timeLimit(.minutes(1)))
 struct HTTPBinURLTests {
-    private func httpbin() throws -> String {
-        try #require(
-            TestServers.environment["CURLEW_HTTPBIN_URL"],
-            "CURLEW_HTTPBIN_URL is not set: run scripts/test.sh, which starts httpbin (scripts/httpbin.sh)")
-    }
-
     struct Echo: Decodable {
         var url: String
         var args: [String: String]
@@ -31,7 +25,7 @@ struct HTTPBinURLTests {
     /// and a trailing `/` on the base, the path goes under the base URL's own path.
     @Test(arguments: ["/anything/api", "/anything/api/"], ["items/7", "/items/7", "//items/7"])
     func aRelativePathGoesUnderTheBasePathWithOrWithoutSlashes(base: String, path: String) async throws {
-        let root = try httpbin()
+        let root = try TestServers.httpbin()
         let client = APIClient(baseURL: root + base, transport: CurlTransport.shared)
         let echo = try await client.send(Anything(path: path))
         #expect(echo.url == root + "/anything/api/items/7")
@@ -39,7 +33,7 @@ struct HTTPBinURLTests {
 
     /// Query names and values with reserved characters reach the server exactly as written.
     @Test func queryItemsWithReservedCharactersArriveUnchanged() async throws {
-        let client = APIClient(baseURL: try httpbin(), transport: CurlTransport.shared)
+        let client = APIClient(baseURL: try TestServers.httpbin(), transport: CurlTransport.shared)
         let values = ["a b", "x+y", "a&b=c", "ü😀", "100%", "#frag", "/?:@", "semi;colon", "line\nbreak"]
         let items = values.enumerated().map { URLQueryItem(name: "k\($0.offset) \($0.element)", value: $0.element) }
         let echo = try await client.send(Anything(path: "anything", query: items))
@@ -49,7 +43,7 @@ struct HTTPBinURLTests {
     /// A base URL with its own query (an API key in the URL): the server sees the base path plus
     /// the endpoint's path, and the base's query beside the endpoint's own.
     @Test func aBaseURLsQueryReachesTheServerBesideThePathsQuery() async throws {
-        let root = try httpbin()
+        let root = try TestServers.httpbin()
         let client = APIClient(baseURL: root + "/anything/v1?key=abc", transport: CurlTransport.shared)
         let echo = try await client.send(Anything(path: "items?page=2", query: [URLQueryItem(name: "q", value: "a b")]))
         #expect(echo.url == root + "/anything/v1/items?key=abc&page=2&q=a%20b")

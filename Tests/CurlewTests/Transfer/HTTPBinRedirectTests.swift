@@ -10,12 +10,6 @@ import Testing
 /// `CURLEW_HTTPBIN_URL`.
 @Suite("Redirects against httpbin", .timeLimit(.minutes(1)))
 struct HTTPBinRedirectTests {
-    private func httpbin() throws -> String {
-        try #require(
-            TestServers.environment["CURLEW_HTTPBIN_URL"],
-            "CURLEW_HTTPBIN_URL is not set: run scripts/test.sh, which starts httpbin (scripts/httpbin.sh)")
-    }
-
     struct Echo: Decodable {
         var url: String
         var method: String?  // `/anything` only
@@ -35,7 +29,7 @@ struct HTTPBinRedirectTests {
     /// and the metrics count every hop.
     @Test(arguments: ["redirect/3", "absolute-redirect/3", "relative-redirect/3"])
     func chainsOfRedirectsEndAtTheTargetAndAreCounted(path: String) async throws {
-        let root = try httpbin()
+        let root = try TestServers.httpbin()
         let client = APIClient(baseURL: root, transport: CurlTransport.shared)
         let response = try await client.response(for: Call(path: path))
         #expect(response.status == .ok)
@@ -48,7 +42,7 @@ struct HTTPBinRedirectTests {
     /// its content headers; `307`/`308` keep the method and the body.
     @Test(arguments: [301, 302, 303, 307, 308])
     func aPostFollowsTheStatusRules(status: Int) async throws {
-        let client = APIClient(baseURL: try httpbin(), transport: CurlTransport.shared)
+        let client = APIClient(baseURL: try TestServers.httpbin(), transport: CurlTransport.shared)
         let call = Call(
             path: "redirect-to", method: .post,
             query: [URLQueryItem(name: "url", value: "/anything"), URLQueryItem(name: "status_code", value: "\(status)")],
@@ -68,7 +62,7 @@ struct HTTPBinRedirectTests {
     /// One hop over the limit fails with `.tooManyRedirects` at the transport stage, carrying the
     /// redirect it refused to follow.
     @Test func overTheLimitIsTooManyRedirectsWithTheRefusedHop() async throws {
-        let root = try httpbin()
+        let root = try TestServers.httpbin()
         var options = TransferOptions()
         options.redirectLimit = 2
         let client = APIClient(configuration: ClientConfiguration(baseURL: root, transferOptions: options), transport: CurlTransport.shared)
@@ -83,7 +77,7 @@ struct HTTPBinRedirectTests {
 
     /// A redirect to a scheme other than http(s) is refused at the transport stage, with the 3xx.
     @Test func aRedirectToAnotherSchemeIsRefused() async throws {
-        let client = APIClient(baseURL: try httpbin(), transport: CurlTransport.shared)
+        let client = APIClient(baseURL: try TestServers.httpbin(), transport: CurlTransport.shared)
         let call = Call(path: "redirect-to", query: [URLQueryItem(name: "url", value: "ftp://127.0.0.1/file")])
         let error = try await #require(throws: CurlewError.self) { try await client.send(call) }
         #expect(error.code == .redirectRefused)

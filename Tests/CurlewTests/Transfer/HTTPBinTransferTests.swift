@@ -10,12 +10,6 @@ import Testing
 /// `CURLEW_HTTPBIN_URL`.
 @Suite("Transfers against httpbin", .serialized, .timeLimit(.minutes(1)))
 struct HTTPBinTransferTests {
-    private func httpbin() throws -> String {
-        try #require(
-            TestServers.environment["CURLEW_HTTPBIN_URL"],
-            "CURLEW_HTTPBIN_URL is not set: run scripts/test.sh, which starts httpbin (scripts/httpbin.sh)")
-    }
-
     struct Echo: Decodable {
         var form: [String: String]
         var files: [String: String]
@@ -39,7 +33,7 @@ struct HTTPBinTransferTests {
         var form = MultipartForm()
         form.append(field: "title", value: "Dunes \"at night\"")
         form.append(fileAt: path, name: "notes", contentType: "text/plain")
-        let client = APIClient(baseURL: try httpbin(), transport: CurlTransport())
+        let client = APIClient(baseURL: try TestServers.httpbin(), transport: CurlTransport())
         let echo = try await client.send(EchoForm(form: form))
         #expect(echo.form == ["title": "Dunes \"at night\""])
         #expect(echo.files == ["notes": text])
@@ -64,7 +58,7 @@ struct HTTPBinTransferTests {
     /// Python's zlib and brotlicffi); each decodes, and httpbin saw what Curlew asked for.
     @Test(arguments: ["gzip", "deflate", "brotli"])
     func httpbinsEncodedAnswersDecode(coding: String) async throws {
-        let client = APIClient(baseURL: try httpbin(), transport: CurlTransport())
+        let client = APIClient(baseURL: try TestServers.httpbin(), transport: CurlTransport())
         let answer = try await client.send(EncodedGet(coding: coding))
         switch coding {
         case "gzip": #expect(answer.gzipped == true)
@@ -77,7 +71,7 @@ struct HTTPBinTransferTests {
     @Test func aStreamBytesDownloadAndADripDownloadLandWhole() async throws {
         let folder = try temporaryDirectory("httpbin-dl")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let client = APIClient(baseURL: try httpbin(), transport: CurlTransport())
+        let client = APIClient(baseURL: try TestServers.httpbin(), transport: CurlTransport())
         let streamed = try await client.download(FileGet(path: "/stream-bytes/50000?seed=7&chunk_size=4096"), to: folder.appendingPathComponent("s.bin"))
         #expect(streamed.length == 50_000, "chunked, without Content-Length")
         // /drip sends 2000 bytes over a second: above the stall detector's 100 B/s over 3 s.
