@@ -160,3 +160,8 @@ public struct FleetStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The store did not answer within the caller's timeout (``FleetStore/read(_:timeout:)``).
     public static let timedOut = FleetStoreError("not answered in time")
 }
+
+extension FleetStoreError: LocalizedError {
+    /// The ``description``, so `localizedDescription` says what failed.
+    public var errorDescription: String? { description }
+}

@@ -165,3 +165,8 @@ public struct MultipartParseError: Error, Sendable, Equatable, CustomStringConve
         self.description = description
     }
 }
+
+extension MultipartParseError: LocalizedError {
+    /// The ``description``, so `localizedDescription` says what is malformed.
+    public var errorDescription: String? { description }
+}

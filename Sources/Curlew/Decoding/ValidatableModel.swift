@@ -1,3 +1,4 @@
+public import Foundation
 internal import Synchronization
 
 /// A model that checks itself after decoding (required-but-empty fields, ranges…).
@@ -44,6 +45,11 @@ public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConverti
 
     /// `field: reason`, or the reason alone.
     public var description: String { field.map { "\($0): \(reason)" } ?? reason }
+}
+
+extension ValidationFailure: LocalizedError {
+    /// The ``description``, so `localizedDescription` says what is wrong.
+    public var errorDescription: String? { description }
 }
 
 /// Lets validation look inside arrays without knowing their element type.

@@ -141,6 +141,13 @@ extension CurlewError: CustomStringConvertible, CustomDebugStringConvertible {
     public var debugDescription: String { "CurlewError(\(description))" }
 }
 
+extension CurlewError: LocalizedError {
+    /// The ``description``, so `error.localizedDescription` — what logging code and most UIs
+    /// print — names the code, the request and the reason instead of Foundation's generic
+    /// "The operation could not be completed".
+    public var errorDescription: String? { description }
+}
+
 extension CurlewError {
     /// A server error for a business code found in a response envelope (a failure the HTTP status
     /// does not show), for `Endpoint.didReceive(_:)`, `Endpoint.decode(_:decoder:)` or middleware.
