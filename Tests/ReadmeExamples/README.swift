@@ -1102,7 +1102,7 @@ struct PortCount: Endpoint {
 struct PortChecked: Decodable, Sendable, ValidatableModel {
     var id: Int
     func validate() throws {
-        if id <= 0 { throw CurlewError(code: .decodingFailed, message: "id must be positive") }
+        if id <= 0 { throw ValidationFailure("must be positive", field: "id") }           // arrives as .validationFailed
     }
 }
 
@@ -1156,7 +1156,7 @@ func portVocabulary(_ client: APIClient, into folder: URL) async throws {
         switch error.code {
         case .notLoggedIn: print("log in first")            // LSBaseRequest NoLogin
         case .serverError: print(error.businessCode ?? "", error.message)   // domain "Server"
-        case .decodingFailed: print(error.stage == .envelope ? "not the envelope" : error.message)   // kDataFormatErrorCode
+        case .decodingFailed, .validationFailed: print(error.stage == .envelope ? "not the envelope" : error.message)   // kDataFormatErrorCode
         default: print(error.bodySnippet ?? "", error.code)  // domain "Network"; the error's JSON
         }
     }

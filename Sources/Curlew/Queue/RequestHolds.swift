@@ -8,7 +8,8 @@ internal import Synchronization
 /// Register one instance on the client (it places itself first, in phase
 /// ``MiddlewarePhase/scheduling``) and keep it to release or cancel manual holds. Named queues
 /// are entered before the middleware, so a held call in a named queue waits with its queue slot;
-/// a cancelled held call leaves without being sent:
+/// a cancelled held call leaves without being sent, and so does one whose deadline
+/// (``withDeadline(in:isolation:operation:)``) passes while it waits, with `.deadlineExceeded`:
 ///
 /// ```swift
 /// let holds = RequestHolds()
@@ -63,7 +64,7 @@ public final class RequestHolds: APIMiddleware, Sendable {
 
     /// Waits while a hold is in force, then sends; a holding call holds others while it runs.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        if !context.options.ignoresHolds { try await waitWhileHeld(context) }
+        if !context.options.ignoresHolds { try await waitWhileHeld(context, request: request.summary) }
         guard let hold = context.options.holdsLaterRequests else { return try await next(request, context) }
         state.withLock { $0.holds[hold.tag, default: Hold()].holderRunning = true }
         do {
@@ -84,13 +85,18 @@ public final class RequestHolds: APIMiddleware, Sendable {
         }
     }
 
-    /// Waits for each hold in force in turn until none is left.
-    private func waitWhileHeld(_ context: MiddlewareContext) async throws {
+    /// Waits for each hold in force in turn until none is left; under a deadline
+    /// (``withDeadline(in:isolation:operation:)``), until the deadline at the latest, then fails
+    /// with `.deadlineExceeded` at stage `.deadline`, unsent, as a wait for a queue slot does.
+    private func waitWhileHeld(_ context: MiddlewareContext, request: RequestSummary) async throws {
+        let deadline = context.deadline
         while true {
             let id = self.state.withLock { state -> UInt64 in
                 state.nextID += 1
                 return state.nextID
             }
+            var alarm: Task<Void, Never>?
+            defer { alarm?.cancel() }
             let waited = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: Waiter) in
                     let tag = self.state.withLock { state -> String?? in
@@ -102,19 +108,32 @@ public final class RequestHolds: APIMiddleware, Sendable {
                     switch tag {
                     case .none: continuation.resume(throwing: CancellationError())
                     case .some(.none): continuation.resume(returning: false)
-                    case .some(.some(let tag)): context.events.report(.requestHeld) { $0.reason = "held by \(tag)" }
+                    case .some(.some(let tag)):
+                        context.events.report(.requestHeld) { $0.reason = "held by \(tag)" }
+                        guard let deadline else { break }
+                        // The deadline takes the waiter out as cancellation does: whichever comes
+                        // first removes it under the lock and resumes it.
+                        alarm = CallDeadline.alarm(at: deadline) {
+                            self.removeWaiter(id)?.resume(
+                                throwing: CallDeadline.exceededWhileWaiting(for: "the hold \"\(tag)\"", request: request))
+                        }
                     }
                 }
             } onCancel: {
-                let waiter = self.state.withLock { state -> Waiter? in
-                    for tag in state.holds.keys {
-                        if let waiter = state.holds[tag]?.waiters.removeValue(forKey: id) { return waiter }
-                    }
-                    return nil
-                }
-                waiter?.resume(throwing: CancellationError())
+                self.removeWaiter(id)?.resume(throwing: CancellationError())
             }
             if !waited { return }
+        }
+    }
+
+    /// Takes the waiter `id` out of whichever hold it waits for; `nil` when it no longer waits
+    /// (released, cancelled, or already taken out).
+    private func removeWaiter(_ id: UInt64) -> Waiter? {
+        state.withLock { state -> Waiter? in
+            for tag in state.holds.keys {
+                if let waiter = state.holds[tag]?.waiters.removeValue(forKey: id) { return waiter }
+            }
+            return nil
         }
     }
 }
