@@ -21,8 +21,9 @@
 public protocol Accessory: Sendable {
     /// The work is about to start.
     func willStart(_ activity: Activity)
-    /// The work finished and its outcome is known — success, or the error (for a batch, the
-    /// number of failed members is in the error's message); called before
+    /// The work finished and its outcome is known — success, or the error (for a batch, a
+    /// ``/CurlewCore/CurlewError`` with the code of the first member that failed other than by
+    /// being cancelled, and the number of failed members in its message); called before
     /// ``didStop(_:outcome:duration:)``.
     func willStop(_ activity: Activity, outcome: Result<Void, any Error>)
     /// A download or upload moved bytes: the values a ``TransferProgressMonitor`` yields —

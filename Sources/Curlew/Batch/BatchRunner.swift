@@ -91,6 +91,6 @@ enum BatchRunner {
     /// A member's error as the batch reports it: `CancellationError` for any cancellation, a
     /// ``/CurlewCore/CurlewError`` otherwise.
     static func memberError(_ error: any Error) -> any Error {
-        isCancellation(error) ? CancellationError() : CurlewError.wrapping(error)
+        isCancellation(error) ? CancellationError() : CurlewError.wrappingOperation(error)
     }
 }

@@ -124,7 +124,7 @@ final class ChainProgress: Sendable {
             if Task.isCancelled || error is CancellationError || (error as? CurlewError)?.code == .cancelled {
                 throw CancellationError()
             }
-            var failure = CurlewError.wrapping(error)
+            var failure = CurlewError.wrappingOperation(error)
             failure.message = "chain step \(number) \"\(stepName)\" failed after \(completed.count) completed step(s): \(failure.message)"
             failure.stage = .chainStep(number, name: stepName)
             failure.completedSteps = completed

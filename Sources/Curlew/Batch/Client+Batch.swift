@@ -45,9 +45,15 @@ extension APIClient {
     private nonisolated func reportingBatch<T>(
         _ activity: Activity, _ work: () async -> [Result<T, any Error>]
     ) async -> [Result<T, any Error>] {
+        // The batch's outcome carries the code of its first member that failed other than by
+        // being cancelled (a fail-fast batch cancels the rest), so an accessory tells a server's
+        // refusal from a network failure; cancelled members count as failed.
         let failureCount: ([Result<T, any Error>]) -> (any Error)? = { results in
-            let failed = results.filter { if case .failure = $0 { return true } else { return false } }.count
-            return failed == 0 ? nil : CurlewError(code: .transportFailure, message: "\(failed) of \(results.count) batch members failed")
+            let failures = results.compactMap { if case .failure(let error) = $0 { return error } else { return nil } }
+            guard let first = failures.first(where: { !BatchRunner.isCancellation($0) }) ?? failures.first else { return nil }
+            var outcome = CurlewError.wrappingOperation(first)
+            outcome.message = "\(failures.count) of \(results.count) batch members failed; the first: \(outcome.message)"
+            return outcome
         }
         // `work` never throws, so neither does the scope.
         return (try? await AccessoryScope.run(activity, accessories: configuration.accessories, isFailure: failureCount, work)) ?? []

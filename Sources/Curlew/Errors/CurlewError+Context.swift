@@ -12,6 +12,15 @@ extension CurlewError {
         return CurlewError(code: .transportFailure, message: "\(error)", request: request, underlying: error)
     }
 
+    /// The error of a chain step, or of a batch member for the batch's accessory outcome — possibly
+    /// the caller's own code: a `CurlewError` as it
+    /// is, cancellation as `.cancelled`, anything else as `.operationFailed` (not
+    /// `.transportFailure`: an error of the caller's code says nothing about the network).
+    static func wrappingOperation(_ error: any Error) -> CurlewError {
+        if error is CurlewError || error is CancellationError { return wrapping(error) }
+        return CurlewError(code: .operationFailed, message: "\(error)", underlying: error)
+    }
+
     /// Fills in what the code that threw could not know — the request, and the status, headers
     /// and body of the response — keeping whatever is already set.
     func completed(request summary: RequestSummary, response raw: RawResponse) -> CurlewError {

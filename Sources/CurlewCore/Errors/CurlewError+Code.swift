@@ -13,7 +13,7 @@ extension CurlewError {
             case cancelled
             case malformedURL, unsupportedScheme, invalidHeader, invalidMethod, invalidPath
             case encodingFailed
-            case missingCredentialSource, middlewareFailed, fileUnreadable, fileNotWritable, bodyStreamFailed
+            case missingCredentialSource, middlewareFailed, operationFailed, fileUnreadable, fileNotWritable, bodyStreamFailed
             case fixtureNotFound, fixturePathRejected, fixtureInvalid, mockGenerationFailed
             case cacheMiss
             case destinationExists, unexpectedContentType, rangeMismatch, resourceChanged, downloadIncomplete
@@ -107,6 +107,11 @@ extension CurlewError {
         /// A middleware threw an error that is not a ``CurlewError``; it is in
         /// ``CurlewError/underlying`` and the middleware's kind in ``CurlewError/stage``.
         public static let middlewareFailed = Code(.middlewareFailed)
+        /// Your own code in a chain step threw an error that is not a ``CurlewError`` (a step that
+        /// could not build its request from the previous answer), or — in the outcome a batch
+        /// reports to its accessories — in a batch operation; the original is in
+        /// ``CurlewError/underlying``. Not a network failure: retrying the call does not help.
+        public static let operationFailed = Code(.operationFailed)
 
         // The codes of `CurlewTesting`'s mocks. They stay in the core: every error leaving a call
         // is a `CurlewError`, and a mocked call fails through the same path as a real one.
@@ -220,7 +225,7 @@ extension CurlewError {
             case .unauthorized, .notLoggedIn, .sessionEnded, .refreshFailed: .auth
             case .cancelled: .cancelled
             case .malformedURL, .unsupportedScheme, .invalidHeader, .invalidMethod, .invalidPath,
-                .encodingFailed, .missingCredentialSource, .middlewareFailed, .fileUnreadable, .fileNotWritable,
+                .encodingFailed, .missingCredentialSource, .middlewareFailed, .operationFailed, .fileUnreadable, .fileNotWritable,
                 .destinationExists, .downloadInProgress:
                 .invalidRequest
             case .fixtureNotFound, .fixturePathRejected, .fixtureInvalid, .mockGenerationFailed:

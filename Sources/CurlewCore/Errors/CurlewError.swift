@@ -118,7 +118,9 @@ extension CurlewError {
         case auth
         /// The caller's task was cancelled.
         case cancelled
-        /// The request itself is malformed; nothing was sent.
+        /// The caller's side: the request itself is malformed (nothing was sent), or the caller's
+        /// own code around it — a middleware, a chain step, a batch operation — threw an error of
+        /// its own. Retrying the same call does not help.
         case invalidRequest
     }
 }
