@@ -1,0 +1,44 @@
+@testable import Curlew
+import CurlewCore
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Synchronization
+import Testing
+import TestSupport
+
+/// Failover, authorization, token refresh and the server clock as a user meets them, against
+/// loopback servers.
+@Suite("Noticed fixes: failover, auth, refresh, server clock", .timeLimit(.minutes(1)))
+struct NoticedFixesTests {
+    /// A base URL with its own query (an API key per region) is failed over like any other: the
+    /// request goes to the next base URL with that one's query in place of the first one's, the
+    /// request's own query after it. It was never matched (the request URL does not start with
+    /// the base URL's characters), so the call failed with `.cannotConnect`.
+    @Test func aBaseURLWithAQueryIsFailedOverWithTheNextOnesQuery() async throws {
+        try await withLoopback(handler: { _ in .text("mirror") }) { mirror, _, transport in
+            let primary = refusingBaseURL + "/api?key=EU"
+            let failover = FailoverMiddleware(baseURLs: [primary, mirror.baseURL + "/api?key=US"])
+            let client = APIClient(configuration: ClientConfiguration(baseURL: primary, middleware: [failover]), transport: transport)
+            let answer = try await client.send(Send(path: "items/1", query: [URLQueryItem(name: "x", value: "1")]))
+            #expect(answer == "mirror")
+            let again = try await client.send(Send(path: "items/2"))
+            #expect(again == "mirror")
+            #expect(mirror.requests.map(\.uri) == ["/api/items/1?key=US&x=1", "/api/items/2?key=US"])
+            #expect(failover.currentBaseURL == mirror.baseURL + "/api?key=US")
+        }
+    }
+
+    /// The match is by scheme, host, port and path: an absolute URL spelled with an upper-case
+    /// scheme and host is under the base URL, and a mirror without a query drops the first one's.
+    @Test func failoverMatchesTheOriginAndPathNotTheCharacters() async throws {
+        try await withLoopback(handler: { _ in .text("mirror") }) { mirror, _, transport in
+            let failover = FailoverMiddleware(baseURLs: ["http://localhost:1/api?key=EU", mirror.baseURL + "/api"])
+            let client = APIClient(
+                configuration: ClientConfiguration(baseURL: "http://localhost:1/api?key=EU", middleware: [failover]), transport: transport)
+            let answer = try await client.send(Send(path: "HTTP://LOCALHOST:1/api/items?key=EU&x=2"))
+            #expect(answer == "mirror")
+            #expect(mirror.requests.map(\.uri) == ["/api/items?x=2"])
+        }
+    }
+}
