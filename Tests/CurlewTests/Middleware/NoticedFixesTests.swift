@@ -41,4 +41,28 @@ struct NoticedFixesTests {
             #expect(mirror.requests.map(\.uri) == ["/api/items?x=2"])
         }
     }
+
+    /// `maximumAttempts` below 1 cannot be honoured (1 is the send alone): it was clamped to 1 in
+    /// silence. Token refresh and retry now refuse it, and every call fails unsent.
+    @Test(arguments: [0, -2])
+    func aMaximumOfAttemptsBelowOneIsRefusedUnsent(_ attempts: Int) async throws {
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
+            let refresh = TokenRefreshMiddleware(store: store, maximumAttempts: attempts) { $0 }
+            let retry = RetryMiddleware(maximumAttempts: attempts)
+            for (middleware, name, rule) in [
+                (refresh as any APIMiddleware, "TokenRefreshMiddleware", "1 sends once, without a refresh"),
+                (retry, "RetryMiddleware", "1 sends once, without a retry"),
+            ] {
+                let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [middleware]), transport: transport)
+                let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "me")) }
+                #expect(error?.code == .invalidConnectionSettings)
+                #expect(error?.stage == .configuration)
+                #expect(error?.message == "\(name).maximumAttempts must be at least 1 (\(rule)), not \(attempts); nothing was sent")
+                #expect(error?.request?.description == "GET \(server.baseURL)/me")
+            }
+            #expect(refresh.maximumAttempts == attempts)
+            #expect(server.requestCount == 0)
+        }
+    }
 }
