@@ -65,4 +65,38 @@ struct NoticedFixesTests {
             #expect(server.requestCount == 0)
         }
     }
+
+    /// RFC 7617: a Basic username may not contain `:` (the server splits at the first one and
+    /// takes the rest as the password), nor either part a control character (base64 hid it from
+    /// the header check). Such a credential fails every call unsent with `.invalidHeader`; the
+    /// message does not repeat it. A `:` in the password is allowed and arrives intact.
+    @Test func aBasicUsernameWithAColonIsRefusedUnsent() async throws {
+        let seen = Mutex<[String]>([])
+        try await withLoopback(handler: { request in
+            seen.withLock { $0.append(request.header("Authorization") ?? "") }
+            return .text("ok")
+        }) { server, _, transport in
+            let cases = [
+                ("ann:admin", "pw", "the Basic username contains ':', which RFC 7617 forbids: the server would take what follows it as the password"),
+                ("ann\n", "pw", "the Basic username contains CR, LF, NUL or another control character, which RFC 7617 forbids"),
+                ("ann", "p\u{0}w", "the Basic password contains CR, LF, NUL or another control character, which RFC 7617 forbids"),
+            ]
+            for (username, password, message) in cases {
+                let client = APIClient(
+                    configuration: ClientConfiguration(
+                        baseURL: server.baseURL, middleware: [AuthorizationMiddleware.basic(username: username, password: password)]),
+                    transport: transport)
+                let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "me")) }
+                #expect(error?.code == .invalidHeader)
+                #expect(error?.stage == .middleware(.authorization))
+                #expect(error?.message == message)
+            }
+            #expect(server.requestCount == 0)
+            let colonInPassword = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [AuthorizationMiddleware.basic(username: "ann", password: "a:b")]),
+                transport: transport)
+            _ = try await colonInPassword.send(Send(path: "me"))
+        }
+        #expect(seen.withLock { $0 } == ["Basic " + Data("ann:a:b".utf8).base64EncodedString()])
+    }
 }
