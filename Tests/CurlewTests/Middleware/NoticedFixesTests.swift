@@ -99,4 +99,33 @@ struct NoticedFixesTests {
         }
         #expect(seen.withLock { $0 } == ["Basic " + Data("ann:a:b".utf8).base64EncodedString()])
     }
+
+    /// The server clock learns only from the client's own servers: a third-party origin (an
+    /// absolute URL elsewhere, a redirect's target elsewhere) answering with a date years off
+    /// taught it that date, and every later timestamp was off by as much; its requests got the
+    /// timestamp too, which can break a pre-signed URL.
+    @Test func theServerClockIgnoresOtherOriginsAndDoesNotStampThem() async throws {
+        let stale = "Sun, 06 Nov 1994 08:49:37 GMT"
+        let other = try await LoopbackServer.start { _ in
+            ServerResponse(status: 200, headers: [(name: "Date", value: stale)], body: Array("elsewhere".utf8))
+        }
+        try await withLoopback(handler: { request in
+            let ahead = SigningFailoverRetryTests.httpDate(Date().addingTimeInterval(3_600))
+            if request.path == "/away" { return ServerResponse(status: 302, headers: [(name: "Location", value: other.baseURL + "/landed"), (name: "Date", value: ahead)], body: []) }
+            return ServerResponse(status: 200, headers: [(name: "Date", value: ahead)], body: Array("home".utf8))
+        }) { home, _, transport in
+            let clock = ServerClock(timestampParameter: "ts")
+            let client = APIClient(configuration: ClientConfiguration(baseURL: home.baseURL, middleware: [clock]), transport: transport)
+            #expect(try await client.send(Send(path: "a")) == "home")
+            #expect(try await client.send(Send(path: other.baseURL + "/direct")) == "elsewhere")
+            #expect(try await client.send(Send(path: "away")) == "elsewhere")
+            let offset = try #require(clock.currentOffset)
+            // An hour ahead, less the whole-second rounding and the time the answers took; the
+            // third-party date would make it about −32 years.
+            #expect(offset > 3_000 && offset <= 3_601, "offset \(offset)")
+            #expect(home.requests.map { $0.queryValue("ts") != nil } == [true, true])
+            #expect(other.requests.map(\.uri) == ["/direct", "/landed"])
+        }
+        await other.shutdown()
+    }
 }
