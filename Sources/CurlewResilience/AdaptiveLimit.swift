@@ -23,11 +23,14 @@ struct AdaptiveLimit: Sendable {
     /// Calls holding a slot.
     private(set) var inFlight = 0
 
+    /// A limit at the policy's initial limit; the policy is one ``AdaptiveConcurrencyMiddleware``
+    /// accepts (it refuses the others before a call takes a slot), so the limit stays within
+    /// ``AdaptiveConcurrencyMiddleware/Policy/minimumLimit``…``AdaptiveConcurrencyMiddleware/Policy/maximumLimit``.
     init(policy: AdaptiveConcurrencyMiddleware.Policy) {
         self.policy = policy
         switch policy.algorithm {
         case .aimd(let latencyThreshold, let backoff):
-            algorithm = .aimd(limit: Double(policy.initialLimit), latencyThreshold: latencyThreshold, backoff: min(1, max(0.5, backoff)))
+            algorithm = .aimd(limit: Double(policy.initialLimit), latencyThreshold: latencyThreshold, backoff: backoff)
         case .gradient(let options):
             algorithm = .gradient(
                 GradientLimit(options: options, initialLimit: policy.initialLimit, minimumLimit: policy.minimumLimit, maximumLimit: policy.maximumLimit))
@@ -54,7 +57,7 @@ struct AdaptiveLimit: Sendable {
     /// The whole number of calls allowed at once.
     var capacity: Int {
         switch algorithm {
-        case .aimd(let limit, _, _): max(policy.minimumLimit, Int(limit))
+        case .aimd(let limit, _, _): Int(limit)
         case .gradient(let gradient): gradient.capacity
         }
     }

@@ -10,9 +10,11 @@ struct HedgeBudget: Sendable, Equatable {
     /// What is saved up now, in thousandths.
     private(set) var thousandths: Int
 
+    /// A full bucket; `ratio` within 0…1 and `burst` zero or more (``HedgingMiddleware`` refuses
+    /// other settings and builds its budget only from ones it accepts).
     init(ratio: Double, burst: Int) {
-        self.perCall = Int((min(1, max(0, ratio)) * 1000).rounded())
-        self.capacity = max(0, burst) * 1000
+        self.perCall = Int((ratio * 1000).rounded())
+        self.capacity = burst * 1000
         self.thousandths = capacity
     }
 

@@ -92,7 +92,6 @@ public final class HedgingMiddleware: APIMiddleware {
         self.maximumHedges = maximumHedges
         self.budget = budget
         self.burst = burst
-        self.tokens = Mutex(HedgeBudget(ratio: budget, burst: burst))
         var check = SettingCheck("HedgingMiddleware")
         check.require(delay >= .zero, "delay", "zero or longer", "\(delay)")
         if let percentile { check.require((0...1).contains(percentile), "percentile", "between 0 and 1", "\(percentile)") }
@@ -101,6 +100,8 @@ public final class HedgingMiddleware: APIMiddleware {
         check.require((0...1).contains(budget), "budget", "between 0 and 1", "\(budget)")
         check.require(burst >= 0, "burst", "zero or more", "\(burst)")
         self.refusal = check.refusal
+        // Refused settings never reach the budget: every call fails before it is used.
+        self.tokens = Mutex(check.refusal == nil ? HedgeBudget(ratio: budget, burst: burst) : HedgeBudget(ratio: 0, burst: 0))
     }
 
     /// `.hedging`.

@@ -21,11 +21,13 @@ struct LatencyWindow: Sendable, Equatable {
     /// The percentile as of the last recomputation; `nil` before the first.
     private(set) var current: Duration?
 
+    /// An empty window; `percentile` within 0…1 (``HedgingMiddleware`` refuses others before a
+    /// call records a latency), `capacity` and `refreshEvery` at least 1.
     init(percentile: Double, capacity: Int = 200, refreshEvery: Int = 10) {
-        self.percentile = min(1, max(0, percentile))
-        self.capacity = max(1, capacity)
-        self.refreshEvery = max(1, refreshEvery)
-        samples.reserveCapacity(self.capacity)
+        self.percentile = percentile
+        self.capacity = capacity
+        self.refreshEvery = refreshEvery
+        samples.reserveCapacity(capacity)
     }
 
     /// Samples held (at most ``capacity``).

@@ -7,12 +7,16 @@ enum BatchRunner {
     }
 
     /// Runs `operation(0..<count)`; returns results in input order.
-    /// - Parameter onEach: Called on the caller's task as each member finishes.
+    /// - Parameters:
+    ///   - onEach: Called on the caller's task as each member finishes.
+    ///   - describe: The request of member `index`, for the error of a member the deadline
+    ///     stopped; `nil` for operations that are not one request.
     static func run<T: Sendable>(
         count: Int,
         options: BatchOptions,
         operation: @escaping @Sendable (Int) async throws -> T,
-        onEach: ((Int, Result<T, any Error>) -> Void)? = nil
+        onEach: ((Int, Result<T, any Error>) -> Void)? = nil,
+        describe: ((Int) -> RequestSummary?)? = nil
     ) async -> [Result<T, any Error>] {
         var results = [Result<T, any Error>?](repeating: nil, count: count)
         let limit = max(1, options.maximumConcurrency ?? count)
@@ -45,7 +49,9 @@ enum BatchRunner {
                     // A member stopped by the batch's deadline fails with `.totalTimeout`; one stopped
                     // by fail-fast, or by the caller's cancellation, with `CancellationError`.
                     if case .failure(let error) = result, Self.isCancellation(error) {
-                        result = .failure(stopReason.map(Self.stoppedError) ?? CancellationError())
+                        // The request as it was sent (the error's), else as the batch describes it.
+                        let request = { (error as? CurlewError)?.request ?? describe?(index) }
+                        result = .failure(stopReason.map { Self.stoppedError($0, request: request()) } ?? CancellationError())
                     }
                     results[index] = result
                     onEach?(index, result)
@@ -65,7 +71,7 @@ enum BatchRunner {
         }
         return results.enumerated().map { index, result in
             if let result { return result }
-            let failure: Result<T, any Error> = .failure(Self.stoppedError(stopReason ?? .cancelled))
+            let failure: Result<T, any Error> = .failure(Self.stoppedError(stopReason ?? .cancelled, request: describe?(index)))
             onEach?(index, failure)
             return failure
         }
@@ -79,11 +85,12 @@ enum BatchRunner {
         error is CancellationError || (error as? CurlewError)?.code == .cancelled
     }
 
-    /// Why the batch stopped a member: its deadline (a ``/CurlewCore/CurlewError`` `.totalTimeout`), or
-    /// fail-fast (`CancellationError`, the one spelling of cancellation).
-    static func stoppedError(_ code: CurlewError.Code) -> any Error {
+    /// Why the batch stopped a member: its deadline (a ``/CurlewCore/CurlewError`` `.totalTimeout`
+    /// naming the member's `request`), or fail-fast (`CancellationError`, the one spelling of
+    /// cancellation).
+    static func stoppedError(_ code: CurlewError.Code, request: @autoclosure () -> RequestSummary?) -> any Error {
         guard code == .totalTimeout else { return CancellationError() }
-        var error = CurlewError(code: .totalTimeout, message: "the batch deadline passed before this request finished")
+        var error = CurlewError(code: .totalTimeout, message: "the batch deadline passed before this request finished", request: request())
         error.stage = .deadline
         return error
     }

@@ -21,10 +21,22 @@ extension APIClient {
             await BatchRunner.run(
                 count: requests.count, options: options,
                 operation: { index in try await self.send(requests[index]) },
-                onEach: onEach.map { callback in { index, result in callback(index, result.mapError(BatchRunner.memberError)) } }
+                onEach: onEach.map { callback in { index, result in callback(index, result.mapError(BatchRunner.memberError)) } },
+                describe: { index in self.memberSummary(requests[index]) }
             )
         }
         return BatchResult(requests: requests, results: results.map { $0.mapError(BatchRunner.memberError) })
+    }
+
+    /// A member's request as the client builds it (method, URL with its parameters, secrets
+    /// redacted; `willSend` is not run), for the error of a member the batch's deadline stopped.
+    private nonisolated func memberSummary<R: Endpoint>(_ request: R) -> RequestSummary {
+        let baseURL = request.options.baseURL ?? configuration.baseURL
+        let url =
+            (try? encodeParameters(of: request)).flatMap { encoded in
+                try? RequestURLBuilder(baseURL: baseURL, path: encoded.path, query: request.query + encoded.query, method: request.method).build()
+            } ?? RequestURLBuilder.visible((baseURL ?? "") + request.path)
+        return RequestSummary(method: request.method, url: url, secretKeyFragments: configuration.secretQueryKeyFragments)
     }
 
     /// Runs arbitrary operations — chains, nested batches, custom sequences — as one batch.

@@ -135,6 +135,9 @@ extension APIClient {
             identity: .request(prepared, name: reporter.requestName, volatileParameters: options.volatileParameters),
             events: events, endpoint: request, environment: environment, options: options)
         context.responseBody = responseBody
+        // A hold released on success waits for the decoded value, not the chain's response.
+        let outcome = options.holdsLaterRequests?.release == .onSuccess ? CallOutcome() : nil
+        if let outcome { context.callOutcome = outcome }
         let next =
             options.middleware.isEmpty && options.skippedMiddleware.isEmpty
             ? composedMiddleware : MiddlewareChain.compose(middlewareChain(for: options))
@@ -163,9 +166,11 @@ extension APIClient {
                     }
                 }
             } catch {
+                outcome?.settle(succeeded: false)
                 EnvelopeEvents.reportFailure(error, envelope: request.envelope, reporter: reporter)
                 throw error
             }
+            outcome?.settle(succeeded: true)
             EnvelopeEvents.reportSuccess(raw, envelope: request.envelope, summary: prepared.summary, reporter: reporter)
             if let started { logger.debug("\(prepared.summary) → \(raw.status.code) in \(Self.elapsed(since: started))") }
             reporter.report(.finished) { event in

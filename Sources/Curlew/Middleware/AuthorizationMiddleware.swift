@@ -28,6 +28,9 @@ public struct AuthorizationMiddleware: APIMiddleware {
     /// receive the credential; others go without it. Default: `false`,
     /// every request to a trusted origin receives it.
     public var attachesOnlyWhenLoginRequired: Bool
+    /// Why ``basic(username:password:)`` cannot send its credential (a `:` in the username, a
+    /// control character); every call that would carry it fails with it, unsent.
+    private var refusal: String?
 
     /// Creates the middleware that sends the token in a header.
     public init(
@@ -51,9 +54,22 @@ public struct AuthorizationMiddleware: APIMiddleware {
     }
 
     /// `Authorization: Basic base64(username:password)` on every request to a trusted origin.
+    ///
+    /// RFC 7617 forbids a `:` in the username (the server takes everything after the first `:`
+    /// as the password) and control characters in either part: with one of them, every call
+    /// that would carry the credential fails with ``/CurlewCore/CurlewError/Code/invalidHeader``
+    /// before anything is sent; the message does not repeat the credential.
     public static func basic(username: String, password: String) -> AuthorizationMiddleware {
         let encoded = Data("\(username):\(password)".utf8).base64EncodedString()
-        return AuthorizationMiddleware(store: TokenStore(credential: .init(accessToken: encoded)), scheme: "Basic ")
+        var middleware = AuthorizationMiddleware(store: TokenStore(credential: .init(accessToken: encoded)), scheme: "Basic ")
+        if username.contains(":") {
+            middleware.refusal =
+                "the Basic username contains ':', which RFC 7617 forbids: the server would take what follows it as the password"
+        } else if !HeaderValidation.isSafeValue(username) || !HeaderValidation.isSafeValue(password) {
+            middleware.refusal =
+                "the Basic \(HeaderValidation.isSafeValue(username) ? "password" : "username") contains CR, LF, NUL or another control character, which RFC 7617 forbids"
+        }
+        return middleware
     }
 
     /// `.authorization`.
@@ -66,7 +82,8 @@ public struct AuthorizationMiddleware: APIMiddleware {
 
     /// Adds the header, or throws `.notLoggedIn` for a request that requires login when there is
     /// no credential or the request's origin is not trusted with it, and `.invalidHeader` when the
-    /// credential contains a control character (CR, LF, NUL…), which a header cannot carry.
+    /// credential contains a control character (CR, LF, NUL…), which a header cannot carry, or is
+    /// a Basic credential RFC 7617 forbids.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard context.trusts(request.url) else {
             // Another origin (a CDN, a partner API) never receives the credential, and a call
@@ -97,6 +114,7 @@ public struct AuthorizationMiddleware: APIMiddleware {
             // `HTTPField` would quietly turn a CR, LF or NUL into a space and send a credential
             // the server never issued (then refresh it over and over); refuse it, as the
             // endpoint's own headers are refused, without repeating the secret.
+            if let refusal { throw CurlewError(code: .invalidHeader, message: refusal, request: request.summary) }
             guard HeaderValidation.isSafeValue(credential.accessToken), HeaderValidation.isSafeValue(scheme) else {
                 throw CurlewError(
                     code: .invalidHeader,

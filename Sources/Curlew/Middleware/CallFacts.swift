@@ -1,3 +1,4 @@
+internal import Synchronization
 internal import HTTPTypes
 internal import Logging
 
@@ -18,6 +19,9 @@ struct CallFacts: Sendable {
     /// The endpoint whose ``Endpoint/accepts(_:)`` and envelope the innermost step checks the
     /// response against; `nil` in a context made outside a call (no check).
     var endpoint: (any Endpoint)?
+    /// The end of the call, after its response is decoded, for a middleware that must know
+    /// whether the caller got a value; `nil` unless a middleware needs it (``RequestHolds``).
+    var outcome: CallOutcome?
 
     enum IdentitySource: Sendable {
         case identity(RequestIdentity)
@@ -44,4 +48,30 @@ struct CallEnvironment: Sendable {
     var logger: Logger
     /// ``ClientConfiguration/deadlineHeader``.
     var deadlineHeader: HTTPField.Name? = nil
+}
+
+/// Tells a middleware how the whole call ended — after the chain returned and the response was
+/// decoded (or stored, for a download) — when its own view, the chain's raw response, is not
+/// enough: a `200` whose body does not decode fails the call. The ``APIClient`` makes one only for
+/// a call that needs it and settles it once.
+final class CallOutcome: Sendable {
+    private let handler = Mutex<(@Sendable (Bool) -> Void)?>(nil)
+
+    /// Runs `handler` with whether the call succeeded when it ends (replacing one set before).
+    func onEnd(_ handler: @escaping @Sendable (Bool) -> Void) {
+        self.handler.withLock { $0 = handler }
+    }
+
+    /// Forgets the handler: the middleware dealt with the outcome itself.
+    func clear() {
+        handler.withLock { $0 = nil }
+    }
+
+    /// The call ended; runs the handler once.
+    func settle(succeeded: Bool) {
+        handler.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }?(succeeded)
+    }
 }

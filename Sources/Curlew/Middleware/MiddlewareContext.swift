@@ -84,6 +84,13 @@ public struct MiddlewareContext: Sendable {
     /// for `CurlewTesting`'s mocks that generate a body from the endpoint's response type.
     package var endpoint: (any Endpoint)? { call.value.endpoint }
 
+    /// How the whole call ended, after decoding (``CallOutcome``); `nil` unless the call's options
+    /// need it.
+    var callOutcome: CallOutcome? {
+        get { call.value.outcome }
+        set { call.value.outcome = newValue }
+    }
+
     /// When the call must be done: the deadline of ``withDeadline(in:isolation:operation:)`` it
     /// runs under, `nil` for none. A middleware that waits (a back-off, a hedge) should not wait
     /// past it; the innermost step caps each attempt by it.

@@ -20,7 +20,10 @@ public import HTTPTypes
 /// let retry = RetryMiddleware(addsIdempotencyKey: true)   // POST and PATCH become retryable
 /// ```
 public struct RetryMiddleware: APIMiddleware {
-    /// Attempts in all, the first included.
+    /// Attempts in all, the first included: `1` sends once and never retries. Less than 1 is
+    /// refused: every call through the middleware fails with
+    /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings`` (stage `configuration`) before
+    /// anything is sent. Default: 3.
     public var maximumAttempts: Int
     /// The first backoff ceiling; it doubles per attempt.
     public var baseDelay: Duration
@@ -51,7 +54,7 @@ public struct RetryMiddleware: APIMiddleware {
         retryableMethods: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options],
         addsIdempotencyKey: Bool = false
     ) {
-        self.maximumAttempts = max(1, maximumAttempts)
+        self.maximumAttempts = maximumAttempts
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
         self.maximumTotalTime = maximumTotalTime
@@ -69,6 +72,10 @@ public struct RetryMiddleware: APIMiddleware {
 
     /// Sends, waiting and resending while the failure is retryable.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        guard maximumAttempts >= 1 else {
+            throw CurlewError.refusedSetting(
+                "RetryMiddleware.maximumAttempts", "at least 1 (1 sends once, without a retry)", "\(maximumAttempts)", request: request.summary)
+        }
         var request = request
         if !isRetryable(request.method) {
             if request.headers[Self.idempotencyKey] == nil, addsIdempotencyKey {

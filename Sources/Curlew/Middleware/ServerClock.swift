@@ -5,6 +5,12 @@ internal import Synchronization
 /// header (or a configured envelope field with Unix seconds), and can add a corrected timestamp
 /// parameter to every request. ``APIClient/serverTime()`` reads it.
 ///
+/// Only the client's own servers count: requests to its trusted origins (the base URL, the
+/// ``FailoverMiddleware`` mirrors, ``ClientConfiguration/trustedOrigins``) get the timestamp and
+/// teach the clock. A response from another origin (an absolute URL to a CDN, a redirect's
+/// target elsewhere) has its own clock, right or wrong, and is ignored, and its request goes
+/// without the timestamp, like common arguments and signatures.
+///
 /// ```swift
 /// let clock = ServerClock(timestampParameter: "ts")
 /// let client = APIClient(configuration: ClientConfiguration(baseURL: base, middleware: [clock]))
@@ -48,8 +54,11 @@ public final class ServerClock: APIMiddleware {
     /// Server minus local time in seconds, `nil` before any response.
     public var currentOffset: TimeInterval? { state.withLock { $0.offset } }
 
-    /// Adds the timestamp, sends, and learns the offset from the response.
+    /// Adds the timestamp, sends, and learns the offset from the response — for a trusted origin
+    /// only; a request elsewhere is sent as it is.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        // Runs for each redirect hop (below the redirect step): the URL is this hop's.
+        guard context.trusts(request.url) else { return try await next(request, context) }
         var request = request
         if let timestampParameter {
             let stamp = String(Int(now().timeIntervalSince1970))

@@ -30,7 +30,10 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     /// HTTP statuses that end the session (a forced logout, e.g. 307).
     public var sessionEndedStatuses: Set<Int>
     /// Attempts per request, the first send included: `3` (the default) is the send and at most
-    /// two resends; "resend at most three times" is `4`.
+    /// two resends; "resend at most three times" is `4`; `1` sends once and never refreshes. Less
+    /// than 1 is refused: every call through the middleware fails with
+    /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings`` (stage `configuration`) before
+    /// anything is sent.
     public var maximumAttempts: Int
     /// What a failed refresh does to the session. `false` (the default): fail the request with
     /// `.refreshFailed` and keep the credential (a later request may try again). `true`: when the
@@ -57,7 +60,7 @@ public struct TokenRefreshMiddleware: APIMiddleware {
         self.refreshCodes = refreshCodes
         self.sessionEndedCodes = sessionEndedCodes
         self.sessionEndedStatuses = sessionEndedStatuses
-        self.maximumAttempts = max(1, maximumAttempts)
+        self.maximumAttempts = maximumAttempts
         self.endsSessionWhenRefreshFails = endsSessionWhenRefreshFails
     }
 
@@ -69,6 +72,10 @@ public struct TokenRefreshMiddleware: APIMiddleware {
 
     /// Sends, refreshing and resending while the server answers "expired".
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        guard maximumAttempts >= 1 else {
+            throw CurlewError.refusedSetting(
+                "TokenRefreshMiddleware.maximumAttempts", "at least 1 (1 sends once, without a refresh)", "\(maximumAttempts)", request: request.summary)
+        }
         var context = context
         var snapshot = store.snapshot
         // This middleware's own sends, for ``maximumAttempts``; `context.attempt` numbers every

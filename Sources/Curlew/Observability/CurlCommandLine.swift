@@ -1,16 +1,25 @@
+internal import Foundation
 internal import HTTPTypes
 
 extension PreparedRequest {
     /// The request as a `curl` command line, for debugging:
-    /// method, redacted URL, headers, body, and the timeouts, redirect and compression choices.
+    /// method, redacted URL, headers, body, the timeouts, redirect and compression choices, the
+    /// proxy (`--proxy`, `--proxy-user`, `--noproxy`), TLS (`--insecure`, `--cacert`, `--cert`,
+    /// `--key`, `--pass`, `--pinnedpubkey`) and host overrides (`--connect-to`).
     ///
     /// Secrets are redacted: the values of `Authorization`, `Proxy-Authorization`, `Cookie` and
     /// of any header whose name contains a secret fragment (`token`, `secret`, `key`, `auth`,
-    /// `session`, `signature`…), secret query values and user info in the URL, and secret
-    /// members of a text body (`"password": "<redacted>"`). A binary, large (over 4 KiB), file or
-    /// streamed body is named, not inlined. Paste it, replace `<redacted>` with real values, run.
+    /// `session`, `signature`…), secret query values and user info in the URL, secret
+    /// members of a text body (`"password": "<redacted>"`), the proxy's password and the client
+    /// key's password. A binary, large (over 4 KiB), file or streamed body is named, not inlined,
+    /// in a comment at the end; certificates and keys held in memory are named by placeholders
+    /// (`'<1234 bytes of PEM in memory>'`) to replace with files. Paste it, replace `<redacted>`
+    /// and the placeholders with real values, run. (The default, no proxy, is not written: Curlew
+    /// ignores the `http_proxy` variables, which the `curl` tool reads.)
     public var curlDescription: String {
         var parts = ["curl"]
+        // Comments go at the very end: one before a `\` line break would end the command there.
+        var notes: [String] = []
         switch method {
         case .get where content == nil: break
         case .head: parts.append("--head")
@@ -27,12 +36,14 @@ extension PreparedRequest {
                 let redacted = ErrorBodyExcerpt.redactSecrets(in: text, fragments: summary.secretKeyFragments)
                 parts.append("--data-raw \(CurlCommandLine.quote(redacted))")
             } else {
-                parts.append("--data-binary @- # \(data.count) bytes on standard input")
+                parts.append("--data-binary @-")
+                notes.append("the body: \(data.count) bytes on standard input")
             }
         case .file(let path, _)?:
             parts.append("--data-binary \(CurlCommandLine.quote("@" + path))")
         case .stream(let stream)?:
-            parts.append("--data-binary @- # a streamed body\(stream.length.map { " of \($0) bytes" } ?? "")")
+            parts.append("--data-binary @-")
+            notes.append("the body: a stream\(stream.length.map { " of \($0) bytes" } ?? "") on standard input")
         case nil:
             break
         }
@@ -48,6 +59,8 @@ extension PreparedRequest {
         if options.redirectLimit > 0 { parts.append("--location --max-redirs \(options.redirectLimit)") }
         parts.append("--connect-timeout \(CurlCommandLine.seconds(options.connectTimeout))")
         if let total = options.totalTimeout { parts.append("--max-time \(CurlCommandLine.seconds(total))") }
+        CurlCommandLine.appendConnection(options, to: &parts)
+        if !notes.isEmpty { parts[parts.count - 1] += " # " + notes.joined(separator: "; ") }
         return parts.joined(separator: " \\\n  ")
     }
 }
@@ -75,6 +88,44 @@ enum CurlCommandLine {
         if secretHeaders.contains(lowered) { return true }
         return lowered.contains("key") || fragments.contains { lowered.contains($0) }
     }
+
+    /// The proxy, TLS and host overrides of `options`, secrets redacted.
+    static func appendConnection(_ options: TransferOptions, to parts: inout [String]) {
+        let connection = options.connection
+        if case .server(let server) = connection.proxy.mode {
+            let host = server.host.contains(":") && !server.host.hasPrefix("[") ? "[\(server.host)]" : server.host
+            parts.append("--proxy \(quote("\(server.kind == .http ? "http" : "socks5h")://\(host):\(server.port)"))")
+            if let username = server.username {
+                parts.append("--proxy-user \(quote(username + ":" + (server.password == nil ? "" : "<redacted>")))")
+            }
+            if !server.excludedHosts.isEmpty { parts.append("--noproxy \(quote(server.excludedHosts.joined(separator: ",")))") }
+        }
+        let tls = connection.tls
+        if !tls.verifiesPeer { parts.append("--insecure") }
+        switch tls.trustRoots.source {
+        case .system: if let path = options.caBundlePath { parts.append("--cacert \(quote(path))") }
+        case .file(let path): parts.append("--cacert \(quote(path))")
+        case .pem(let bytes): parts.append("--cacert \(quote(inMemory(bytes)))")
+        }
+        if let certificate = tls.clientCertificate {
+            switch certificate.material {
+            case .files(let certificatePath, let keyPath):
+                parts.append("--cert \(quote(certificatePath))")
+                if let keyPath { parts.append("--key \(quote(keyPath))") }
+            case .pem(let certificateBytes, let keyBytes):
+                parts.append("--cert \(quote(inMemory(certificateBytes)))")
+                if keyBytes != nil { parts.append("--key '<private key in memory>'") }
+            }
+            if certificate.password != nil { parts.append("--pass '<redacted>'") }
+        }
+        if !tls.pinnedPublicKeys.isEmpty {
+            parts.append("--pinnedpubkey \(quote(tls.pinnedPublicKeys.map(\.description).joined(separator: ";")))")
+        }
+        for override in connection.hostOverrides { parts.append("--connect-to \(quote(override.connectToLine))") }
+    }
+
+    /// The placeholder for PEM bytes held in memory, which `curl` can read only from a file.
+    private static func inMemory(_ bytes: Data) -> String { "<\(bytes.count) bytes of PEM in memory>" }
 
     /// POSIX shell single quoting.
     static func quote(_ text: String) -> String {

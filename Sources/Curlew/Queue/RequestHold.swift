@@ -12,7 +12,9 @@ public struct RequestHold: Sendable, Hashable {
     public enum Release: Sendable, Hashable {
         /// They start, whatever the outcome.
         case whenFinished
-        /// They start if it succeeded, and fail with `CancellationError` if it failed.
+        /// They start if it succeeded, and fail with `CancellationError` if it failed. Success is
+        /// what the caller gets: a response whose body cannot be decoded (a `200` with a login
+        /// page instead of the session) fails the call, and the held calls with it.
         case onSuccess
         /// They wait for ``RequestHolds/release(_:)`` or ``RequestHolds/cancel(_:)``.
         case manually

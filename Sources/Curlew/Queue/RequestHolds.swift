@@ -69,9 +69,15 @@ public final class RequestHolds: APIMiddleware, Sendable {
         state.withLock { $0.holds[hold.tag, default: Hold()].holderRunning = true }
         do {
             let response = try await next(request, context)
-            finish(hold, succeeded: true)
+            if hold.release == .onSuccess, let outcome = context.callOutcome {
+                // Success is the caller's: a response whose body does not decode fails the call.
+                outcome.onEnd { succeeded in self.finish(hold, succeeded: succeeded) }
+            } else {
+                finish(hold, succeeded: true)
+            }
             return response
         } catch {
+            context.callOutcome?.clear()
             finish(hold, succeeded: false)
             throw error
         }

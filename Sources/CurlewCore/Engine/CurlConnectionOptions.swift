@@ -1,6 +1,12 @@
 internal import CCurlShim
 internal import Foundation
 
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
 /// Applies a request's ``ConnectionOptions`` (and ``TransferOptions/caBundlePath``) to an easy
 /// handle: TLS trust, verification, client certificate and pins, the proxy, the cookie jar,
 /// host overrides and speed limits.
@@ -18,6 +24,7 @@ package enum CurlConnectionOptions {
         let proxy = try ProxyLine(connection.proxy, request: request)
         try checkSpeed(connection.maximumReceiveSpeed, "maximumReceiveSpeed", request: request)
         try checkSpeed(connection.maximumSendSpeed, "maximumSendSpeed", request: request)
+        try checkFiles(connection.tls, caBundlePath: options.caBundlePath, request: request)
 
         try applyTLS(connection.tls, caBundlePath: options.caBundlePath, setter)
         if let proxy { try proxy.apply(setter) }
@@ -83,6 +90,40 @@ package enum CurlConnectionOptions {
         if !tls.pinnedPublicKeys.isEmpty {
             try setter.set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.map(\.description).joined(separator: ";"))
         }
+    }
+
+    /// The files TLS reads — trust roots, the CA bundle, a client certificate and its key — must
+    /// be readable files: libcurl would open them only when a TLS connection starts and fail with
+    /// a TLS error that names no file. Checked here, the call fails unsent, naming the setting
+    /// and the path.
+    private static func checkFiles(_ tls: TLSOptions, caBundlePath: String?, request: RequestSummary) throws(CurlewError) {
+        switch tls.trustRoots.source {
+        case .file(let path): try checkReadable(path, "TLSOptions.trustRoots", request: request)
+        case .system: if let caBundlePath { try checkReadable(caBundlePath, "TransferOptions.caBundlePath", request: request) }
+        case .pem: break
+        }
+        if case .files(let certificate, let key)? = tls.clientCertificate?.material {
+            try checkReadable(certificate, "the client certificate", request: request)
+            if let key { try checkReadable(key, "the client certificate's private key", request: request) }
+        }
+    }
+
+    private static func checkReadable(_ path: String, _ setting: String, request: RequestSummary) throws(CurlewError) {
+        var info = stat()
+        let problem: String?
+        if stat(path, &info) != 0 {
+            problem = errno == ENOENT || errno == ENOTDIR ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
+        } else if info.st_mode & S_IFMT == S_IFDIR {
+            problem = "is a folder, not a PEM file"
+        } else if access(path, R_OK) != 0 {
+            problem = "cannot be read (\(String(cString: strerror(errno))))"
+        } else {
+            problem = nil
+        }
+        guard let problem else { return }
+        var error = CurlewError(code: .invalidConnectionSettings, message: "\(setting) names \(path), which \(problem); nothing was sent", request: request)
+        error.stage = .configuration
+        throw error
     }
 
     private static func checkSpeed(_ speed: Int?, _ name: String, request: RequestSummary) throws(CurlewError) {
