@@ -1,0 +1,235 @@
+@testable import Curlew
+@testable import CurlewCore
+import CurlewTesting
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Testing
+import TestSupport
+
+/// A GET that accepts every status, so error statuses reach the cache as answers.
+struct AnyStatusText: Endpoint {
+    typealias Response = String
+    var path: String
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.cache = .http
+        return options
+    }
+
+    func accepts(_ status: HTTPResponse.Status) -> Bool { true }
+}
+
+/// RFC 9111 rules a demanding user checks against the counting loopback server, with a movable
+/// clock: what the server saw, which validators it received, where each answer came from.
+@Suite("Cache audit: RFC 9111 rules against a counting server", .timeLimit(.minutes(2)))
+struct CacheAuditRuleTests {
+    private func makeCache(clock: CacheTestClock, storage: any CacheStorage = MemoryCacheStorage()) -> ResponseCache {
+        ResponseCache(configuration: .init(storage: storage, credentials: .anonymous, now: clock.function))
+    }
+
+    /// Answers `answer <n>` with the headers.
+    private func counting(_ counter: HitCounter, headers: [(name: String, value: String)]) -> @Sendable (ServerRequest) async -> ServerResponse {
+        { _ in ServerResponse(status: 200, headers: headers + [("Content-Type", "text/plain")], body: Array("answer \(counter.next())".utf8)) }
+    }
+
+    @Test(arguments: ["max-age=inf", "max-age=infinity", "max-age=1e9", "max-age=0x1000", "max-age=\"inf\"", "max-age=+600"])
+    func aLifetimeThatIsNotDeltaSecondsIsStaleNotForever(_ cacheControl: String) async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", cacheControl)])) { server, client in
+            #expect(try await client.send(CachedText(path: "n", policy: .http)) == "answer 1")
+            clock.advance(1)
+            let again = try await client.response(for: CachedText(path: "n", policy: .http))
+            #expect(again.value == "answer 2", "`\(cacheControl)` is no delta-seconds: the answer is stale, not fresh for ever")
+            #expect(again.source == .network)
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func aHugeMaxAgeIsCappedNotRefused() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        let huge = "max-age=99999999999999999999999999"
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", huge)])) { server, client in
+            _ = try await client.send(CachedText(path: "n", policy: .http))
+            clock.advance(86_400 * 365)
+            let again = try await client.response(for: CachedText(path: "n", policy: .http))
+            #expect(again.source == .cache, "2^31 seconds is 68 years (RFC 9111 §1.2.2)")
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    @Test(arguments: [[("Cache-Control", "max-age=5"), ("Cache-Control", "max-age=3600")], [("Cache-Control", "max-age=5, max-age=3600")]])
+    func theFirstOfTwoMaxAgesCounts(_ headers: [(String, String)]) async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        let fields = headers.map { (name: $0.0, value: $0.1) }
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: fields)) { server, client in
+            _ = try await client.send(CachedText(path: "twice", policy: .http))
+            clock.advance(4)
+            #expect(try await client.response(for: CachedText(path: "twice", policy: .http)).source == .cache)
+            clock.advance(2)
+            let late = try await client.response(for: CachedText(path: "twice", policy: .http))
+            #expect(late.value == "answer 2", "RFC 9111 §4.2.1: the first occurrence is used, not the longest or the last")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func aRequestNoStoreIsServedNothingNewAndStoresNothing() async throws {
+        let storage = MemoryCacheStorage()
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: CacheTestClock(), storage: storage), handler: counting(counter, headers: [("Cache-Control", "max-age=600")])) { server, client in
+            let noStore = CachedText(path: "s", headers: ["Cache-Control": "no-store"], policy: .http)
+            _ = try await client.send(noStore)
+            _ = try await client.send(noStore)
+            #expect(server.requestCount == 2)
+            #expect(await storage.count == 0)
+        }
+    }
+
+    @Test(arguments: ["max-age=0", "no-cache", "max-age=600, no-cache", "s-maxage=600"])
+    func anAnswerThatMustBeRevalidatedAsksWithItsValidatorsEachTime(_ cacheControl: String) async throws {
+        let counter = HitCounter()
+        try await withCachedLoopback(
+            cache: makeCache(clock: CacheTestClock()),
+            handler: { request in
+                let n = counter.next()
+                let headers = [("Cache-Control", cacheControl), ("ETag", "\"e1\""), ("X-N", "\(n)")]
+                if received(request, "If-None-Match") == "\"e1\"" { return ServerResponse(status: 304, headers: headers) }
+                return ServerResponse(status: 200, headers: headers, body: Array("body".utf8))
+            }
+        ) { server, client in
+            #expect(try await client.response(for: CachedText(path: "r", policy: .http)).source == .network)
+            let second = try await client.response(for: CachedText(path: "r", policy: .http))
+            let third = try await client.response(for: CachedText(path: "r", policy: .http))
+            #expect([second.source, third.source] == [.revalidated, .revalidated])
+            #expect(third.value == "body")
+            #expect(third.headers[HTTPField.Name("X-N")!] == "3")
+            #expect(server.requests.map { received($0, "If-None-Match") } == [nil, "\"e1\"", "\"e1\""])
+        }
+    }
+
+    @Test(arguments: ["0", "yesterday", "Thu, 01 Jan 1970 00:00:00 GMT"])
+    func anExpiresInThePastOrInvalidIsStale(_ expires: String) async throws {
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: CacheTestClock()), handler: counting(counter, headers: [("Expires", expires)])) { server, client in
+            _ = try await client.send(CachedText(path: "x", policy: .http))
+            #expect(try await client.send(CachedText(path: "x", policy: .http)) == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func expiresCountsFromTheServersDateSoAClockSkewDoesNotShortenIt() async throws {
+        // The server's clock is ten minutes behind ours: Expires − Date is still 120 s, and the
+        // apparent age (our arrival − its Date, RFC 9111 §4.2.3) makes the answer 600 s old on
+        // arrival, so it is stale — exactly as the RFC's arithmetic says.
+        let base = Date()
+        let clock = CacheTestClock(base)
+        let counter = HitCounter()
+        let serverNow = base.addingTimeInterval(-600)
+        let headers = [("Date", httpDate(serverNow)), ("Expires", httpDate(serverNow.addingTimeInterval(120)))]
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: headers)) { server, client in
+            _ = try await client.send(CachedText(path: "skew", policy: .http))
+            #expect(try await client.response(for: CachedText(path: "skew", policy: .http)).source == .network)
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func aStaleMustRevalidateAnswerIsNeverServedWhenTheServerFails() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(
+            cache: makeCache(clock: clock),
+            handler: { _ in
+                counter.next() == 1
+                    ? ServerResponse(status: 200, headers: [("Cache-Control", "max-age=10, must-revalidate"), ("ETag", "\"m\"")], body: Array("kept".utf8))
+                    : ServerResponse(status: 503, headers: [("Content-Type", "text/plain")], body: Array("down".utf8))
+            }
+        ) { server, client in
+            _ = try await client.send(CachedText(path: "m", policy: .http))
+            clock.advance(11)
+            let error = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "m", policy: .http)) }
+            #expect(error?.code == .unacceptableStatus)
+            #expect(error?.status?.code == 503)
+            #expect(received(server.requests[1], "If-None-Match") == "\"m\"")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func a304RefreshesTheStoredLifetimeAndValidators() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(
+            cache: makeCache(clock: clock),
+            handler: { request in
+                let n = counter.next()
+                if n == 1 { return ServerResponse(status: 200, headers: [("Cache-Control", "max-age=10"), ("ETag", "\"a\"")], body: Array("one".utf8)) }
+                if received(request, "If-None-Match") == "\"a\"" {
+                    return ServerResponse(status: 304, headers: [("Cache-Control", "max-age=600"), ("ETag", "\"b\"")])
+                }
+                return ServerResponse(status: 200, headers: [("ETag", "\"c\"")], body: Array("changed".utf8))
+            }
+        ) { server, client in
+            _ = try await client.send(CachedText(path: "r", policy: .http))
+            clock.advance(11)
+            let refreshed = try await client.response(for: CachedText(path: "r", policy: .http))
+            #expect(refreshed.source == .revalidated)
+            #expect(refreshed.value == "one")
+            #expect(refreshed.headers[.eTag] == "\"b\"", "RFC 9111 §4.3.4: the 304's headers replace the stored ones")
+            clock.advance(500)
+            #expect(try await client.response(for: CachedText(path: "r", policy: .http)).source == .cache, "the 304's max-age=600 now counts")
+            #expect(server.requestCount == 2)
+            clock.advance(200)
+            _ = try await client.send(CachedText(path: "r", policy: .http))
+            #expect(received(server.requests[2], "If-None-Match") == "\"b\"", "the next revalidation sends the refreshed validator")
+        }
+    }
+
+    @Test(arguments: [(404, true), (410, true), (501, true), (500, false), (503, false), (201, false)])
+    func onlyHeuristicallyCacheableStatusesGetAHeuristicLifetime(_ status: Int, heuristic: Bool) async throws {
+        let base = Date()
+        let clock = CacheTestClock(base)
+        let counter = HitCounter()
+        let headers = [("Date", httpDate(base)), ("Last-Modified", httpDate(base.addingTimeInterval(-36_000)))]
+        try await withCachedLoopback(
+            cache: makeCache(clock: clock),
+            handler: { _ in ServerResponse(status: status, headers: headers + [("Content-Type", "text/plain")], body: Array("answer \(counter.next())".utf8)) }
+        ) { server, client in
+            let first = try await client.response(for: AnyStatusText(path: "s"))
+            #expect(first.status.code == status)
+            clock.advance(60)
+            let second = try await client.response(for: AnyStatusText(path: "s"))
+            #expect(second.source == (heuristic ? .cache : .network))
+            #expect(second.status.code == status)
+            #expect(server.requestCount == (heuristic ? 1 : 2))
+        }
+    }
+
+    @Test func aStoredAnswerDamagedOnDiskIsFetchedAgainByANewClient() async throws {
+        let directory = makeCacheDirectory("audit-damage")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let counter = HitCounter()
+        let handler = counting(counter, headers: [("Cache-Control", "max-age=600")])
+        let first = makeCache(clock: CacheTestClock(), storage: DiskCacheStorage(directory: directory))
+        try await withCachedLoopback(cache: first, handler: handler) { _, client in
+            let stored = try await client.send(CachedText(path: "d", policy: .http, key: "damaged"))
+            #expect(stored == "answer 1")
+            await first.waitForPendingWrites()
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".entry") }
+        #expect(files.count == 1)
+        let path = directory + "/" + (files.first ?? "")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(bytes.count - 3).write(to: URL(fileURLWithPath: path))
+        let second = makeCache(clock: CacheTestClock(), storage: DiskCacheStorage(directory: directory))
+        try await withCachedLoopback(cache: second, handler: handler) { server, client in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "d", policy: .cacheOnly(), key: "damaged")) }
+            #expect(error?.code == .cacheMiss, "a truncated entry is a miss, never a short body")
+            let answer = try await client.response(for: CachedText(path: "d", policy: .http, key: "damaged"))
+            #expect(answer.value == "answer 2")
+            #expect(answer.source == .network)
+            #expect(server.requestCount == 1)
+        }
+    }
+}
