@@ -233,3 +233,96 @@ struct CacheAuditRuleTests {
         }
     }
 }
+
+/// ``DiskCacheStorage`` as a user meets it: a newer answer too big to keep, and two clients on
+/// one directory.
+@Suite("Cache audit: disk storage", .timeLimit(.minutes(2)))
+struct CacheAuditDiskTests {
+    private func entry(_ key: String, body: Int) -> CacheEntry {
+        CacheEntry(
+            key: key, status: 200, headers: [.contentType: "text/plain"], body: Data(repeating: 0x61, count: body), url: "http://127.0.0.1/x",
+            requestTime: Date(), storedAt: Date(), discardAfter: Date().addingTimeInterval(3_600))
+    }
+
+    @Test func aNewerEntryAboveTheBoundRemovesTheOlderOne() async throws {
+        let directory = makeCacheDirectory("audit-bound")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = DiskCacheStorage(directory: directory, maximumBytes: 4_000)
+        try await store.store(entry("k", body: 100))
+        #expect(await store.entry(for: "k")?.body.count == 100)
+        try await store.store(entry("k", body: 10_000))
+        #expect(await store.entry(for: "k") == nil, "the key must not go on answering with the replaced bytes")
+        #expect(await store.count == 0)
+        #expect(await DiskCacheStorage(directory: directory, maximumBytes: 4_000).entry(for: "k") == nil)
+    }
+
+    @Test func aNewerAnswerTooBigToStoreLeavesNoOlderAnswerForCacheOnly() async throws {
+        let directory = makeCacheDirectory("audit-bound-client")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = ResponseCache(storage: DiskCacheStorage(directory: directory, maximumBytes: 4_000), credentials: .anonymous)
+        let counter = HitCounter()
+        try await withCachedLoopback(
+            cache: cache,
+            handler: { _ in
+                let n = counter.next()
+                return ServerResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array((n == 1 ? "small" : String(repeating: "b", count: 10_000)).utf8))
+            }
+        ) { server, client in
+            let small = try await client.send(CachedText(path: "grow", policy: .writeOnly))
+            let large = try await client.send(CachedText(path: "grow", policy: .writeOnly))
+            #expect(small == "small")
+            #expect(large.count == 10_000)
+            await cache.waitForPendingWrites()
+            let error = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "grow", policy: .cacheOnly())) }
+            #expect(error?.code == .cacheMiss, "not the `small` the server has since replaced")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func invalidationAndSweepsReachEntriesAnotherStoreWroteAfterOpening() async throws {
+        let directory = makeCacheDirectory("audit-two")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = DiskCacheStorage(directory: directory)
+        let second = DiskCacheStorage(directory: directory)
+        try await first.store(entry("mine", body: 10))
+        try await second.store(entry("theirs", body: 10))
+        var expiring = entry("expiring", body: 10)
+        expiring.discardAfter = Date().addingTimeInterval(-1)
+        try await second.store(expiring)
+        #expect(await first.removeExpired(before: Date()) == 1)
+        #expect(await second.entry(for: "expiring") == nil)
+        #expect(await first.removeEntries { $0 == "theirs" } == 1)
+        #expect(await second.entry(for: "theirs") == nil, "removed from the directory both stores share")
+        #expect(await first.entry(for: "theirs") == nil)
+        try await second.store(entry("later", body: 10))
+        #expect(await first.removeEntries { _ in true } == 2)
+        #expect(await DiskCacheStorage(directory: directory).count == 0)
+    }
+
+    @Test func aClientInvalidatesWhatAnotherClientOnTheSameDirectoryStored() async throws {
+        let directory = makeCacheDirectory("audit-two-clients")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mine = ResponseCache(storage: DiskCacheStorage(directory: directory), credentials: .anonymous)
+        let theirs = ResponseCache(storage: DiskCacheStorage(directory: directory), credentials: .anonymous)
+        let counter = HitCounter()
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { _ in
+            ServerResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("answer \(counter.next())".utf8))
+        }
+        try await withCachedLoopback(cache: mine, handler: handler) { _, client in
+            _ = try await client.send(CachedText(path: "a", policy: .writeOnly, key: "shared-a"))
+            await mine.waitForPendingWrites()
+        }
+        try await withCachedLoopback(cache: theirs, handler: handler) { _, client in
+            _ = try await client.send(CachedText(path: "b", policy: .writeOnly, key: "shared-b"))
+            await theirs.waitForPendingWrites()
+        }
+        #expect(await mine.invalidate(.request("shared-b")) == 1)
+        try await withCachedLoopback(cache: mine, handler: handler) { server, client in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "b", policy: .cacheOnly(), key: "shared-b")) }
+            #expect(error?.code == .cacheMiss)
+            let kept = try await client.send(CachedText(path: "a", policy: .cacheOnly(), key: "shared-a"))
+            #expect(kept == "answer 1")
+            #expect(server.requestCount == 0)
+        }
+    }
+}
