@@ -326,3 +326,181 @@ struct CacheAuditDiskTests {
         }
     }
 }
+
+/// A request with any method and no body, answered as text.
+struct CachedWrite: Endpoint {
+    typealias Response = String
+    var method: HTTPRequest.Method
+    var path: String
+    var query: [URLQueryItem] = []
+    var headers: [String: String] = [:]
+    var policy: CachePolicy = .networkOnly
+
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.cache = policy
+        return options
+    }
+}
+
+/// RFC 9111 §4.4: a successful unsafe request removes the stored answers of its URL (and of its
+/// same-origin `Location` and `Content-Location`), whatever the unsafe call's own policy.
+@Suite("Cache audit: unsafe methods invalidate", .timeLimit(.minutes(2)))
+struct CacheAuditInvalidationTests {
+    private func makeCache(storage: MemoryCacheStorage = MemoryCacheStorage()) -> ResponseCache {
+        ResponseCache(configuration: .init(storage: storage, credentials: .anonymous))
+    }
+
+    /// GETs answer `<path> <n>` fresh for ten minutes (varying on `Accept-Language`); other
+    /// methods answer `done`, with the status and headers the test asks for by path.
+    private func server(_ counter: HitCounter) -> @Sendable (ServerRequest) async -> ServerResponse {
+        { request in
+            let n = counter.next()
+            guard request.method == "GET" || request.method == "HEAD" else {
+                switch request.path {
+                case "/items": return ServerResponse(status: 201, headers: [("Location", "/items/7")], body: Array("done".utf8))
+                case "/elsewhere": return ServerResponse(status: 200, headers: [("Location", "http://127.0.0.2:1/items/7")], body: Array("done".utf8))
+                case "/moved": return ServerResponse(status: 200, headers: [("Content-Location", "items/7?b=2&a=1")], body: Array("done".utf8))
+                case "/refused" where request.method == "PUT": return ServerResponse(status: 409, body: Array("conflict".utf8))
+                default: return ServerResponse(status: 200, body: Array("done".utf8))
+                }
+            }
+            return ServerResponse(
+                status: 200, headers: [("Cache-Control", "max-age=600"), ("Vary", "Accept-Language"), ("Content-Type", "text/plain")],
+                body: Array("\(request.uri) \(n)".utf8))
+        }
+    }
+
+    @Test(arguments: [HTTPRequest.Method.put, .post, .delete, .patch, HTTPRequest.Method("PURGE")!])
+    func aSuccessfulUnsafeRequestRemovesTheStoredAnswersOfItsURL(_ method: HTTPRequest.Method) async throws {
+        let storage = MemoryCacheStorage()
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(storage: storage), handler: server(counter)) { server, client in
+            let english = CachedText(path: "items/1", headers: ["Accept-Language": "en"], policy: .http)
+            let french = CachedText(path: "items/1", headers: ["Accept-Language": "fr"], policy: .http)
+            _ = try await client.send(english)
+            _ = try await client.send(french)
+            #expect(try await client.response(for: english).source == .cache)
+            #expect(server.requestCount == 2)
+            // The write endpoint declares no cache policy (the default, networkOnly).
+            #expect(try await client.send(CachedWrite(method: method, path: "items/1")) == "done")
+            let afterEnglish = try await client.response(for: english)
+            let afterFrench = try await client.response(for: french)
+            #expect(afterEnglish.source == .network, "the stored GET went with the \(method)")
+            #expect(afterFrench.source == .network, "every variant")
+            #expect(afterEnglish.value == "/items/1 4")
+            #expect(server.requests.map(\.method) == ["GET", "GET", method.rawValue, "GET", "GET"])
+        }
+    }
+
+    @Test func aSafeMethodOrAFailedUnsafeOneRemovesNothing() async throws {
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(), handler: server(counter)) { server, client in
+            let item = CachedText(path: "refused", policy: .http)
+            _ = try await client.send(item)
+            _ = try await client.send(CachedWrite(method: .options, path: "refused"))
+            #expect(try await client.response(for: item).source == .cache)
+            let error = await #expect(throws: CurlewError.self) { try await client.send(CachedWrite(method: .put, path: "refused")) }
+            #expect(error?.status?.code == 409)
+            #expect(try await client.response(for: item).source == .cache, "an error answer changes nothing (RFC 9111 §4.4)")
+            #expect(server.requestCount == 3)
+        }
+    }
+
+    @Test func theSameOriginLocationAndContentLocationAreRemovedAndAnotherOriginsAreNot() async throws {
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(), handler: server(counter)) { server, client in
+            let seven = CachedText(path: "items/7", policy: .http)
+            let sorted = CachedText(path: "items/7", query: [URLQueryItem(name: "a", value: "1"), URLQueryItem(name: "b", value: "2")], policy: .http)
+            _ = try await client.send(seven)
+            _ = try await client.send(sorted)
+            _ = try await client.send(CachedWrite(method: .post, path: "elsewhere"))
+            #expect(try await client.response(for: seven).source == .cache, "a Location on another origin is not this cache's to drop")
+            _ = try await client.send(CachedWrite(method: .post, path: "items"))
+            #expect(try await client.response(for: seven).source == .network, "201 Location: /items/7")
+            #expect(try await client.response(for: sorted).source == .cache)
+            _ = try await client.send(CachedWrite(method: .put, path: "moved"))
+            #expect(try await client.response(for: sorted).source == .network, "Content-Location: items/7?b=2&a=1, query order aside")
+            #expect(server.requestCount == 7)
+        }
+    }
+
+    @Test func aConditionalUnsafeRequestTheCacheLeavesAloneStillInvalidates() async throws {
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(), handler: server(counter)) { server, client in
+            let item = CachedText(path: "items/2", policy: .http)
+            _ = try await client.send(item)
+            _ = try await client.send(CachedWrite(method: .put, path: "items/2", headers: ["If-Match": "\"v1\""], policy: .http))
+            #expect(try await client.response(for: item).source == .network)
+            #expect(server.requestCount == 3)
+        }
+    }
+
+    @Test func theStoredHeadAnswerGoesTooAndAMockedWriteRemovesNothing() async throws {
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(), handler: server(counter)) { server, client in
+            let head = CachedWrite(method: .head, path: "items/3", policy: .http)
+            _ = try await client.send(head)
+            #expect(try await client.response(for: head).source == .cache)
+            _ = try await client.send(CachedWrite(method: .delete, path: "items/3")) { $0.mock = .stub(MockStub(.json("{}"))) }
+            #expect(try await client.response(for: head).source == .cache, "a fabricated answer is no news from the server")
+            _ = try await client.send(CachedWrite(method: .delete, path: "items/3"))
+            #expect(try await client.response(for: head).source == .network)
+            #expect(server.requests.map(\.method) == ["HEAD", "DELETE", "HEAD"])
+        }
+    }
+}
+
+/// The same rules against servers nobody here wrote: httpbin and nginx's static files.
+@Suite("Cache audit: httpbin and nginx", .timeLimit(.minutes(2)))
+struct CacheAuditRealServerTests {
+    private func nginx() throws -> (url: String, root: String) {
+        let environment = TestServers.environment
+        let url = try #require(environment["CURLEW_NGINX_URL"], "CURLEW_NGINX_URL is not set: run scripts/test.sh")
+        let root = try #require(environment["CURLEW_NGINX_ROOT"], "CURLEW_NGINX_ROOT is not set: run scripts/test.sh")
+        return (url, root)
+    }
+
+    @Test func aPostToHttpbinRemovesTheStoredGetOfTheSameURL() async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        let client = APIClient(configuration: ClientConfiguration(baseURL: try TestServers.httpbin(), middleware: [cache]))
+        let query = [URLQueryItem(name: "Cache-Control", value: "max-age=600"), URLQueryItem(name: "X-Audit", value: UUID().uuidString)]
+        let get = CachedText(path: "response-headers", query: query, policy: .http)
+        #expect(try await client.response(for: get).source == .network)
+        #expect(try await client.response(for: get).source == .cache)
+        _ = try await client.send(CachedWrite(method: .post, path: "response-headers", query: query))
+        #expect(try await client.response(for: get).source == .network, "RFC 9111 §4.4")
+        #expect(await cache.statistics.stores == 2)
+    }
+
+    @Test func anNginxFileIsHeuristicallyFreshThenRevalidatedThenReplaced() async throws {
+        let (url, root) = try nginx()
+        let name = "cache-audit-\(UUID().uuidString).txt"
+        let path = root + "/" + name
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let start = Date()
+        try Data("version one".utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.modificationDate: start.addingTimeInterval(-1_000)], ofItemAtPath: path)
+        let clock = CacheTestClock(start)
+        let cache = ResponseCache(configuration: .init(storage: MemoryCacheStorage(), credentials: .anonymous, now: clock.function))
+        let client = APIClient(configuration: ClientConfiguration(baseURL: url, middleware: [cache]))
+        let file = CachedText(path: name, policy: .http)
+        let first = try await client.response(for: file)
+        #expect(first.source == .network)
+        #expect(first.headers[.eTag] != nil)
+        clock.advance(60)
+        #expect(try await client.response(for: file).source == .cache, "10 % of 1,000 s since Last-Modified")
+        clock.advance(60)
+        let confirmed = try await client.response(for: file)
+        #expect(confirmed.source == .revalidated, "nginx answered the stored validators with 304")
+        #expect(confirmed.value == "version one")
+        try Data("version two!".utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.modificationDate: start.addingTimeInterval(-500)], ofItemAtPath: path)
+        clock.advance(200)
+        let replaced = try await client.response(for: file)
+        #expect(replaced.source == .network)
+        #expect(replaced.value == "version two!")
+        #expect(await cache.statistics.revalidations == 1)
+        #expect(await cache.statistics.stores == 2)
+    }
+}
