@@ -21,28 +21,28 @@
 //   block 19 (README.md:719): declarations, file scope
 //   block 20 (README.md:757): declarations, file scope
 //   block 21 (README.md:787): declarations, file scope
-//   block 22 (README.md:852): declarations, file scope
-//   block 23 (README.md:890): declarations, file scope
-//   block 24 (README.md:944): declarations, file scope
-//   block 25 (README.md:998): declarations, file scope
-//   block 26 (README.md:1029): skipped (no-compile)
-//   block 27 (README.md:1037): declarations, file scope
-//   block 28 (README.md:1053): skipped (no-compile)
-//   block 29 (README.md:1073): skipped (no-compile)
-//   block 30 (README.md:1096): declarations, file scope
-//   block 31 (README.md:1114): declarations, file scope
-//   block 32 (README.md:1136): declarations, file scope
-//   block 33 (README.md:1150): declarations, file scope
-//   block 34 (README.md:1163): declarations, file scope
-//   block 35 (README.md:1210): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1258): skipped (no-compile)
-//   block 37 (README.md:1291): declarations, file scope
-//   block 38 (README.md:1312): skipped (no-compile)
-//   block 39 (README.md:1478): declarations, file scope
-//   block 40 (README.md:1581): declarations, file scope
-//   block 41 (README.md:1620): declarations, file scope
-//   block 42 (README.md:1655): declarations, file scope
-//   block 43 (README.md:1743): declarations, file scope
+//   block 22 (README.md:853): declarations, file scope
+//   block 23 (README.md:891): declarations, file scope
+//   block 24 (README.md:945): declarations, file scope
+//   block 25 (README.md:999): declarations, file scope
+//   block 26 (README.md:1030): skipped (no-compile)
+//   block 27 (README.md:1038): declarations, file scope
+//   block 28 (README.md:1054): skipped (no-compile)
+//   block 29 (README.md:1074): skipped (no-compile)
+//   block 30 (README.md:1097): declarations, file scope
+//   block 31 (README.md:1115): declarations, file scope
+//   block 32 (README.md:1137): declarations, file scope
+//   block 33 (README.md:1151): declarations, file scope
+//   block 34 (README.md:1164): declarations, file scope
+//   block 35 (README.md:1211): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1259): skipped (no-compile)
+//   block 37 (README.md:1292): declarations, file scope
+//   block 38 (README.md:1313): skipped (no-compile)
+//   block 39 (README.md:1479): declarations, file scope
+//   block 40 (README.md:1582): declarations, file scope
+//   block 41 (README.md:1621): declarations, file scope
+//   block 42 (README.md:1656): declarations, file scope
+//   block 43 (README.md:1744): declarations, file scope
 
 import Curlew
 import Foundation
@@ -573,8 +573,8 @@ func cachedFeed(_ client: APIClient) async throws {
 }
 #sourceLocation()
 
-// MARK: block 22, README.md:852
-#sourceLocation(file: "README.md", line: 853)
+// MARK: block 22, README.md:853
+#sourceLocation(file: "README.md", line: 854)
 struct FilesReportRequest: Endpoint {
     typealias Response = Data
     var path: String { "reports/latest" }
@@ -608,8 +608,8 @@ func filesUpload(_ client: APIClient, photo: String) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 23, README.md:890
-#sourceLocation(file: "README.md", line: 891)
+// MARK: block 23, README.md:891
+#sourceLocation(file: "README.md", line: 892)
 struct FilesProgressBar: Accessory {
     func didProgress(_ activity: Activity, progress: TransferProgress) {
         let percent = Int((progress.fractionSent ?? progress.fractionReceived ?? 0) * 100)
@@ -623,8 +623,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:944
-#sourceLocation(file: "README.md", line: 945)
+// MARK: block 24, README.md:945
+#sourceLocation(file: "README.md", line: 946)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -653,8 +653,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:998
-#sourceLocation(file: "README.md", line: 999)
+// MARK: block 25, README.md:999
+#sourceLocation(file: "README.md", line: 1000)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -676,8 +676,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1037
-#sourceLocation(file: "README.md", line: 1038)
+// MARK: block 27, README.md:1038
+#sourceLocation(file: "README.md", line: 1039)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -688,8 +688,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1096
-#sourceLocation(file: "README.md", line: 1097)
+// MARK: block 30, README.md:1097
+#sourceLocation(file: "README.md", line: 1098)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -703,8 +703,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1114
-#sourceLocation(file: "README.md", line: 1115)
+// MARK: block 31, README.md:1115
+#sourceLocation(file: "README.md", line: 1116)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -718,8 +718,8 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1136
-#sourceLocation(file: "README.md", line: 1137)
+// MARK: block 32, README.md:1137
+#sourceLocation(file: "README.md", line: 1138)
 
 
 func hedgedClient() -> APIClient {
@@ -728,8 +728,8 @@ func hedgedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1150
-#sourceLocation(file: "README.md", line: 1151)
+// MARK: block 33, README.md:1151
+#sourceLocation(file: "README.md", line: 1152)
 func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
     // The gradient limit by default; AIMD when you know the latency the origin should keep.
     let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
@@ -738,20 +738,20 @@ func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1163
-#sourceLocation(file: "README.md", line: 1164)
+// MARK: block 34, README.md:1164
+#sourceLocation(file: "README.md", line: 1165)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1210
+// MARK: block 35, README.md:1211
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1211)
+#sourceLocation(file: "README.md", line: 1212)
 
 
 
@@ -782,8 +782,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1291
-#sourceLocation(file: "README.md", line: 1292)
+// MARK: block 37, README.md:1292
+#sourceLocation(file: "README.md", line: 1293)
 
 
 
@@ -800,8 +800,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1478
-#sourceLocation(file: "README.md", line: 1479)
+// MARK: block 39, README.md:1479
+#sourceLocation(file: "README.md", line: 1480)
 
 
 
@@ -902,8 +902,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1581
-#sourceLocation(file: "README.md", line: 1582)
+// MARK: block 40, README.md:1582
+#sourceLocation(file: "README.md", line: 1583)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -940,8 +940,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1620
-#sourceLocation(file: "README.md", line: 1621)
+// MARK: block 41, README.md:1621
+#sourceLocation(file: "README.md", line: 1622)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
@@ -974,8 +974,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1655
-#sourceLocation(file: "README.md", line: 1656)
+// MARK: block 42, README.md:1656
+#sourceLocation(file: "README.md", line: 1657)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1061,8 +1061,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1743
-#sourceLocation(file: "README.md", line: 1744)
+// MARK: block 43, README.md:1744
+#sourceLocation(file: "README.md", line: 1745)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.

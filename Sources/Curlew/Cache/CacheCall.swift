@@ -126,7 +126,7 @@ struct CacheCall: Sendable {
             // The caller's own `Cache-Control: no-cache` or `max-age=0` asks for the server.
             if request.headers[.cacheControl] != nil {
                 let asked = HTTPCacheRules.directives(HTTPCacheRules.joined(request.headers, .cacheControl))
-                if asked["no-cache"] != nil || asked["max-age"].flatMap(Double.init) == 0 { return false }
+                if asked["no-cache"] != nil || asked["max-age"].flatMap(HTTPCacheRules.deltaSeconds) == 0 { return false }
             }
             let facts = HTTPCacheRules.Facts(entry)
             let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0

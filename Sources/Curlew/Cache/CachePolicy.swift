@@ -11,7 +11,9 @@
 /// anything is sent. Downloads honour the policy (a stored answer is written to the file); a
 /// stream with any policy but ``networkOnly`` fails with ``/CurlewCore/CurlewError/Code/cachePolicyConflict``.
 public enum CachePolicy: Sendable, Hashable {
-    /// The cache is not involved: no lookup, nothing stored. The default.
+    /// The cache is not involved: no lookup, nothing stored. The default. (An unsafe request —
+    /// `POST`, `PUT`, `DELETE`… — answered with a `2xx` or `3xx` still removes the stored answers
+    /// of its URL, whatever its policy: RFC 9111 §4.4, see ``ResponseCache``.)
     case networkOnly
     /// Always fetch, then store the answer.
     case writeOnly

@@ -85,13 +85,20 @@ public actor DiskCacheStorage: CacheStorage {
     }
 
     /// Writes the entry crash-safely, then evicts least recently used entries beyond the bound.
+    /// An entry larger than the whole bound is not kept, and the older entry under its key is
+    /// deleted: the key never goes on answering with what the newer answer replaced.
     /// - Throws: An error naming the failed file operation and its `errno` when the directory
     ///   cannot be created or written.
     public func store(_ entry: CacheEntry) throws {
         openIfNeeded()
         let file = try DiskEntryFormat.encode(entry)
-        guard file.count <= maximumBytes else { return }
         let name = fileName(for: entry.key)
+        guard file.count <= maximumBytes else {
+            logger.debug("cache: entry \(name) of \(file.count) bytes is above the bound of \(maximumBytes); not stored")
+            DiskFiles.remove(path(name))
+            forget(name)
+            return
+        }
         do {
             try DiskFiles.replace(name, in: directory, with: file)
         } catch let error as DiskCacheError where error.code == ENOENT {
@@ -116,10 +123,12 @@ public actor DiskCacheStorage: CacheStorage {
         forget(name)
     }
 
-    /// Deletes the entries whose key matches.
+    /// Deletes the entries whose key matches, including entries another store (or process)
+    /// wrote into the directory since this one opened.
     @discardableResult
     public func removeEntries(where predicate: @Sendable (String) -> Bool) -> Int {
         openIfNeeded()
+        indexNewFiles()
         let doomed = index.filter { predicate($0.value.key) }.map(\.key)
         for name in doomed {
             DiskFiles.remove(path(name))
@@ -128,10 +137,18 @@ public actor DiskCacheStorage: CacheStorage {
         return doomed.count
     }
 
-    /// Deletes the entries past their ``CacheEntry/discardAfter``.
+    /// Deletes the entries past their ``CacheEntry/discardAfter``, including entries another
+    /// store (or process) wrote into the directory since this one opened.
     @discardableResult
     public func removeExpired(before date: Date) -> Int {
         openIfNeeded()
+        indexNewFiles()
+        return removeIndexedExpired(before: date)
+    }
+
+    /// Deletes the indexed entries past their ``CacheEntry/discardAfter``.
+    @discardableResult
+    private func removeIndexedExpired(before date: Date) -> Int {
         let doomed = index.filter { $0.value.discardAfter.map { $0 < date } ?? false }.map(\.key)
         for name in doomed {
             DiskFiles.remove(path(name))
@@ -176,8 +193,25 @@ public actor DiskCacheStorage: CacheStorage {
             index[name] = item
             totalBytes += item.length
         }
-        removeExpired(before: now())
+        removeIndexedExpired(before: now())
         evict(keeping: nil)
+    }
+
+    /// Brings the index up to date with the directory before a removal: files another store or
+    /// process wrote since this one opened are indexed (so invalidating here reaches them),
+    /// and files deleted elsewhere are forgotten. Damaged files are left to the next read.
+    private func indexNewFiles() {
+        var present = Set<String>()
+        for name in DiskFiles.names(in: directory) where name.hasSuffix(".entry") && !name.hasPrefix(DiskFiles.temporaryPrefix) {
+            present.insert(name)
+            guard index[name] == nil, let status = DiskFiles.status(path(name)),
+                let summary = Self.summary(of: path(name), length: status.length)
+            else { continue }
+            useCounter += 1
+            index[name] = Item(key: summary.key, length: status.length, lastUse: useCounter, discardAfter: summary.discardAfter)
+            totalBytes += status.length
+        }
+        for name in index.keys where !present.contains(name) { forget(name) }
     }
 
     /// The key and expiry of an entry file, checking its structure but not its checksum (that

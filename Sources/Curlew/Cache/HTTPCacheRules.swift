@@ -30,7 +30,7 @@ enum HTTPCacheRules {
             for header in entry.headers {
                 switch header.name {
                 case .age:
-                    if age == nil { age = Double(HTTPCacheRules.trimmed(Substring(header.value))).map { max(0, $0) } }
+                    if age == nil { age = HTTPCacheRules.deltaSeconds(HTTPCacheRules.trimmed(Substring(header.value))) }
                 case .date:
                     if date == nil { date = CacheDateParser.parse(header.value) }
                 case .expires:
@@ -57,7 +57,8 @@ enum HTTPCacheRules {
     /// The longest heuristic lifetime: a day.
     static let heuristicCap: Double = 86_400
 
-    /// Directives of `Cache-Control` values, lower-cased names, unquoted values.
+    /// Directives of `Cache-Control` values, lower-cased names, unquoted values. A directive
+    /// given twice keeps its first value (RFC 9111 §4.2.1: "the first occurrence should be used").
     static func directives(_ value: String?) -> [String: String] {
         guard let value else { return [:] }
         var result: [String: String] = [:]
@@ -69,10 +70,26 @@ enum HTTPCacheRules {
             var argument = pair.count > 1 ? trimmed(pair[1]) : ""
             while argument.first == "\"" { argument = argument.dropFirst() }
             while argument.last == "\"" { argument = argument.dropLast() }
-            result[name] = String(argument)
+            if result[name] == nil { result[name] = String(argument) }
         }
         return result
     }
+
+    /// A `delta-seconds` value (RFC 9111 §1.2.2): digits only, capped at 2³¹ seconds; `nil` for
+    /// anything else (`inf`, `1e9`, `-5`, `0x10`, `60s`), which a lifetime treats as
+    /// already stale rather than as a number `Double` happens to read.
+    static func deltaSeconds(_ text: some StringProtocol) -> Double? {
+        guard !text.isEmpty else { return nil }
+        var value: Double = 0
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = min(deltaSecondsCap, value * 10 + Double(byte - UInt8(ascii: "0")))
+        }
+        return value
+    }
+
+    /// The largest `delta-seconds` a cache need handle; larger values count as this one.
+    static let deltaSecondsCap: Double = 2_147_483_648
 
     /// `text` without leading and trailing spaces and tabs.
     static func trimmed(_ text: Substring) -> Substring {
@@ -107,8 +124,8 @@ enum HTTPCacheRules {
     static func lifetime(of entry: CacheEntry, facts: Facts, shared: Bool, heuristic: Bool) -> Double? {
         let control = facts.control
         if control["no-cache"] != nil { return 0 }
-        if shared, let sharedMaxAge = control["s-maxage"] { return Double(sharedMaxAge).map { max(0, $0) } ?? 0 }
-        if let maxAge = control["max-age"] { return Double(maxAge).map { max(0, $0) } ?? 0 }
+        if shared, let sharedMaxAge = control["s-maxage"] { return deltaSeconds(sharedMaxAge) ?? 0 }
+        if let maxAge = control["max-age"] { return deltaSeconds(maxAge) ?? 0 }
         if facts.hasExpires {
             guard let expiry = facts.expires else { return 0 }
             return max(0, expiry.timeIntervalSince(facts.date ?? entry.storedAt))

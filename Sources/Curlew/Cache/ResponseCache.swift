@@ -1,4 +1,5 @@
 public import Foundation
+internal import HTTPTypes
 
 /// The response cache: an actor owning a ``CacheStorage``, installed as middleware in the
 /// outermost phase (``MiddlewarePhase/cache``).
@@ -96,7 +97,22 @@ public actor ResponseCache: APIMiddleware {
     /// A download takes part like any call: a stored answer is written to its file. A streamed
     /// body cannot: a policy other than ``CachePolicy/networkOnly`` on a stream fails with
     /// ``/CurlewCore/CurlewError/Code/cachePolicyConflict`` before anything is sent.
+    ///
+    /// Whatever the policy, a request with an unsafe method (anything but GET, HEAD, OPTIONS and
+    /// TRACE) that the server answers with a `2xx` or `3xx` removes the stored GET and HEAD
+    /// answers of its URL, and of its `Location` and `Content-Location` when they name the same
+    /// origin (RFC 9111 §4.4), before the call returns: every account's and every variant,
+    /// except entries stored under a custom ``RequestOptions/cacheKey`` or
+    /// ``RequestOptions/cacheKeySuffix``.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        guard Self.isUnsafe(request.method) else { return try await respond(request, context: context, next: next) }
+        let raw = try await respond(request, context: context, next: next)
+        await invalidateAfterUnsafe(request, answer: raw, context: context)
+        return raw
+    }
+
+    /// ``intercept(_:context:next:)`` before the invalidation of an unsafe method.
+    private nonisolated(nonsending) func respond(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let policy = context.options.cache
         guard policy != .networkOnly else { return try await next(request, context) }
         try CacheDownload.check(context.responseBody, policy: policy, request: request, name: context.requestName)
@@ -128,6 +144,40 @@ public actor ResponseCache: APIMiddleware {
         var storing = false
         if case .store = pending.operation(for: full) { storing = true }
         await sharedTier.lookupEnded(for: full, storing: storing)
+    }
+
+    /// Whether a method is unsafe or of unknown safety (RFC 9110 §9.2.1): a successful answer
+    /// to it invalidates the stored answers of its URL.
+    private nonisolated static func isUnsafe(_ method: HTTPRequest.Method) -> Bool {
+        method != .get && method != .head && method != .options && method != .trace
+    }
+
+    /// RFC 9111 §4.4: after a `2xx`/`3xx` network answer to an unsafe request, removes the stored
+    /// GET and HEAD answers of the request's URL and of its same-origin `Location` and
+    /// `Content-Location`.
+    private nonisolated func invalidateAfterUnsafe(_ request: PreparedRequest, answer raw: RawResponse, context: MiddlewareContext) async {
+        guard (200..<400).contains(raw.status.code), raw.source == .network else { return }
+        let volatile = configuration.volatileParameters.union(context.options.volatileParameters)
+        var urls = [RequestIdentity.removing(volatile, from: context.identity.url)]
+        for name in [HTTPField.Name.location, .contentLocation] {
+            guard let value = raw.headers[name], let url = Self.sameOrigin(value, as: request.url) else { continue }
+            let cleaned = RequestIdentity.removing(volatile, from: url)
+            if !urls.contains(cleaned) { urls.append(cleaned) }
+        }
+        let targets = urls.flatMap { url in [CacheInvalidation.request("GET " + url), .request("HEAD " + url)] }
+        let removed = await invalidate(targets)
+        if removed > 0 { context.logger.debug("cache: \(request.summary) removed \(removed) stored answers of \(urls)") }
+    }
+
+    /// `reference` resolved against `base`, when it names the same origin (scheme, host, port).
+    private nonisolated static func sameOrigin(_ reference: String, as base: String) -> String? {
+        guard let baseURL = URL(string: base), let resolved = URL(string: reference, relativeTo: baseURL)?.absoluteURL,
+            let scheme = resolved.scheme?.lowercased(), scheme == baseURL.scheme?.lowercased(),
+            let host = resolved.host?.lowercased(), host == baseURL.host?.lowercased()
+        else { return nil }
+        let defaultPort = scheme == "https" ? 443 : 80
+        guard (resolved.port ?? defaultPort) == (baseURL.port ?? defaultPort) else { return nil }
+        return resolved.absoluteString
     }
 
     /// Requests the cache leaves alone: ones that carry their own validators or ranges.
@@ -167,13 +217,19 @@ public actor ResponseCache: APIMiddleware {
     /// after the local removal, to carry it to the shared tier and the other instances.
     @discardableResult
     public nonisolated func invalidate(_ target: CacheInvalidation) async -> Int {
+        await invalidate([target])
+    }
+
+    /// Removes the entries any of `targets` matches in one pass over the storage; a shared tier
+    /// hears each target.
+    nonisolated func invalidate(_ targets: [CacheInvalidation]) async -> Int {
         let version = configuration.version
         await pending.waitUntilIdle()
         let removed = await configuration.storage.removeEntries { full in
             guard let key = CacheKey.parse(full) else { return false }
-            return target.matches(key, version: version)
+            return targets.contains { $0.matches(key, version: version) }
         }
-        await sharedTier?.didInvalidate(target)
+        for target in targets { await sharedTier?.didInvalidate(target) }
         return removed
     }
 
