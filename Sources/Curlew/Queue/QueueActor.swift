@@ -37,7 +37,9 @@ public actor QueueActor {
     public nonisolated var events: AsyncStream<ClientEvent> { broadcaster.subscribe() }
 
     /// Creates the actor.
-    /// - Parameter limits: Maximum concurrency per queue name; unnamed queues are serial.
+    /// - Parameter limits: Maximum concurrency per queue name, at least 1; queues not named here
+    ///   are serial. A queue given a limit below 1 is refused, not clamped: each call to it fails
+    ///   unsent with `.invalidConnectionSettings` until ``setLimit(_:for:)`` gives it a valid one.
     public init(limits: [String: Int] = [:]) {
         self.book = Mutex(QueueBook(limits: limits))
     }
@@ -90,7 +92,10 @@ public actor QueueActor {
         leave(queue)
     }
 
-    /// Changes a queue's limit; work not yet started sees the new limit.
+    /// Changes a queue's limit; work not yet started sees the new limit. A limit below 1 is
+    /// refused: what runs goes on and what waits keeps waiting, but each call that reaches the
+    /// queue afterwards fails unsent with `.invalidConnectionSettings`, naming the queue and the
+    /// limit, until a valid limit is set.
     public func setLimit(_ limit: Int, for queue: String) {
         carryOut(book.withLock { $0.setLimit(limit, for: queue) }, queue)
     }
@@ -152,7 +157,12 @@ public actor QueueActor {
         _ queue: String, priority: QueuePriority, deadline: ContinuousClock.Instant? = nil, request: RequestSummary? = nil
     ) async throws {
         try Task.checkCancellation()
-        guard let ticket = book.withLock({ $0.startOrTicket(queue) }) else { return }
+        let ticket: UInt64
+        switch book.withLock({ $0.enter(queue) }) {
+        case .start: return
+        case .wait(let waiting): ticket = waiting
+        case .refused(let limit): throw Self.refusal(queue, limit: limit, request: request)
+        }
         var alarm: Task<Void, Never>?
         defer { alarm?.cancel() }
         try await withTaskCancellationHandler {
@@ -173,6 +183,16 @@ public actor QueueActor {
             waiter.resume(throwing: CancellationError())
             carryOut(aftermath, queue)
         }
+    }
+
+    /// The error of a call to a queue whose limit was set below 1.
+    private static func refusal(_ queue: String, limit: Int, request: RequestSummary?) -> CurlewError {
+        var error = CurlewError(
+            code: .invalidConnectionSettings,
+            message: "the queue \"\(queue)\" has the limit \(limit); a limit must be at least 1 (1 runs one call at a time), so nothing was sent",
+            request: request)
+        error.stage = .queue
+        return error
     }
 
     /// Takes a waiter whose deadline passed out of line (if it still waits) and fails it.

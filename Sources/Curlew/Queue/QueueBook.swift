@@ -21,21 +21,36 @@ struct QueueBook {
         var idleWaiters: [IdleWaiter] = []
     }
 
+    /// How a caller enters a queue.
+    enum Entry {
+        /// A slot was free: run now.
+        case start
+        /// Wait with this ticket.
+        case wait(UInt64)
+        /// The queue's limit was set below 1: the caller fails, unsent.
+        case refused(limit: Int)
+    }
+
     private var queues: [String: NamedQueueState<Waiter>] = [:]
     private var configuredLimits: [String: Int]
+    /// Limits below 1 that were asked for, by queue: refused rather than clamped, until a valid
+    /// limit is set. Empty in a sound configuration, so the usual entry looks it up not at all.
+    private var refusedLimits: [String: Int]
     private var idleWaiters: [String: [IdleWaiter]] = [:]
     private var lastTicket: UInt64 = 0
 
     init(limits: [String: Int]) {
-        self.configuredLimits = limits
+        self.configuredLimits = limits.filter { $0.value >= 1 }
+        self.refusedLimits = limits.filter { $0.value < 1 }
     }
 
     /// Takes a slot when one is free and nobody waits (the usual case); otherwise returns the
-    /// ticket the caller waits with.
-    mutating func startOrTicket(_ queue: String) -> UInt64? {
-        if queues[queue, default: NamedQueueState(limit: configuredLimits[queue] ?? 1)].startIfFree() { return nil }
+    /// ticket the caller waits with, or the refused limit.
+    mutating func enter(_ queue: String) -> Entry {
+        if !refusedLimits.isEmpty, let limit = refusedLimits[queue] { return .refused(limit: limit) }
+        if queues[queue, default: NamedQueueState(limit: configuredLimits[queue] ?? 1)].startIfFree() { return .start }
         lastTicket += 1
-        return lastTicket
+        return .wait(lastTicket)
     }
 
     /// Queues a waiter, or returns `true` when a slot freed up in the meantime (the caller then
@@ -59,7 +74,14 @@ struct QueueBook {
         return drainAftermath(queue, at: index, admitted: queues.values[index].finish())
     }
 
+    /// Sets a limit of at least 1; a smaller one is recorded as refused and changes nothing else
+    /// (what runs goes on, what waits keeps waiting).
     mutating func setLimit(_ limit: Int, for queue: String) -> Aftermath {
+        guard limit >= 1 else {
+            refusedLimits[queue] = limit
+            return Aftermath()
+        }
+        refusedLimits[queue] = nil
         configuredLimits[queue] = limit
         guard let index = queues.index(forKey: queue) else { return Aftermath() }
         return Aftermath(admitted: queues.values[index].setLimit(limit))

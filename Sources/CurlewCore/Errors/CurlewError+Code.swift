@@ -166,7 +166,8 @@ extension CurlewError {
         /// Authentication Required) to a request an HTTP proxy forwards, or a SOCKS failure.
         public static let proxyFailure = Code(.proxyFailure)
         /// The connection options cannot be used (a proxy host or port, an excluded host, a
-        /// speed limit out of range, a timeout of zero or less); nothing was sent.
+        /// speed limit out of range, a timeout of zero or less), or another setting cannot be
+        /// honoured (a middleware's refused setting, a queue limit below 1); nothing was sent.
         public static let invalidConnectionSettings = Code(.invalidConnectionSettings)
         /// The call's queue name (`RequestOptions.queue`, `ClientConfiguration.defaultQueue`) is
         /// empty or only white space — a setting left blank, which would have put every such call
