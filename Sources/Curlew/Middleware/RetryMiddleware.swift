@@ -25,11 +25,15 @@ public struct RetryMiddleware: APIMiddleware {
     /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings`` (stage `configuration`) before
     /// anything is sent. Default: 3.
     public var maximumAttempts: Int
-    /// The first backoff ceiling; it doubles per attempt.
+    /// The first backoff ceiling; it doubles per attempt. Zero or more: a negative delay is
+    /// refused like ``maximumAttempts`` below 1.
     public var baseDelay: Duration
-    /// The largest single wait (also caps `Retry-After`).
+    /// The largest single wait (also caps `Retry-After`). Zero or more: a negative one is
+    /// refused like ``maximumAttempts`` below 1.
     public var maximumDelay: Duration
-    /// No new attempt starts once this much time has passed since the first.
+    /// No new attempt starts once this much time has passed since the first. More than zero:
+    /// zero or less is refused like ``maximumAttempts`` below 1 (for no retry, set
+    /// ``maximumAttempts`` to 1).
     public var maximumTotalTime: Duration
     /// Statuses worth retrying.
     public var retryableStatuses: Set<Int>
@@ -72,9 +76,8 @@ public struct RetryMiddleware: APIMiddleware {
 
     /// Sends, waiting and resending while the failure is retryable.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        guard maximumAttempts >= 1 else {
-            throw CurlewError.refusedSetting(
-                "RetryMiddleware.maximumAttempts", "at least 1 (1 sends once, without a retry)", "\(maximumAttempts)", request: request.summary)
+        guard maximumAttempts >= 1, baseDelay >= .zero, maximumDelay >= .zero, maximumTotalTime > .zero else {
+            throw refusal(request.summary)
         }
         var request = request
         if !isRetryable(request.method) {
@@ -127,6 +130,18 @@ public struct RetryMiddleware: APIMiddleware {
         if FailoverMiddleware.isConnectLevel(error.code) { return (error.metrics?.connectionAttempts ?? 1) <= 1 }
         if error.code == .unacceptableStatus, let status = error.status { return retryableStatuses.contains(status.code) }
         return false
+    }
+
+    /// The error for the first setting that cannot be honoured.
+    private func refusal(_ request: RequestSummary) -> CurlewError {
+        if maximumAttempts < 1 {
+            return .refusedSetting(
+                "RetryMiddleware.maximumAttempts", "at least 1 (1 sends once, without a retry)", "\(maximumAttempts)", request: request)
+        }
+        if baseDelay < .zero { return .refusedSetting("RetryMiddleware.baseDelay", "zero or more", "\(baseDelay)", request: request) }
+        if maximumDelay < .zero { return .refusedSetting("RetryMiddleware.maximumDelay", "zero or more", "\(maximumDelay)", request: request) }
+        return .refusedSetting(
+            "RetryMiddleware.maximumTotalTime", "more than zero (set maximumAttempts to 1 for no retry)", "\(maximumTotalTime)", request: request)
     }
 
     /// `Retry-After` when present (capped), else full jitter: random in 0…min(max, base·2^(n−1)).

@@ -66,6 +66,25 @@ struct NoticedFixesTests {
         }
     }
 
+    /// `RetryMiddleware`'s delays and total time cannot be negative (a negative backoff meant no
+    /// backoff at all) and its total time not zero (it meant "never retry" in silence): each is
+    /// refused, naming the setting, and every call fails unsent.
+    @Test(arguments: [
+        (RetryMiddleware(baseDelay: .milliseconds(-5)), "RetryMiddleware.baseDelay must be zero or more, not -0.005 seconds"),
+        (RetryMiddleware(maximumDelay: .seconds(-1)), "RetryMiddleware.maximumDelay must be zero or more, not -1.0 seconds"),
+        (RetryMiddleware(maximumTotalTime: .zero), "RetryMiddleware.maximumTotalTime must be more than zero (set maximumAttempts to 1 for no retry), not 0.0 seconds"),
+    ])
+    func aRetryDelayOrTotalTimeThatCannotBeHonouredIsRefusedUnsent(_ retry: RetryMiddleware, _ message: String) async throws {
+        try await withLoopback(handler: { _ in .text("ok") }) { server, _, transport in
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [retry]), transport: transport)
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "me")) }
+            #expect(error?.code == .invalidConnectionSettings)
+            #expect(error?.stage == .configuration)
+            #expect(error?.message == message + "; nothing was sent")
+            #expect(server.requestCount == 0)
+        }
+    }
+
     /// RFC 7617: a Basic username may not contain `:` (the server splits at the first one and
     /// takes the rest as the password), nor either part a control character (base64 hid it from
     /// the header check). Such a credential fails every call unsent with `.invalidHeader`; the
