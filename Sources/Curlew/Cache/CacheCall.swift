@@ -185,6 +185,13 @@ struct CacheCall: Sendable {
         if validating, entry != nil { attempt.handledStatuses.insert(304) }
         let raw = try await next(outgoing, attempt)
         if validating, raw.status.code == 304, let entry {
+            // A 304 naming another entity tag than the stored one does not describe the stored
+            // answer, which must not be refreshed from it (RFC 9111 §4.3.4): ask again, without
+            // validators, for the current answer.
+            guard HTTPCacheRules.sameEntity(stored: entry.headers[.eTag], confirmed: raw.headers[.eTag]) else {
+                context.logger.debug("cache: \(request.summary) answered 304 with ETag \(raw.headers[.eTag] ?? ""), not the stored one; fetched again")
+                return try await fetch(request, validating: nil, next)
+            }
             return await revalidated(entry, with: raw.headers, sent: sent)
         }
         await store(raw, sent: sent)

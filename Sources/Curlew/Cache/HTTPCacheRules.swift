@@ -155,6 +155,20 @@ enum HTTPCacheRules {
         return initialAge + max(0, now.timeIntervalSince(entry.storedAt))
     }
 
+    /// Whether a `304`'s entity tag can confirm the stored answer's (RFC 9111 §4.3.4): when both
+    /// have one, their opaque tags are the same (the weak comparison: `W/"a"` matches `"a"`); a
+    /// `304` without one, or a stored answer without one (validated by date), always can.
+    static func sameEntity(stored: String?, confirmed: String?) -> Bool {
+        guard let stored, let confirmed else { return true }
+        return opaqueTag(stored) == opaqueTag(confirmed)
+    }
+
+    /// An entity tag without its weakness prefix and surrounding white space.
+    private static func opaqueTag(_ tag: String) -> Substring {
+        let trimmed = tag.trimmingCharacters(in: .whitespaces)[...]
+        return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
+    }
+
     /// Headers a `304` must not replace.
     static let keptOn304: Set<String> = ["content-length", "content-encoding", "content-range", "transfer-encoding", "content-type"]
 

@@ -157,16 +157,19 @@ struct CacheAuditRuleTests {
         }
     }
 
-    @Test func a304RefreshesTheStoredLifetimeAndValidators() async throws {
+    @Test func a304RefreshesTheStoredLifetimeAndHeaders() async throws {
         let clock = CacheTestClock()
         let counter = HitCounter()
         try await withCachedLoopback(
             cache: makeCache(clock: clock),
             handler: { request in
                 let n = counter.next()
-                if n == 1 { return ServerResponse(status: 200, headers: [("Cache-Control", "max-age=10"), ("ETag", "\"a\"")], body: Array("one".utf8)) }
+                if n == 1 {
+                    return ServerResponse(
+                        status: 200, headers: [("Cache-Control", "max-age=10"), ("ETag", "\"a\""), ("X-Revision", "1")], body: Array("one".utf8))
+                }
                 if received(request, "If-None-Match") == "\"a\"" {
-                    return ServerResponse(status: 304, headers: [("Cache-Control", "max-age=600"), ("ETag", "\"b\"")])
+                    return ServerResponse(status: 304, headers: [("Cache-Control", "max-age=600"), ("ETag", "W/\"a\""), ("X-Revision", "2")])
                 }
                 return ServerResponse(status: 200, headers: [("ETag", "\"c\"")], body: Array("changed".utf8))
             }
@@ -176,13 +179,46 @@ struct CacheAuditRuleTests {
             let refreshed = try await client.response(for: CachedText(path: "r", policy: .http))
             #expect(refreshed.source == .revalidated)
             #expect(refreshed.value == "one")
-            #expect(refreshed.headers[.eTag] == "\"b\"", "RFC 9111 §4.3.4: the 304's headers replace the stored ones")
+            #expect(refreshed.headers[HTTPField.Name("X-Revision")!] == "2", "RFC 9111 §4.3.4: the 304's headers replace the stored ones")
+            #expect(refreshed.headers[.eTag] == "W/\"a\"")
             clock.advance(500)
             #expect(try await client.response(for: CachedText(path: "r", policy: .http)).source == .cache, "the 304's max-age=600 now counts")
             #expect(server.requestCount == 2)
             clock.advance(200)
             _ = try await client.send(CachedText(path: "r", policy: .http))
-            #expect(received(server.requests[2], "If-None-Match") == "\"b\"", "the next revalidation sends the refreshed validator")
+            #expect(received(server.requests[2], "If-None-Match") == "W/\"a\"", "the next revalidation sends the refreshed validator")
+        }
+    }
+
+    /// RFC 9111 §4.3.4: a `304` that names another entity tag than the stored answer's does not
+    /// describe it, and must not refresh it. The client asks again without validators and gets
+    /// the current answer: the stored bytes are never served under the other version's headers.
+    @Test func a304NamingAnotherEntityTagIsNotTakenForTheStoredAnswer() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(
+            cache: makeCache(clock: clock),
+            handler: { request in
+                let n = counter.next()
+                if n == 1 { return ServerResponse(status: 200, headers: [("Cache-Control", "max-age=10"), ("ETag", "\"v1\"")], body: Array("one".utf8)) }
+                if received(request, "If-None-Match") != nil {
+                    // A confused cache in front of the origin: it confirms a version it was not asked about.
+                    return ServerResponse(status: 304, headers: [("Cache-Control", "max-age=600"), ("ETag", "\"v2\"")])
+                }
+                return ServerResponse(status: 200, headers: [("Cache-Control", "max-age=600"), ("ETag", "\"v2\"")], body: Array("two".utf8))
+            }
+        ) { server, client in
+            _ = try await client.send(CachedText(path: "r", policy: .http))
+            clock.advance(11)
+            let answer = try await client.response(for: CachedText(path: "r", policy: .http))
+            #expect(answer.value == "two")
+            #expect(answer.source == .network)
+            #expect(answer.headers[.eTag] == "\"v2\"")
+            #expect(server.requests.map { received($0, "If-None-Match") } == [nil, "\"v1\"", nil])
+            // The current answer was stored: fresh for its max-age.
+            clock.advance(100)
+            #expect(try await client.send(CachedText(path: "r", policy: .http)) == "two")
+            #expect(server.requestCount == 3)
         }
     }
 
