@@ -26,7 +26,9 @@ struct EnvelopeReader {
             malformed.message = "the body is not the expected envelope (no code at \(envelope.codePath)): \(error.message)"
             throw malformed
         }
-        let message = envelope.messagePath.flatMap { try? raw.json(at: $0) }.flatMap(Self.text) ?? ""
+        // `nil` when the body carries no message (absent or `null`), even if the envelope names one.
+        let found = envelope.messagePath.flatMap { try? raw.json(at: $0) }.flatMap(Self.text)
+        let message = found ?? ""
         guard envelope.successCodes.contains(code) else {
             throw complete(CurlewError(code: .serverError, message: message.isEmpty ? "business code \(code)" : message, businessCode: code))
         }
@@ -36,7 +38,7 @@ struct EnvelopeReader {
         }
         var checked = raw
         checked.businessCode = code
-        checked.businessMessage = envelope.messagePath == nil ? nil : message
+        checked.businessMessage = found
         return checked
     }
 

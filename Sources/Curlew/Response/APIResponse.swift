@@ -40,7 +40,7 @@ public struct APIResponse<Value: Sendable>: Sendable {
         get { response.businessCode }
         set { response.businessCode = newValue }
     }
-    /// The envelope's message on success.
+    /// The envelope's message on success; `nil` when the body carries none.
     public var businessMessage: String? {
         get { response.businessMessage }
         set { response.businessMessage = newValue }

@@ -43,7 +43,8 @@ public struct RawResponse: Sendable {
         _read { yield fields.value.businessCode }
         _modify { yield &fields.value.businessCode }
     }
-    /// The envelope's message, when the envelope has one.
+    /// The envelope's message, when the envelope names one and the body carries it; `nil` when
+    /// the body has none (absent or `null`).
     public var businessMessage: String? {
         _read { yield fields.value.businessMessage }
         _modify { yield &fields.value.businessMessage }

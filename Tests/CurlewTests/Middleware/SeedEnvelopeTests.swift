@@ -86,8 +86,10 @@ struct SeedEnvelopeTests {
 
     @Test func aSuccessRuleWithTwoConditions() async throws {
         try await withLoopback(handler: routes) { server, client, _ in
-            let value1 = try await client.send(SeedHAccessRule(path: "clean"))
-            #expect(value1 == SeedItem(id: 1))
+            let clean = try await client.response(for: SeedHAccessRule(path: "clean"))
+            #expect(clean.value == SeedItem(id: 1))
+            // The envelope names a message, the body has none: no message, not an empty one.
+            #expect(clean.businessMessage == nil)
             let warned = await #expect(throws: CurlewError.self) { try await client.send(SeedHAccessRule(path: "warned")) }
             #expect(warned?.code == .serverError)
             #expect(warned?.businessCode == "true")
