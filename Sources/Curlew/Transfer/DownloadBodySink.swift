@@ -10,8 +10,8 @@ internal import HTTPTypes
 /// - a `2xx` whose media type is not refused goes to the partial file: `200` (and other 2xx)
 ///   from byte 0 — never appended to older bytes — and `206` appended where its `Content-Range`
 ///   starts, which must be the resume offset (else `.rangeMismatch`, the partial file untouched);
-///   a `206` with another `ETag` than the stored validator, or content-encoded (its range counts
-///   encoded bytes), fails with `.resourceChanged`;
+///   a `206` with another `ETag` or `Last-Modified` than the stored validator, or content-encoded
+///   (its range counts encoded bytes), fails with `.resourceChanged`;
 /// - anything else (an error status, JSON instead of a file) is collected in memory, up to
 ///   ``DownloadTarget/errorBodyLimit`` bytes, for the error; a new partial file is removed, a
 ///   resumable one is left as it was.
@@ -86,8 +86,11 @@ final class DownloadBodySink: ResponseBodySink {
                 abortWith(.rangeMismatch, "the 206 answer's Content-Range \"\(fields[.contentRange] ?? "")\" does not start at byte \(target.resumeOffset ?? 0)")
                 return
             }
-            if let stored = target.storedValidator, stored.hasPrefix("\""), let etag = fields[.eTag], etag != stored {
-                abortWith(.resourceChanged, "the resource changed (ETag \(etag), was \(stored))")
+            if let stored = target.storedValidator,
+                ResumeRecord.contradicts(stored, etag: fields[.eTag], lastModified: fields[.lastModified])
+            {
+                let now = stored.hasPrefix("\"") ? "ETag \(fields[.eTag] ?? "")" : "Last-Modified \(fields[.lastModified] ?? "")"
+                abortWith(.resourceChanged, "the resource changed (\(now), was \(stored))")
                 return
             }
             if let coding = fields[.contentEncoding], coding.lowercased() != "identity" {
