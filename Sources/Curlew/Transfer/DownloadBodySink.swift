@@ -13,8 +13,8 @@ internal import HTTPTypes
 ///   a `206` with another `ETag` or `Last-Modified` than the stored validator, or content-encoded
 ///   (its range counts encoded bytes), fails with `.resourceChanged`;
 /// - anything else (an error status, JSON instead of a file) is collected in memory, up to
-///   ``DownloadTarget/errorBodyLimit`` bytes, for the error; a new partial file is removed, a
-///   resumable one is left as it was.
+///   ``DownloadTarget/errorBodyLimit`` bytes, for the error; a new partial file is removed (also
+///   a resumable one: nothing in it to resume), a resumed one is left as it was.
 ///
 /// A failed or cancelled transfer removes a new partial file and keeps a resumable one. Engine
 /// thread only after submission, like every sink.
@@ -32,6 +32,8 @@ final class DownloadBodySink: ResponseBodySink {
     private var mode = Mode.undecided
     /// Whether this sink created the file (a non-resumable one is removed on failure).
     private var settled = false
+    /// Whether a 2xx head started the file (and wrote its resume record).
+    private var startedFile = false
 
     private init(target: DownloadTarget, descriptor: Int32, request: RequestSummary) {
         self.target = target
@@ -117,6 +119,7 @@ final class DownloadBodySink: ResponseBodySink {
             return
         }
         mode = .file
+        startedFile = true
         if let recordPath = target.recordPath {
             let validator = ResumeRecord.validator(etag: fields[.eTag], lastModified: fields[.lastModified])
             ResumeRecord(
@@ -191,7 +194,10 @@ final class DownloadBodySink: ResponseBodySink {
         releaseFile()
     }
 
-    /// Closes the descriptor; removes the file unless the download is resumable.
+    /// Closes the descriptor; removes the file unless the download is resumable and it holds
+    /// something to resume: a resumable file this sink created and no answer started stays only
+    /// once a 2xx head began it (an error answer or a failed connection leaves nothing, and a
+    /// retry of the exchange can create it again).
     private func releaseFile() {
         if descriptor >= 0 {
             close(descriptor)
@@ -199,6 +205,6 @@ final class DownloadBodySink: ResponseBodySink {
         }
         guard !settled else { return }
         settled = true
-        if !target.resumable { unlink(target.path) }
+        if !target.resumable || (target.resumeOffset == nil && !startedFile) { unlink(target.path) }
     }
 }
