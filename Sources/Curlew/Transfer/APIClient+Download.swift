@@ -91,6 +91,32 @@ extension APIClient {
             area.sweep()
         }
         defer { for path in busy { plan.area?.release(path) } }
+        let accessories = options.usesAccessories && !AccessoryScope.insideGroup ? configuration.accessories + options.accessories : []
+        guard !accessories.isEmpty else {
+            return try await exchanges(request, prepared: prepared, plan: plan, options: options, download: download)
+        }
+        // Accessories see one activity for the whole download, not one per exchange: a download
+        // that starts over is neither a failure nor a second download to them, and the progress
+        // they draw goes on through the restart (one monitor for every exchange).
+        let activity = Activity(kind: .request, name: options.requestName ?? EndpointTypeFacts.of(request).name, request: prepared.summary)
+        let target = DownloadTarget(
+            path: plan.partialPath, resumeOffset: nil, resumable: download.resumable, recordPath: nil, url: url, storedValidator: nil,
+            refusedContentTypes: [], stallSeconds: nil)
+        var drawn = AccessoryProgress.options(options, drawingTo: accessories, activity: activity, request: prepared, responseBody: .download(target))
+        drawn.usesAccessories = false
+        let drawnMonitors = drawn.middleware.compactMap { ($0 as? ProgressMiddleware)?.monitor }
+        defer { for monitor in drawnMonitors { monitor.finish(with: nil) } }
+        return try await AccessoryScope.run(activity, accessories: accessories) {
+            try await exchanges(request, prepared: prepared, plan: plan, options: drawn, download: download)
+        }
+    }
+
+    /// The exchanges of one download, until the file is in place: a resumed one first when a
+    /// partial file can be continued, then at most one start from byte 0 when the file changed.
+    private nonisolated func exchanges<R: Endpoint>(
+        _ request: R, prepared: PreparedRequest, plan: DownloadPlan, options: RequestOptions, download: DownloadOptions
+    ) async throws -> DownloadedFile {
+        let url = prepared.url
         var restarted = false
         while true {
             let resume = download.resumable ? Self.resumePoint(plan, url: url) : nil

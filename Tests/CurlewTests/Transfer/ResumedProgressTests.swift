@@ -101,4 +101,32 @@ struct ResumedProgressTests {
             #expect(values.last == TransferProgress(bytesReceived: Int64(length), totalBytesToReceive: Int64(length)))
         }
     }
+
+    /// An accessory sees a download that starts over as one activity that succeeds, drawn with
+    /// values that never go back and end at the file's length.
+    @Test func anAccessoryDrawsADownloadThatStartsOverAsOneSuccessfulActivity() async throws {
+        let folder = try temporaryDirectory("audit-accessory-restart")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = VersionedFile()
+        try await file.interrupted(into: folder) { server, client, target in
+            file.update {
+                $0.version = 2
+                $0.ignoresIfRange = true
+            }
+            let hud = RecordingProgressAccessory()
+            let downloaded = try await client.download(FileGet(path: "/versioned"), to: target, options: resumable) {
+                $0.accessories = [hud]
+            }
+            let length = Int64(file.behaviour.withLock { $0.length })
+            #expect(downloaded.length == length)
+            #expect(server.requestCount == 3)
+            let calls = hud.calls
+            #expect(calls.filter { $0 == .willStart }.count == 1)
+            #expect(calls.first == .willStart)
+            #expect(Array(calls.suffix(2)) == [.willStop(success: true), .didStop])
+            let values = hud.progress
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived }, "never back: \(values.map(\.bytesReceived))")
+            #expect(values.last == TransferProgress(bytesReceived: length, totalBytesToReceive: length))
+        }
+    }
 }
