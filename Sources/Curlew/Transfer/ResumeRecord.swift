@@ -38,8 +38,10 @@ struct ResumeRecord: Sendable, Hashable {
     /// contradicts nothing.
     static func contradicts(_ stored: String, etag: String?, lastModified: String?) -> Bool {
         guard !stored.isEmpty else { return false }
-        if stored.hasPrefix("\"") { return etag.map { $0 != stored } ?? false }
-        return lastModified.map { $0 != stored } ?? false
+        // A date has spaces (`Wed, 21 Oct 2015 07:28:00 GMT`); an entity tag has none, quoted as
+        // RFC 9110 asks or bare as some servers send it (httpbin's `range1024`).
+        if !stored.hasPrefix("\""), stored.contains(" ") { return lastModified.map { $0 != stored } ?? false }
+        return etag.map { $0 != stored } ?? false
     }
 
     /// The record's text.

@@ -80,4 +80,27 @@ struct ChangedFileResumeTests {
             #expect(contents(of: folder) == ["v.bin"])
         }
     }
+
+    /// A bare `ETag` (`v1`, not quoted) next to a `Last-Modified` is still an entity tag: an
+    /// unchanged file continues with a range, a changed one starts over.
+    @Test func aBareETagIsComparedAsAnETagNotAsADate() async throws {
+        for changes in [false, true] {
+            let folder = try temporaryDirectory("audit-bare-etag")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = VersionedFile()
+            file.update { $0.bareETag = true }
+            try await file.interrupted(into: folder) { server, client, target in
+                file.update {
+                    $0.ignoresIfRange = true
+                    if changes { $0.version = 2 }
+                }
+                let downloaded = try await client.download(FileGet(path: "/versioned"), to: target, options: resumable)
+                let length = file.behaviour.withLock { $0.length }
+                #expect(server.requests.dropFirst().first?.header("If-Range") == "v1")
+                #expect(downloaded.status == (changes ? .ok : .partialContent))
+                #expect(server.requestCount == (changes ? 3 : 2))
+                #expect(try Data(contentsOf: target) == Data(VersionedFile.bytes(version: changes ? 2 : 1, length: length)))
+            }
+        }
+    }
 }

@@ -14,6 +14,8 @@ final class VersionedFile: Sendable {
         var version = 1
         var length = 256 * 1024 + 7
         var sendsETag = true
+        /// Send the `ETag` bare (`v1`), not quoted (`"v1"`), as some servers do.
+        var bareETag = false
         var ignoresIfRange = false
         /// Cut the next full answer after this many body bytes (then reset).
         var cutOnce: Int?
@@ -43,7 +45,7 @@ final class VersionedFile: Sendable {
         }
         let body = Self.bytes(version: current.version, length: current.length)
         let lastModified = Self.lastModified(version: current.version)
-        let etag = current.sendsETag ? "\"v\(current.version)\"" : nil
+        let etag = current.sendsETag ? (current.bareETag ? "v\(current.version)" : "\"v\(current.version)\"") : nil
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/octet-stream"), ("Last-Modified", lastModified),
         ]
