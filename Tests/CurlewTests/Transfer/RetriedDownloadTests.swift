@@ -55,4 +55,20 @@ struct ErrorAnswerLeavesNothingTests {
             #expect(contents(of: folder) == [])
         }
     }
+
+    /// A folder where no file can be created (`/proc`, even for root) fails with
+    /// `.fileNotWritable` before anything is sent.
+    @Test func aFolderThatRefusesFilesFailsBeforeAnythingIsSent() async throws {
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            for resumable in [false, true] {
+                let error = await #expect(throws: CurlewError.self) {
+                    try await client.download(
+                        FileGet(path: "/file?n=10"), to: URL(fileURLWithPath: "/proc/", isDirectory: true),
+                        options: DownloadOptions(resumable: resumable))
+                }
+                #expect(error?.code == .fileNotWritable, "\(error?.message ?? "")")
+            }
+            #expect(server.requestCount == 0)
+        }
+    }
 }
