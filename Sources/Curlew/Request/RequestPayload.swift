@@ -54,7 +54,9 @@ public struct RequestPayload: Sendable {
 
     /// The contents of a regular file, read while sending. The file must exist and be readable
     /// when the request is prepared (its length goes into `Content-Length`), or the send fails
-    /// with `.fileUnreadable` before anything is sent.
+    /// with `.fileUnreadable` before anything is sent. It is sent at the size it has when it is
+    /// opened; a file that ends early, or is longer than that when its last bytes are read, fails
+    /// the send with `.fileUnreadable` instead of sending a torn copy.
     public static func file(path: String, contentType: String = "application/octet-stream") -> RequestPayload {
         RequestPayload(storage: .file(path: path, contentType: contentType))
     }

@@ -19,8 +19,10 @@ extension APIClient {
     /// With ``DownloadOptions/resumable`` a failed or cancelled download keeps its partial file and
     /// the next call continues it with `Range` and `If-Range`: a `206` is appended, a `200` (the
     /// file changed) starts over, a `416` whose `Content-Range` names the partial file's size
-    /// completes it, any other `416` starts over; a `206` for other bytes fails with
-    /// `.rangeMismatch` and keeps the partial file; the final length is checked. A resumable
+    /// completes it, any other `416` starts over; a `206` or `416` whose `ETag` (or
+    /// `Last-Modified`, when that is the validator) names another version starts over; a `206`
+    /// for other bytes fails with `.rangeMismatch` and keeps the partial file; the final length
+    /// is checked. A resumable
     /// download locks its partial file (`flock`): a second one of the same URL to the same
     /// destination, in this process or another, fails with `.downloadInProgress` at once.
     ///
@@ -53,6 +55,10 @@ extension APIClient {
         let ticket = options.ticket
         options.ticket = nil
         defer { ticket?.finish() }
+        // Monitors outlive an exchange that starts over (they end with the file); whatever way
+        // the download ends, none is left waiting (a no-op for one that already ended).
+        let monitors = options.middleware.compactMap { ($0 as? ProgressMiddleware)?.monitor }
+        defer { for monitor in monitors { monitor.finish(with: nil) } }
         // Prepared once: the plan (the partial file's name) and every exchange use the same URL.
         var prepared: PreparedRequest
         do {
@@ -85,6 +91,32 @@ extension APIClient {
             area.sweep()
         }
         defer { for path in busy { plan.area?.release(path) } }
+        let accessories = options.usesAccessories && !AccessoryScope.insideGroup ? configuration.accessories + options.accessories : []
+        guard !accessories.isEmpty else {
+            return try await exchanges(request, prepared: prepared, plan: plan, options: options, download: download)
+        }
+        // Accessories see one activity for the whole download, not one per exchange: a download
+        // that starts over is neither a failure nor a second download to them, and the progress
+        // they draw goes on through the restart (one monitor for every exchange).
+        let activity = Activity(kind: .request, name: options.requestName ?? EndpointTypeFacts.of(request).name, request: prepared.summary)
+        let target = DownloadTarget(
+            path: plan.partialPath, resumeOffset: nil, resumable: download.resumable, recordPath: nil, url: url, storedValidator: nil,
+            refusedContentTypes: [], stallSeconds: nil)
+        var drawn = AccessoryProgress.options(options, drawingTo: accessories, activity: activity, request: prepared, responseBody: .download(target))
+        drawn.usesAccessories = false
+        let drawnMonitors = drawn.middleware.compactMap { ($0 as? ProgressMiddleware)?.monitor }
+        defer { for monitor in drawnMonitors { monitor.finish(with: nil) } }
+        return try await AccessoryScope.run(activity, accessories: accessories) {
+            try await exchanges(request, prepared: prepared, plan: plan, options: drawn, download: download)
+        }
+    }
+
+    /// The exchanges of one download, until the file is in place: a resumed one first when a
+    /// partial file can be continued, then at most one start from byte 0 when the file changed.
+    private nonisolated func exchanges<R: Endpoint>(
+        _ request: R, prepared: PreparedRequest, plan: DownloadPlan, options: RequestOptions, download: DownloadOptions
+    ) async throws -> DownloadedFile {
+        let url = prepared.url
         var restarted = false
         while true {
             let resume = download.resumable ? Self.resumePoint(plan, url: url) : nil
@@ -98,8 +130,7 @@ extension APIClient {
                 case .rangeNotSatisfiable(let raw):
                     // Only a resumed attempt asks for a range, so only it hears 416.
                     guard let resume else { throw ResponseStatus.error(raw, summary: prepared.summary) }
-                    let range = raw.headers[.contentRange].flatMap(ContentRange.init)
-                    if let complete = range?.complete, complete == resume.offset {
+                    if Self.completesPartial(raw, offset: resume.offset, validator: resume.record.validator) {
                         return try completeFromPartial(plan, record: resume.record, answer: raw, download: download)
                     }
                     guard !restarted else { throw ResponseStatus.error(raw, summary: prepared.summary) }
@@ -199,6 +230,16 @@ extension APIClient {
             url: URL(fileURLWithPath: path), mimeType: mediaType.isEmpty ? nil : mediaType, length: length,
             suggestedFileName: suggested, status: answer.status, headers: answer.headers,
             resumedBytes: length, metrics: answer.metrics)
+    }
+
+    /// Whether a `416` to a resumed exchange says the partial file of `offset` bytes is the whole
+    /// resource: its `Content-Range` is `bytes */offset` and its validators, when it has any, are
+    /// the stored one (a server that ignores `If-Range` may be describing another version).
+    static func completesPartial(_ raw: RawResponse, offset: Int64, validator: String) -> Bool {
+        guard raw.status.code == 416, let range = raw.headers[.contentRange].flatMap(ContentRange.init),
+            range.complete == offset
+        else { return false }
+        return !ResumeRecord.contradicts(validator, etag: raw.headers[.eTag], lastModified: raw.headers[.lastModified])
     }
 
     /// Where a resumable download continues: the partial file's size and its record, when both

@@ -10,11 +10,11 @@ internal import HTTPTypes
 /// - a `2xx` whose media type is not refused goes to the partial file: `200` (and other 2xx)
 ///   from byte 0 — never appended to older bytes — and `206` appended where its `Content-Range`
 ///   starts, which must be the resume offset (else `.rangeMismatch`, the partial file untouched);
-///   a `206` with another `ETag` than the stored validator, or content-encoded (its range counts
-///   encoded bytes), fails with `.resourceChanged`;
+///   a `206` with another `ETag` or `Last-Modified` than the stored validator, or content-encoded
+///   (its range counts encoded bytes), fails with `.resourceChanged`;
 /// - anything else (an error status, JSON instead of a file) is collected in memory, up to
-///   ``DownloadTarget/errorBodyLimit`` bytes, for the error; a new partial file is removed, a
-///   resumable one is left as it was.
+///   ``DownloadTarget/errorBodyLimit`` bytes, for the error; a new partial file is removed (also
+///   a resumable one: nothing in it to resume), a resumed one is left as it was.
 ///
 /// A failed or cancelled transfer removes a new partial file and keeps a resumable one. Engine
 /// thread only after submission, like every sink.
@@ -32,6 +32,8 @@ final class DownloadBodySink: ResponseBodySink {
     private var mode = Mode.undecided
     /// Whether this sink created the file (a non-resumable one is removed on failure).
     private var settled = false
+    /// Whether a 2xx head started the file (and wrote its resume record).
+    private var startedFile = false
 
     private init(target: DownloadTarget, descriptor: Int32, request: RequestSummary) {
         self.target = target
@@ -86,8 +88,11 @@ final class DownloadBodySink: ResponseBodySink {
                 abortWith(.rangeMismatch, "the 206 answer's Content-Range \"\(fields[.contentRange] ?? "")\" does not start at byte \(target.resumeOffset ?? 0)")
                 return
             }
-            if let stored = target.storedValidator, stored.hasPrefix("\""), let etag = fields[.eTag], etag != stored {
-                abortWith(.resourceChanged, "the resource changed (ETag \(etag), was \(stored))")
+            if let stored = target.storedValidator,
+                ResumeRecord.contradicts(stored, etag: fields[.eTag], lastModified: fields[.lastModified])
+            {
+                let now = stored.contains(" ") && !stored.hasPrefix("\"") ? "Last-Modified \(fields[.lastModified] ?? "")" : "ETag \(fields[.eTag] ?? "")"
+                abortWith(.resourceChanged, "the resource changed (\(now), was \(stored))")
                 return
             }
             if let coding = fields[.contentEncoding], coding.lowercased() != "identity" {
@@ -114,6 +119,7 @@ final class DownloadBodySink: ResponseBodySink {
             return
         }
         mode = .file
+        startedFile = true
         if let recordPath = target.recordPath {
             let validator = ResumeRecord.validator(etag: fields[.eTag], lastModified: fields[.lastModified])
             ResumeRecord(
@@ -188,7 +194,10 @@ final class DownloadBodySink: ResponseBodySink {
         releaseFile()
     }
 
-    /// Closes the descriptor; removes the file unless the download is resumable.
+    /// Closes the descriptor; removes the file unless the download is resumable and it holds
+    /// something to resume: a resumable file this sink created and no answer started stays only
+    /// once a 2xx head began it (an error answer or a failed connection leaves nothing, and a
+    /// retry of the exchange can create it again).
     private func releaseFile() {
         if descriptor >= 0 {
             close(descriptor)
@@ -196,6 +205,6 @@ final class DownloadBodySink: ResponseBodySink {
         }
         guard !settled else { return }
         settled = true
-        if !target.resumable { unlink(target.path) }
+        if !target.resumable || (target.resumeOffset == nil && !startedFile) { unlink(target.path) }
     }
 }

@@ -13,8 +13,8 @@ struct DownloadTarget: Sendable, Hashable {
     var recordPath: String?
     /// The URL the record names.
     var url: String
-    /// The validator sent in `If-Range`; a `206` carrying another `ETag` fails with
-    /// `.resourceChanged`.
+    /// The validator sent in `If-Range`; a `206` carrying another `ETag` (or, when the validator
+    /// is a date, another `Last-Modified`) fails with `.resourceChanged`.
     var storedValidator: String?
     /// Media types (lower case, without parameters) that are not written to the file but
     /// collected for the error, e.g. `application/json`.

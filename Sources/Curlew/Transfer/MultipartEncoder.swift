@@ -146,10 +146,12 @@ struct MultipartChunks: AsyncSequence, Sendable {
         }
     }
 
-    /// A file read in pieces, exactly `length` bytes; closed on deinit.
+    /// A file read in pieces, exactly `length` bytes; closed on deinit. A file that is no longer
+    /// `length` bytes long fails: shorter when it ends early, longer when its last piece is read.
     final class OpenFile {
         private let descriptor: Int32
         private var remaining: Int64
+        private let length: Int64
         private let path: String
 
         init(path: String, length: Int64) throws(CurlewError) {
@@ -158,6 +160,7 @@ struct MultipartChunks: AsyncSequence, Sendable {
                 throw CurlewError(code: .fileUnreadable, message: "could not open \(path): \(String(cString: strerror(errno)))")
             }
             remaining = length
+            self.length = length
             self.path = path
         }
 
@@ -179,6 +182,14 @@ struct MultipartChunks: AsyncSequence, Sendable {
                 throw CurlewError(code: .fileUnreadable, message: "\(path) ended before its announced length")
             }
             remaining -= Int64(count)
+            if remaining == 0 {
+                // The last piece: a file that grew since it was measured would be sent cut short.
+                var info = stat()
+                if fstat(descriptor, &info) == 0, Int64(info.st_size) != length {
+                    throw CurlewError(
+                        code: .fileUnreadable, message: "\(path) changed size while it was sent (\(length) bytes announced, now \(info.st_size))")
+                }
+            }
             if count < wanted { data.removeSubrange(count...) }
             return data
         }

@@ -17,7 +17,7 @@ public import Foundation
 /// encoder do (`"` → `%22`, CR → `%0D`, LF → `%0A`), so they cannot add headers; a NUL in a name
 /// or a CR, LF or NUL in a content type fails the send with `.encodingFailed` before anything is
 /// sent. File sizes are taken when the request is prepared; a file that changes size meanwhile
-/// fails the upload with `.bodyStreamFailed`.
+/// (shorter, or longer when its last piece is read) fails the upload with `.bodyStreamFailed`.
 ///
 /// The body is replayable: retry and token refresh send every part again, files re-read from the
 /// start. An endpoint's `@Field`s and ``Endpoint/parameters`` (form-encoded body parameters) join

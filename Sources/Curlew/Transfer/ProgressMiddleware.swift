@@ -15,8 +15,16 @@ struct ProgressMiddleware: APIMiddleware {
     var phase: MiddlewarePhase? { Self.phase }
 
     nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        let offset: Int64
-        if case .download(let target) = context.responseBody.storage { offset = target.resumeOffset ?? 0 } else { offset = 0 }
+        let resumed: (offset: Int64, validator: String)? =
+            if case .download(let target) = context.responseBody.storage, let offset = target.resumeOffset {
+                (offset, target.storedValidator ?? "")
+            } else {
+                nil
+            }
+        let resumedOffset = resumed?.offset ?? 0
+        // A resumed download exchange the download may start over (a changed file): its end is
+        // not the call's end; the next exchange goes on reporting to the same monitor.
+        let mayRestart = context.options.mayRestartOnResourceChange
         let monitor = self.monitor
         // The call's accessories also get every value the monitor delivers: from the outermost
         // reporter only, which takes the observer out of the options it passes on.
@@ -28,7 +36,11 @@ struct ProgressMiddleware: APIMiddleware {
         let events = context.events.broadcaster?.subscribe(bufferingNewest: 16)
         let watcher = Task {
             guard let events else { return }
+            // The bytes on disk count only when the answer continues them (`206`): a `200` to a
+            // range request is the whole file again, written from byte 0.
+            var offset = resumedOffset
             for await event in events where event.requestID == id {
+                if event.kind == .headReceived, let status = event.status, status.code != 206 { offset = 0 }
                 guard event.kind == .progress, let progress = event.progress else { continue }
                 monitor.offer(Self.update(progress, offset: offset), notifying: observer)
             }
@@ -36,16 +48,28 @@ struct ProgressMiddleware: APIMiddleware {
         defer { watcher.cancel() }
         do {
             let raw = try await next(request, context)
+            if raw.status.code == 416, let resumed {
+                // The partial file is the whole file, or the download starts over.
+                if APIClient.completesPartial(raw, offset: resumed.offset, validator: resumed.validator) {
+                    let whole = TransferProgress(bytesReceived: resumed.offset, totalBytesToReceive: resumed.offset)
+                    monitor.finish(with: whole, notifying: observer)
+                } else if !mayRestart {
+                    monitor.finish(with: nil, notifying: observer)
+                }
+                return raw
+            }
             monitor.finish(with: Self.final(raw, request: request), notifying: observer)
             return raw
         } catch {
-            monitor.finish(with: nil, notifying: observer)
+            if !(mayRestart && (error as? CurlewError)?.code == .resourceChanged) {
+                monitor.finish(with: nil, notifying: observer)
+            }
             throw error
         }
     }
 
     /// A progress event as the monitor's value: a resumed download counts the bytes already on
-    /// disk as received.
+    /// disk as received (`offset`, 0 once the answer turned out to be the whole file).
     static func update(_ progress: TransferProgress, offset: Int64) -> TransferProgress {
         var update = progress
         update.bytesReceived += offset

@@ -31,6 +31,19 @@ struct ResumeRecord: Sendable, Hashable {
         return lastModified ?? ""
     }
 
+    /// Whether an answer's validators say the resource is not the one `stored` names: a strong
+    /// `ETag` stored and another `ETag` answered, or a `Last-Modified` date stored and another
+    /// date answered. A server that ignores `If-Range` sends its current version's range; this
+    /// keeps it from being appended to the old version's bytes. An answer without the validator
+    /// contradicts nothing.
+    static func contradicts(_ stored: String, etag: String?, lastModified: String?) -> Bool {
+        guard !stored.isEmpty else { return false }
+        // A date has spaces (`Wed, 21 Oct 2015 07:28:00 GMT`); an entity tag has none, quoted as
+        // RFC 9110 asks or bare as some servers send it (httpbin's `range1024`).
+        if !stored.hasPrefix("\""), stored.contains(" ") { return lastModified.map { $0 != stored } ?? false }
+        return etag.map { $0 != stored } ?? false
+    }
+
     /// The record's text.
     var text: String {
         [Self.magic, url, validator, completeLength.map(String.init) ?? "", contentType, contentDisposition]

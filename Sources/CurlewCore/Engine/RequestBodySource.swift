@@ -96,7 +96,8 @@ package final class FileRequestBody {
 
     deinit { close() }
 
-    /// Reads the next bytes; a file that ends before its size was sent fails the transfer.
+    /// Reads the next bytes; a file that ends before its size was sent, or is longer than that
+    /// when its last bytes are read, fails the transfer (`.fileUnreadable`).
     package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadDecision {
         let wanted = Int(min(Int64(buffer.count), size - sent))
         guard wanted > 0, let base = buffer.baseAddress else { return .bytes(0) }
@@ -108,6 +109,16 @@ package final class FileRequestBody {
                 return .abort(CurlewError(code: .fileUnreadable, message: "could not read \(path): \(reason)", request: request))
             }
             sent += Int64(count)
+            if sent == size {
+                // The last bytes: a file that grew since it was opened would be sent cut short.
+                var info = stat()
+                if fstat(descriptor, &info) == 0, Int64(info.st_size) != size {
+                    return .abort(
+                        CurlewError(
+                            code: .fileUnreadable, message: "\(path) changed size while it was sent (\(size) bytes announced, now \(info.st_size))",
+                            request: request))
+                }
+            }
             return .bytes(count)
         }
     }

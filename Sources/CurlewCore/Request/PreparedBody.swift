@@ -11,7 +11,7 @@ public enum PreparedBody: Sendable {
     /// The contents of a regular file, read while sending (constant memory). `length` is its size
     /// when the request was prepared (for progress and identity); the transfer sends the size the
     /// file has when it is opened, and fails with `.fileUnreadable` if it cannot be opened or
-    /// shrinks while it is sent.
+    /// changes size while it is sent (shorter, or longer when its last bytes are read).
     case file(path: String, length: Int64)
     /// Chunks produced while sending.
     case stream(RequestBodyStream)
