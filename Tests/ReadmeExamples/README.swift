@@ -23,26 +23,26 @@
 //   block 21 (README.md:787): declarations, file scope
 //   block 22 (README.md:853): declarations, file scope
 //   block 23 (README.md:891): declarations, file scope
-//   block 24 (README.md:945): declarations, file scope
-//   block 25 (README.md:999): declarations, file scope
-//   block 26 (README.md:1030): skipped (no-compile)
-//   block 27 (README.md:1038): declarations, file scope
-//   block 28 (README.md:1054): skipped (no-compile)
-//   block 29 (README.md:1074): skipped (no-compile)
-//   block 30 (README.md:1097): declarations, file scope
-//   block 31 (README.md:1115): declarations, file scope
-//   block 32 (README.md:1137): declarations, file scope
-//   block 33 (README.md:1151): declarations, file scope
-//   block 34 (README.md:1164): declarations, file scope
-//   block 35 (README.md:1211): declarations, file scope, where CurlewFleet can be imported
-//   block 36 (README.md:1259): skipped (no-compile)
-//   block 37 (README.md:1292): declarations, file scope
-//   block 38 (README.md:1313): skipped (no-compile)
-//   block 39 (README.md:1479): declarations, file scope
-//   block 40 (README.md:1582): declarations, file scope
-//   block 41 (README.md:1621): declarations, file scope
-//   block 42 (README.md:1656): declarations, file scope
-//   block 43 (README.md:1744): declarations, file scope
+//   block 24 (README.md:946): declarations, file scope
+//   block 25 (README.md:1000): declarations, file scope
+//   block 26 (README.md:1031): skipped (no-compile)
+//   block 27 (README.md:1039): declarations, file scope
+//   block 28 (README.md:1055): skipped (no-compile)
+//   block 29 (README.md:1075): skipped (no-compile)
+//   block 30 (README.md:1098): declarations, file scope
+//   block 31 (README.md:1116): declarations, file scope
+//   block 32 (README.md:1138): declarations, file scope
+//   block 33 (README.md:1152): declarations, file scope
+//   block 34 (README.md:1165): declarations, file scope
+//   block 35 (README.md:1212): declarations, file scope, where CurlewFleet can be imported
+//   block 36 (README.md:1260): skipped (no-compile)
+//   block 37 (README.md:1293): declarations, file scope
+//   block 38 (README.md:1314): skipped (no-compile)
+//   block 39 (README.md:1480): declarations, file scope
+//   block 40 (README.md:1583): declarations, file scope
+//   block 41 (README.md:1622): declarations, file scope
+//   block 42 (README.md:1657): declarations, file scope
+//   block 43 (README.md:1745): declarations, file scope
 
 import Curlew
 import Foundation
@@ -623,8 +623,8 @@ func filesUploadWithBar(_ client: APIClient, photo: String) async throws -> Stri
 }
 #sourceLocation()
 
-// MARK: block 24, README.md:945
-#sourceLocation(file: "README.md", line: 946)
+// MARK: block 24, README.md:946
+#sourceLocation(file: "README.md", line: 947)
 func connectionsClient(companyRoot: Data, certificate: Data, key: Data) throws -> APIClient {
     var options = TransferOptions()
     options.connection.tls.trustRoots = .pem(companyRoot)          // or .file(path); default .system
@@ -653,8 +653,8 @@ func connectionsThrottled(_ client: APIClient) async throws -> Data {
 }
 #sourceLocation()
 
-// MARK: block 25, README.md:999
-#sourceLocation(file: "README.md", line: 1000)
+// MARK: block 25, README.md:1000
+#sourceLocation(file: "README.md", line: 1001)
 struct ObservedQuote: Endpoint {
     typealias Response = String
     var symbol: String
@@ -676,8 +676,8 @@ func observedQuote(_ client: APIClient) async throws -> String {
 }
 #sourceLocation()
 
-// MARK: block 27, README.md:1038
-#sourceLocation(file: "README.md", line: 1039)
+// MARK: block 27, README.md:1039
+#sourceLocation(file: "README.md", line: 1040)
 func printCurlCommand(_ client: APIClient) throws {
     print(try client.curlDescription(for: ObservedQuote(symbol: "ACME")))
     // curl \
@@ -688,8 +688,8 @@ func printCurlCommand(_ client: APIClient) throws {
 }
 #sourceLocation()
 
-// MARK: block 30, README.md:1097
-#sourceLocation(file: "README.md", line: 1098)
+// MARK: block 30, README.md:1098
+#sourceLocation(file: "README.md", line: 1099)
 struct ReportRequest: Endpoint {
     typealias Response = JSONValue
     var path: String { "reports/daily" }
@@ -703,8 +703,8 @@ struct ReportRequest: Endpoint {
 }
 #sourceLocation()
 
-// MARK: block 31, README.md:1115
-#sourceLocation(file: "README.md", line: 1116)
+// MARK: block 31, README.md:1116
+#sourceLocation(file: "README.md", line: 1117)
 func searchWithinBudget(_ client: APIClient) async throws -> Int {
     try await withDeadline(in: .milliseconds(300)) {
         try await client.send(SearchRequest(key: "sunset")).total      // cut off at 300 ms
@@ -718,8 +718,8 @@ func forwardingClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 32, README.md:1137
-#sourceLocation(file: "README.md", line: 1138)
+// MARK: block 32, README.md:1138
+#sourceLocation(file: "README.md", line: 1139)
 
 
 func hedgedClient() -> APIClient {
@@ -728,8 +728,8 @@ func hedgedClient() -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 33, README.md:1151
-#sourceLocation(file: "README.md", line: 1152)
+// MARK: block 33, README.md:1152
+#sourceLocation(file: "README.md", line: 1153)
 func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
     // The gradient limit by default; AIMD when you know the latency the origin should keep.
     let algorithm: AdaptiveConcurrencyMiddleware.Policy.Algorithm = latencyYouAccept.map { .aimd(latencyThreshold: $0) } ?? .gradient()
@@ -738,20 +738,20 @@ func limitedClient(latencyYouAccept: Duration? = nil) -> APIClient {
 }
 #sourceLocation()
 
-// MARK: block 34, README.md:1164
-#sourceLocation(file: "README.md", line: 1165)
+// MARK: block 34, README.md:1165
+#sourceLocation(file: "README.md", line: 1166)
 func guardedClient() -> APIClient {
     let breaker = CircuitBreakerMiddleware(policy: .init(failureRatio: 0.5, minimumThroughput: 20, breakDuration: .seconds(5)))
     return APIClient(configuration: ClientConfiguration(baseURL: "https://gallery.example.com/api", middleware: [breaker, RetryMiddleware()]))
 }
 #sourceLocation()
 
-// MARK: block 35, README.md:1211
+// MARK: block 35, README.md:1212
 #if canImport(CurlewFleet)
 import CurlewFleet
 import Logging
 import ServiceLifecycle
-#sourceLocation(file: "README.md", line: 1212)
+#sourceLocation(file: "README.md", line: 1213)
 
 
 
@@ -782,8 +782,8 @@ func purgeEverywhere(_ cache: ResponseCache) async {
 #sourceLocation()
 #endif
 
-// MARK: block 37, README.md:1292
-#sourceLocation(file: "README.md", line: 1293)
+// MARK: block 37, README.md:1293
+#sourceLocation(file: "README.md", line: 1294)
 
 
 
@@ -800,8 +800,8 @@ func petStoreTransport(_ api: APIClient) -> CurlewTransport {
 }
 #sourceLocation()
 
-// MARK: block 39, README.md:1479
-#sourceLocation(file: "README.md", line: 1480)
+// MARK: block 39, README.md:1480
+#sourceLocation(file: "README.md", line: 1481)
 
 
 
@@ -902,8 +902,8 @@ let portBasicAuth = AuthorizationMiddleware.basic(username: "ines", password: "p
 let portHttpManagerLogout = TokenRefreshMiddleware(store: TokenStore(), sessionEndedCodes: ["401", "307"]) { old in old }
 #sourceLocation()
 
-// MARK: block 40, README.md:1582
-#sourceLocation(file: "README.md", line: 1583)
+// MARK: block 40, README.md:1583
+#sourceLocation(file: "README.md", line: 1584)
 final class PortKeychain: CredentialStorage {               // PMStore saveDataWithUserInfo
     func loadCredential() -> TokenStore.Credential? { nil }
     func saveCredential(_ credential: TokenStore.Credential?) {}
@@ -940,8 +940,8 @@ func makePortClient(store: TokenStore, cacheDirectory: String, refreshURL: Strin
 }
 #sourceLocation()
 
-// MARK: block 41, README.md:1621
-#sourceLocation(file: "README.md", line: 1622)
+// MARK: block 41, README.md:1622
+#sourceLocation(file: "README.md", line: 1623)
 func portTour(_ client: APIClient, holds: RequestHolds) async throws {
     await QueueActor.shared.setLimit(2, for: "albums")                     // initQueueWithName:maxConcurrent:
     await QueueActor.shared.setLimit(4, for: "all")                        // unqueued calls: 4 at a time by priority
@@ -974,8 +974,8 @@ func portTour(_ client: APIClient, holds: RequestHolds) async throws {
 }
 #sourceLocation()
 
-// MARK: block 42, README.md:1656
-#sourceLocation(file: "README.md", line: 1657)
+// MARK: block 42, README.md:1657
+#sourceLocation(file: "README.md", line: 1658)
 struct PortUpload: Endpoint {                               // LCNetwork constructingBodyBlock
     typealias Response = EmptyResponse
     var photo: Data
@@ -1061,8 +1061,8 @@ func portFiles(_ client: APIClient, into folder: URL) async throws {
 }
 #sourceLocation()
 
-// MARK: block 43, README.md:1744
-#sourceLocation(file: "README.md", line: 1745)
+// MARK: block 43, README.md:1745
+#sourceLocation(file: "README.md", line: 1746)
 
 
 /// LCNetwork's `LCBaseRequest<LCAPIRequest>`, Monkey's `MKApiRequest`, HAccess's `HNetworkDAO`.
