@@ -122,19 +122,41 @@ package final class ConnectionUpkeep {
         }
     }
 
-    /// After `curl_multi_poll` with ``watched``: a readable idle socket asks for a sweep.
-    package func afterPoll() {
+    /// After `curl_multi_poll` with ``watched``, which counted `events` sockets with something
+    /// to report: a readable idle socket asks for a sweep.
+    package func afterPoll(events: Int32) {
         var readable = false
         for index in watched.indices where watched[index].revents != 0 {
             reported.insert(watched[index].fd)
             statistics.halfClosedSeen()
             readable = true
         }
+        // libcurl hands back only POLLIN, POLLOUT and POLLPRI of the sockets it was lent. A socket
+        // closed under libcurl (POLLNVAL) or with only an error or hang-up pending makes poll(2)
+        // return at once, every turn, with nothing handed back: the engine would spin. Counted
+        // but not handed back, such sockets are found with poll(2) itself and not watched again.
+        if !readable, events > 0 { readable = reportUnmapped() }
         guard readable else {
             return
         }
         watched.removeAll { reported.contains($0.fd) }
         housekeeping.sweepSoon()
+    }
+
+    /// Reports every watched socket with any event, the ones libcurl does not hand back
+    /// included; whether there was one.
+    private func reportUnmapped() -> Bool {
+        let sockets = Self.socketsWithEvents(watched.map(\.fd))
+        reported.formUnion(sockets)
+        return !sockets.isEmpty
+    }
+
+    /// The descriptors of `sockets` for which poll(2), without waiting, reports any event —
+    /// readable, an error, a hang-up, or not open at all (`POLLNVAL`).
+    package static func socketsWithEvents(_ sockets: [Int32]) -> [Int32] {
+        var entries = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard poll(&entries, nfds_t(entries.count), 0) > 0 else { return [] }
+        return entries.filter { $0.revents != 0 }.map(\.fd)
     }
 
     /// Before the multi handle is cleaned up.

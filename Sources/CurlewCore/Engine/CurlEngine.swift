@@ -317,8 +317,9 @@ package final class CurlEngine: @unchecked Sendable {
         upkeep.tick(multi: multi, now: EngineClock.now(), inFlight: transfers.count)
         if transfers.isEmpty { statistics.quietWakeup() }
         if transfers.isEmpty, !upkeep.watched.isEmpty {
-            upkeep.withWatched { fds, count in _ = curl_multi_poll(multi, fds, count, timeout, nil) }
-            upkeep.afterPoll()
+            var events: Int32 = 0
+            upkeep.withWatched { fds, count in _ = curl_multi_poll(multi, fds, count, timeout, &events) }
+            upkeep.afterPoll(events: events)
         } else {
             _ = curl_multi_poll(multi, nil, 0, timeout, nil)
         }
