@@ -60,15 +60,15 @@ extension APIClient {
         // The batch's outcome carries the code of its first member that failed other than by
         // being cancelled (a fail-fast batch cancels the rest), so an accessory tells a server's
         // refusal from a network failure; cancelled members count as failed.
-        let failureCount: ([Result<T, any Error>]) -> (any Error)? = { results in
+        let outcome: ([Result<T, any Error>]) -> (any Error)? = { results in
             let failures = results.compactMap { if case .failure(let error) = $0 { return error } else { return nil } }
             guard let first = failures.first(where: { !BatchRunner.isCancellation($0) }) ?? failures.first else { return nil }
-            var outcome = CurlewError.wrappingOperation(first)
-            outcome.message = "\(failures.count) of \(results.count) batch members failed; the first: \(outcome.message)"
-            return outcome
+            var error = CurlewError.wrappingOperation(first)
+            error.message = "\(failures.count) of \(results.count) batch members failed; the first: \(error.message)"
+            return error
         }
         // `work` never throws, so neither does the scope.
-        return (try? await AccessoryScope.run(activity, accessories: configuration.accessories, isFailure: failureCount, work)) ?? []
+        return (try? await AccessoryScope.run(activity, accessories: configuration.accessories, isFailure: outcome, work)) ?? []
     }
 
     /// Sends requests of different types together and returns their results as a tuple.

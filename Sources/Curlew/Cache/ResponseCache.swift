@@ -169,15 +169,21 @@ public actor ResponseCache: APIMiddleware {
         if removed > 0 { context.logger.debug("cache: \(request.summary) removed \(removed) stored answers of \(urls)") }
     }
 
-    /// `reference` resolved against `base`, when it names the same origin (scheme, host, port).
-    private nonisolated static func sameOrigin(_ reference: String, as base: String) -> String? {
+    /// `reference` resolved against `base`, when it names the same origin (scheme, host, port),
+    /// written as stored keys write URLs: scheme and host in lower case, no default port.
+    nonisolated static func sameOrigin(_ reference: String, as base: String) -> String? {
         guard let baseURL = URL(string: base), let resolved = URL(string: reference, relativeTo: baseURL)?.absoluteURL,
             let scheme = resolved.scheme?.lowercased(), scheme == baseURL.scheme?.lowercased(),
             let host = resolved.host?.lowercased(), host == baseURL.host?.lowercased()
         else { return nil }
         let defaultPort = scheme == "https" ? 443 : 80
-        guard (resolved.port ?? defaultPort) == (baseURL.port ?? defaultPort) else { return nil }
-        return resolved.absoluteString
+        guard (resolved.port ?? defaultPort) == (baseURL.port ?? defaultPort),
+            var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false)
+        else { return nil }
+        components.scheme = scheme
+        components.host = host
+        if components.port == defaultPort { components.port = nil }
+        return components.string
     }
 
     /// Requests the cache leaves alone: ones that carry their own validators or ranges.

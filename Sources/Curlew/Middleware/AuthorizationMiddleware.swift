@@ -60,14 +60,16 @@ public struct AuthorizationMiddleware: APIMiddleware {
     /// that would carry the credential fails with ``/CurlewCore/CurlewError/Code/invalidHeader``
     /// before anything is sent; the message does not repeat the credential.
     public static func basic(username: String, password: String) -> AuthorizationMiddleware {
+        // RFC 7617 forbids every control character in both parts, the tab a header value allows included.
+        func hasControlCharacter(_ text: String) -> Bool { text.utf8.contains { $0 < 0x20 || $0 == 0x7F } }
         let encoded = Data("\(username):\(password)".utf8).base64EncodedString()
         var middleware = AuthorizationMiddleware(store: TokenStore(credential: .init(accessToken: encoded)), scheme: "Basic ")
         if username.contains(":") {
             middleware.refusal =
                 "the Basic username contains ':', which RFC 7617 forbids: the server would take what follows it as the password"
-        } else if !HeaderValidation.isSafeValue(username) || !HeaderValidation.isSafeValue(password) {
+        } else if hasControlCharacter(username) || hasControlCharacter(password) {
             middleware.refusal =
-                "the Basic \(HeaderValidation.isSafeValue(username) ? "password" : "username") contains CR, LF, NUL or another control character, which RFC 7617 forbids"
+                "the Basic \(hasControlCharacter(username) ? "username" : "password") contains CR, LF, NUL, a tab or another control character, which RFC 7617 forbids"
         }
         return middleware
     }

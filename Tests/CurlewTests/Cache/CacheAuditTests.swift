@@ -540,3 +540,21 @@ struct CacheAuditRealServerTests {
         #expect(await cache.statistics.stores == 2)
     }
 }
+
+/// A `Location` names the stored answer it invalidates in whatever spelling the server chose:
+/// it is written the way stored keys write URLs before it is looked up.
+@Suite("Cache audit: the invalidated URL's spelling")
+struct CacheInvalidationSpellingTests {
+    @Test(
+        arguments: [
+            ("HTTPS://API.Example.com:443/items/7?x=1", "https://api.example.com/items/7?x=1"),
+            ("/items/7", "https://api.example.com/items/7"),
+            ("items/8", "https://api.example.com/items/8"),
+            ("https://api.example.com:8443/items/7", nil),
+            ("http://api.example.com/items/7", nil),
+            ("https://cdn.example.com/items/7", nil),
+        ] as [(String, String?)])
+    func aSameOriginLocationIsWrittenAsAStoredKeyWritesItsURL(_ location: String, _ expected: String?) {
+        #expect(ResponseCache.sameOrigin(location, as: "https://api.example.com/items") == expected)
+    }
+}

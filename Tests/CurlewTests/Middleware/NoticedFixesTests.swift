@@ -97,8 +97,9 @@ struct NoticedFixesTests {
         }) { server, _, transport in
             let cases = [
                 ("ann:admin", "pw", "the Basic username contains ':', which RFC 7617 forbids: the server would take what follows it as the password"),
-                ("ann\n", "pw", "the Basic username contains CR, LF, NUL or another control character, which RFC 7617 forbids"),
-                ("ann", "p\u{0}w", "the Basic password contains CR, LF, NUL or another control character, which RFC 7617 forbids"),
+                ("ann\n", "pw", "the Basic username contains CR, LF, NUL, a tab or another control character, which RFC 7617 forbids"),
+                ("ann", "p\u{0}w", "the Basic password contains CR, LF, NUL, a tab or another control character, which RFC 7617 forbids"),
+                ("ann", "p\tw", "the Basic password contains CR, LF, NUL, a tab or another control character, which RFC 7617 forbids"),
             ]
             for (username, password, message) in cases {
                 let client = APIClient(
