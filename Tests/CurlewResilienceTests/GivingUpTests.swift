@@ -70,11 +70,12 @@ struct GivingUpTests {
         }
     }
 
-    /// Under a deadline of 5 s with a hedge delay of 50 ms, the hedge goes out, each attempt
+    /// Under a deadline of 20 s with a hedge delay of 50 ms, the hedge goes out, each attempt
     /// tells the server the time it has left, and at the deadline both are cut off (the server
     /// sees both disconnect) with `.deadlineExceeded`. A deadline shorter than the hedge delay
-    /// ends the call with no hedge sent. (Deadlines of seconds: under a loaded test run a call can
-    /// take hundreds of milliseconds to reach the server.)
+    /// ends the call with no hedge sent. (A deadline of many seconds: on a machine running other
+    /// builds beside the suite, the hedge's new connection once took more than 5 s to reach the
+    /// server, which then saw one request.)
     @Test func aHedgeCarriesTheTimeLeftAndNeverOutlivesTheDeadline() async throws {
         try await withLoopback(handler: Self.origin(failing: Failing())) { server, _, transport in
             let hedging = HedgingMiddleware(delay: .milliseconds(50), budget: 1, burst: 10)
@@ -82,14 +83,14 @@ struct GivingUpTests {
             configuration.deadlineHeader = HTTPField.Name("grpc-timeout")
             let client = APIClient(configuration: configuration, transport: transport)
             let error = await #expect(throws: CurlewError.self) {
-                try await withDeadline(in: .seconds(5)) { try await client.send(Numbered(index: 1)) }
+                try await withDeadline(in: .seconds(20)) { try await client.send(Numbered(index: 1)) }
             }
             #expect(error?.code == .deadlineExceeded)
             #expect(error?.stage == .deadline)
             #expect(server.requests.map(\.uri) == ["/n/1", "/n/1"])
             let left = server.requests.map { $0.header("grpc-timeout").flatMap { $0.hasSuffix("m") ? Int($0.dropLast()) : nil } }
             #expect(left.count == 2)
-            #expect(left.allSatisfy { ($0 ?? 0) > 0 && ($0 ?? 0) <= 5000 }, "\(left)")
+            #expect(left.allSatisfy { ($0 ?? 0) > 0 && ($0 ?? 0) <= 20000 }, "\(left)")
             #expect(await eventually { server.disconnectsDuringResponse == 2 })
 
             var patient = configuration
