@@ -91,7 +91,7 @@ final class DownloadBodySink: ResponseBodySink {
             if let stored = target.storedValidator,
                 ResumeRecord.contradicts(stored, etag: fields[.eTag], lastModified: fields[.lastModified])
             {
-                let now = stored.contains(" ") && !stored.hasPrefix("\"") ? "Last-Modified \(fields[.lastModified] ?? "")" : "ETag \(fields[.eTag] ?? "")"
+                let now = ResumeRecord.isDate(stored) ? "Last-Modified \(fields[.lastModified] ?? "")" : "ETag \(fields[.eTag] ?? "")"
                 abortWith(.resourceChanged, "the resource changed (\(now), was \(stored))")
                 return
             }

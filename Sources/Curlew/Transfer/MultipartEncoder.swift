@@ -182,13 +182,9 @@ struct MultipartChunks: AsyncSequence, Sendable {
                 throw CurlewError(code: .fileUnreadable, message: "\(path) ended before its announced length")
             }
             remaining -= Int64(count)
-            if remaining == 0 {
-                // The last piece: a file that grew since it was measured would be sent cut short.
-                var info = stat()
-                if fstat(descriptor, &info) == 0, Int64(info.st_size) != length {
-                    throw CurlewError(
-                        code: .fileUnreadable, message: "\(path) changed size while it was sent (\(length) bytes announced, now \(info.st_size))")
-                }
+            // The last piece: a file that grew since it was measured would be sent cut short.
+            if remaining == 0, let change = FileRequestBody.sizeChange(of: descriptor, announced: length, path: path) {
+                throw CurlewError(code: .fileUnreadable, message: change)
             }
             if count < wanted { data.removeSubrange(count...) }
             return data

@@ -38,10 +38,15 @@ struct ResumeRecord: Sendable, Hashable {
     /// contradicts nothing.
     static func contradicts(_ stored: String, etag: String?, lastModified: String?) -> Bool {
         guard !stored.isEmpty else { return false }
-        // A date has spaces (`Wed, 21 Oct 2015 07:28:00 GMT`); an entity tag has none, quoted as
-        // RFC 9110 asks or bare as some servers send it (httpbin's `range1024`).
-        if !stored.hasPrefix("\""), stored.contains(" ") { return lastModified.map { $0 != stored } ?? false }
+        if isDate(stored) { return lastModified.map { $0 != stored } ?? false }
         return etag.map { $0 != stored } ?? false
+    }
+
+    /// Whether a stored validator is a `Last-Modified` date rather than an entity tag: a date has
+    /// spaces (`Wed, 21 Oct 2015 07:28:00 GMT`); an entity tag has none, quoted as RFC 9110 asks
+    /// or bare as some servers send it (httpbin's `range1024`).
+    static func isDate(_ validator: String) -> Bool {
+        !validator.hasPrefix("\"") && validator.contains(" ")
     }
 
     /// The record's text.

@@ -109,18 +109,21 @@ package final class FileRequestBody {
                 return .abort(CurlewError(code: .fileUnreadable, message: "could not read \(path): \(reason)", request: request))
             }
             sent += Int64(count)
-            if sent == size {
-                // The last bytes: a file that grew since it was opened would be sent cut short.
-                var info = stat()
-                if fstat(descriptor, &info) == 0, Int64(info.st_size) != size {
-                    return .abort(
-                        CurlewError(
-                            code: .fileUnreadable, message: "\(path) changed size while it was sent (\(size) bytes announced, now \(info.st_size))",
-                            request: request))
-                }
+            // The last bytes: a file that grew since it was opened would be sent cut short.
+            if sent == size, let change = Self.sizeChange(of: descriptor, announced: size, path: path) {
+                return .abort(CurlewError(code: .fileUnreadable, message: change, request: request))
             }
             return .bytes(count)
         }
+    }
+
+    /// Why an open file being sent as `announced` bytes can no longer be (it grew or shrank since
+    /// it was measured); `nil` when its size is still `announced`. Checked once its last bytes
+    /// were read, here and by multipart file parts.
+    package static func sizeChange(of descriptor: Int32, announced: Int64, path: String) -> String? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Int64(info.st_size) != announced else { return nil }
+        return "\(path) changed size while it was sent (\(announced) bytes announced, now \(info.st_size))"
     }
 
     /// Moves back to `offset` for libcurl to send the body again (a 307/308 redirect).
