@@ -18,8 +18,17 @@ enum BatchRunner {
         onEach: ((Int, Result<T, any Error>) -> Void)? = nil,
         describe: ((Int) -> RequestSummary?)? = nil
     ) async -> [Result<T, any Error>] {
+        if let refusal = options.refusal() {
+            return (0..<count).map { index in
+                var error = refusal
+                error.request = describe?(index)
+                let failure: Result<T, any Error> = .failure(error)
+                onEach?(index, failure)
+                return failure
+            }
+        }
         var results = [Result<T, any Error>?](repeating: nil, count: count)
-        let limit = max(1, options.maximumConcurrency ?? count)
+        let limit = options.maximumConcurrency ?? max(1, count)
         var stopReason: CurlewError.Code?
 
         await withTaskGroup(of: Event<T>.self) { group in

@@ -4,6 +4,7 @@ extension APIClient {
     /// never turn into a network request, and no other policy may silently do nothing.
     nonisolated func checkCacheConfiguration(_ options: RequestOptions, request: PreparedRequest, name: String) throws(CurlewError) {
         guard options.cache != .networkOnly else { return }
+        if let refusal = options.cache.refusal(request: request.summary) { throw refusal }
         // The client's middleware were read once, at init; only the call's own are asked here.
         let skippedKinds = options.skippedMiddleware
         guard

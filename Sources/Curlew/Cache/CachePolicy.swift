@@ -52,8 +52,10 @@ public struct CacheLifetime: Sendable, Hashable, Comparable, CustomStringConvert
     /// The length in seconds.
     public var seconds: Double
 
-    /// A lifetime of `seconds` (negative values count as zero).
-    public init(seconds: Double) { self.seconds = max(0, seconds) }
+    /// A lifetime of `seconds`. A negative or NaN lifetime is refused, not taken as zero: a call
+    /// whose policy (or whose cache's ``ResponseCache/Configuration/retention``) has one fails
+    /// unsent with ``/CurlewCore/CurlewError/Code/invalidConnectionSettings``.
+    public init(seconds: Double) { self.seconds = seconds }
 
     /// A lifetime equal to `duration`.
     public init(_ duration: Duration) {
@@ -75,4 +77,24 @@ public struct CacheLifetime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// E.g. `28800s`.
     public var description: String { "\(seconds)s" }
+}
+
+extension CacheLifetime {
+    /// Whether a cache can honour this lifetime: zero or more (infinity included), not NaN.
+    var isValid: Bool { seconds >= 0 }
+}
+
+extension CachePolicy {
+    /// The error a call with this policy fails with when its lifetime cannot be honoured.
+    func refusal(request: RequestSummary) -> CurlewError? {
+        let (name, lifetime): (String, CacheLifetime?) =
+            switch self {
+            case .maxAge(let lifetime, _): ("maxAge", lifetime)
+            case .networkFirst(let staleFor): ("networkFirst(staleFor:)", staleFor)
+            case .cacheOnly(let maxAge): ("cacheOnly(maxAge:)", maxAge)
+            case .networkOnly, .writeOnly, .http, .alwaysRevalidate: ("", nil)
+            }
+        guard let lifetime, !lifetime.isValid else { return nil }
+        return .refusedSetting("the cache policy \(name)'s lifetime", "zero or more", "\(lifetime)", request: request)
+    }
 }

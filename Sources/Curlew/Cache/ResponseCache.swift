@@ -34,7 +34,9 @@ public actor ResponseCache: APIMiddleware {
         /// Whether answers are shared between users (then `Cache-Control: private` answers to
         /// anonymous requests are not stored). Default: `false`, a private cache.
         public var isShared: Bool
-        /// How long an entry may stay in storage at all; expiry sweeps delete older ones.
+        /// How long an entry may stay in storage at all; expiry sweeps delete older ones. A
+        /// negative or NaN retention is refused: every call that uses the cache fails unsent with
+        /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings``.
         public var retention: CacheLifetime
         /// The cache's clock (a test can move it).
         public var now: @Sendable () -> Date
@@ -115,6 +117,9 @@ public actor ResponseCache: APIMiddleware {
     private nonisolated(nonsending) func respond(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let policy = context.options.cache
         guard policy != .networkOnly else { return try await next(request, context) }
+        guard configuration.retention.isValid else {
+            throw CurlewError.refusedSetting("ResponseCache.Configuration.retention", "zero or more", "\(configuration.retention)", request: request.summary)
+        }
         try CacheDownload.check(context.responseBody, policy: policy, request: request, name: context.requestName)
         guard !Self.bypasses(request) else { return try await next(request, context) }
         guard let account = await Scope.resolve(request: request, context: context, credentials: configuration.credentials) else {

@@ -161,7 +161,8 @@ public actor APIClient {
     /// ```
     /// - Parameters:
     ///   - request: The request.
-    ///   - highWaterMark: Unread bytes above which the transfer pauses. Default: 1 MiB.
+    ///   - highWaterMark: Unread bytes above which the transfer pauses. Default: 1 MiB. At least
+    ///     16 KiB, the most libcurl hands over at once: a smaller value counts as 16 KiB.
     ///   - adjust: Changes a copy of ``Endpoint/options`` for this call only.
     /// - Throws: The same errors as ``send(_:)`` up to the head; errors after it come out of the
     ///   body stream.

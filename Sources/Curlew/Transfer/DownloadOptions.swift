@@ -28,7 +28,9 @@ public struct DownloadOptions: Sendable {
     /// connect timeout does.
     public var stallTimeout: Duration? = .seconds(30)
     /// Bytes a second below which, sustained over ``stallTimeout``, a download counts as stalled
-    /// (libcurl's `CURLOPT_LOW_SPEED_LIMIT`). Default: 1024 (1 KiB/s).
+    /// (libcurl's `CURLOPT_LOW_SPEED_LIMIT`). Default: 1024 (1 KiB/s). A speed below 1, or a
+    /// ``stallTimeout`` of zero or less, is refused: the download fails unsent with
+    /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings``.
     public var minimumSpeed: Int = 1024
 
     /// Creates options with the defaults documented on each property.

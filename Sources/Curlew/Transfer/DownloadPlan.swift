@@ -26,6 +26,14 @@ struct DownloadPlan: Sendable {
     /// - Throws: `.destinationExists` for an existing file without ``DownloadOptions/replacesExisting``,
     ///   `.fileNotWritable` for a folder that does not exist.
     init(destination: URL?, url: String, options: DownloadOptions) throws(CurlewError) {
+        // Refused rather than clamped (the stall detector would otherwise fire after a second,
+        // or count any trickle as progress).
+        if let stall = options.stallTimeout, stall <= .zero {
+            throw .refusedSetting("DownloadOptions.stallTimeout", "longer than zero (nil turns the stall detector off)", "\(stall)", request: nil)
+        }
+        if options.minimumSpeed < 1 {
+            throw .refusedSetting("DownloadOptions.minimumSpeed", "at least 1 byte a second", "\(options.minimumSpeed)", request: nil)
+        }
         var fixedName: String?
         if let destination {
             var isDirectory: ObjCBool = false

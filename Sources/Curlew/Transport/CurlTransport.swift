@@ -41,7 +41,8 @@ public final class CurlTransport: Transport {
         /// Most simultaneous connections overall, `nil` for no limit (`CURLMOPT_MAX_TOTAL_CONNECTIONS`).
         public var maximumTotalConnections: Int?
         /// How many engine threads to run, `nil` for one per active processor
-        /// (`ProcessInfo.activeProcessorCount`). Must be at least 1.
+        /// (`ProcessInfo.activeProcessorCount`). Must be at least 1 (see
+        /// ``CurlTransport/init(configuration:)`` for what a setting out of range does).
         ///
         /// Each engine has its own connections, so the limits above are divided among them:
         /// engine shares of a cap add up to exactly the cap, and the cache floor is divided
@@ -85,15 +86,23 @@ public final class CurlTransport: Transport {
     public let configuration: Configuration
     /// The engine threads and the choice among them.
     let engines: EngineGroup
+    /// Why every call fails unsent: a ``Configuration`` setting the transport cannot honour.
+    private let refusal: CurlewError?
 
     /// Starts the engine threads with the given limits.
     ///
-    /// - Precondition: `configuration.engineCount`, when set, is at least 1.
+    /// A setting the transport cannot honour — an engine count, a connection limit or a cached
+    /// connection count below 1, an idle timeout of zero or less, a ``/CurlewCore/ConnectRetryPolicy``
+    /// with fewer than one attempt, a negative delay or a jitter outside 0…1 — is refused, not
+    /// clamped: every call through the transport then fails unsent with
+    /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings`` (stage `configuration`), its message
+    /// naming the setting and its value. (libcurl would read a limit of 0 as "no limit".)
     public init(configuration: Configuration = Configuration()) {
-        if let count = configuration.engineCount {
-            precondition(count >= 1, "CurlTransport.Configuration.engineCount must be at least 1 (got \(count)); use nil for one per processor")
-        }
         self.configuration = configuration
+        refusal = configuration.refusal()
+        // A refused configuration still gets a working engine group (one engine, default
+        // limits), so `shutdown()` and `connectionStatistics` behave; no call reaches it.
+        let configuration = refusal == nil ? configuration : Configuration(engineCount: 1)
         let limits = CurlEngine.Limits(
             maximumCachedConnections: configuration.maximumCachedConnections,
             maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
@@ -138,6 +147,11 @@ public final class CurlTransport: Transport {
     /// sent with chunked encoding over HTTP/1.1. When someone listens to
     /// ``TransportContext/events``, progress and the head are reported.
     public nonisolated(nonsending) func send(_ request: PreparedRequest, context: TransportContext) async throws -> RawResponse {
+        if let refusal {
+            var error = refusal
+            error.request = request.summary
+            throw error
+        }
         // A persisted cookie jar writes what the exchange changed.
         defer { request.options.connection.cookies?.exchangeEnded() }
         let plan = TransferPlan(

@@ -24,7 +24,8 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
     public static let collect = ResponseBodyDisposition(storage: .collect)
 
     /// Return as soon as the head arrives and deliver the body as a ``/CurlewCore/ResponseBodyStream``; the
-    /// transfer pauses (`CURL_WRITEFUNC_PAUSE`) while more than `highWaterMark` bytes are unread.
+    /// transfer pauses (`CURL_WRITEFUNC_PAUSE`) while more than `highWaterMark` bytes are unread
+    /// (at least 16 KiB, the most libcurl hands over at once: a smaller value counts as 16 KiB).
     /// ``/CurlewCore/TransferOptions/maximumBodySize`` does not apply (use
     /// ``/CurlewCore/ResponseBodyStream/collect(upTo:)``), ``/CurlewCore/TransferOptions/totalTimeout`` does — it covers
     /// the time the reader takes, so raise it (``RequestOptions/totalTimeout``) for long streams — and

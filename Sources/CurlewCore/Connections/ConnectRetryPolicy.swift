@@ -17,6 +17,10 @@
 /// ``TransferOptions/maximumConnectAttempts``; `FailoverMiddleware` sets it to 1 while another
 /// origin is left, and `RetryMiddleware` does not retry again a connection retried here
 /// (``TransferMetrics/connectionAttempts``).
+///
+/// A transport refuses a policy it cannot honour (fewer than one attempt, a negative delay, a
+/// jitter outside 0…1): every call through it fails unsent with
+/// ``CurlewError/Code/invalidConnectionSettings`` naming the setting.
 public struct ConnectRetryPolicy: Sendable, Hashable {
     /// Most connection attempts per call, the first included; 1 turns retries off. Default: 10.
     public var maximumAttempts: Int

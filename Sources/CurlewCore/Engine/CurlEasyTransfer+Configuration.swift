@@ -9,7 +9,7 @@ extension CurlEasyTransfer {
     /// `source` is the request-body source the machine holds (passed in: reading it back from the
     /// machine's state would copy the state).
     package func configure(limitsBody: Bool, lowSpeed: EasyHandleSettings.LowSpeedLimit?, source: RequestBodySource?) throws(CurlewError) {
-        try EasyHandleOptions.checkTimeouts(request.options, request: request.summary)
+        try EasyHandleOptions.checkRanges(request.options, request: request.summary)
         let setter = CurlOptionSetter(handle: handle, request: request)
         let this = Unmanaged.passUnretained(self).toOpaque()
         let options = EasyHandleOptions(request, limitsBody: limitsBody)

@@ -86,9 +86,11 @@ package struct EasyHandleOptions: Sendable, Equatable {
 
     /// Fails with `.invalidConnectionSettings` when a timeout is zero or negative: libcurl would
     /// read it as a millisecond (a total timeout then fires after the request went out) or as
-    /// "no timeout", neither what was asked for. Checked before anything is set or sent.
-    /// Every transfer passes here, so the check builds nothing unless it fails.
-    package static func checkTimeouts(_ options: TransferOptions, request: RequestSummary) throws(CurlewError) {
+    /// "no timeout", neither what was asked for; likewise for a
+    /// ``TransferOptions/maximumConnectAttempts`` below 1, which cannot be honoured. Checked
+    /// before anything is set or sent. Every transfer passes here, so the check builds nothing
+    /// unless it fails.
+    package static func checkRanges(_ options: TransferOptions, request: RequestSummary) throws(CurlewError) {
         func refuse(_ name: String, _ value: Duration?) throws(CurlewError) {
             guard let value, value <= .zero else { return }
             throw CurlewError(
@@ -99,6 +101,12 @@ package struct EasyHandleOptions: Sendable, Equatable {
         try refuse("headTimeout", options.headTimeout)
         try refuse("idleTimeout", options.idleTimeout)
         try refuse("totalTimeout", options.totalTimeout)
+        if let attempts = options.maximumConnectAttempts, attempts < 1 {
+            throw CurlewError(
+                code: .invalidConnectionSettings,
+                message: "maximumConnectAttempts must be at least 1 (1 turns connection retries off), not \(attempts); nothing was sent",
+                request: request)
+        }
     }
 
     /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").

@@ -26,7 +26,8 @@ public struct TransferOptions: Sendable, Hashable {
     /// Most connection attempts for this exchange, the first included, `nil` (the default) for
     /// the transport's own policy (``ConnectRetryPolicy/maximumAttempts``); 1 turns the
     /// transport's connect retries off for it. `FailoverMiddleware` sets 1 while another origin
-    /// is left to try: trying that origin is its retry.
+    /// is left to try: trying that origin is its retry. A value below 1 is refused: the call
+    /// fails unsent with ``CurlewError/Code/invalidConnectionSettings``.
     public var maximumConnectAttempts: Int?
     /// Largest accepted response body, counted in decoded bytes. Fails with `.bodyTooLarge`.
     public var maximumBodySize: Int = 16 * 1024 * 1024
