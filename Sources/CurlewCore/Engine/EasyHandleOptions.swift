@@ -87,7 +87,8 @@ package struct EasyHandleOptions: Sendable, Equatable {
     /// Fails with `.invalidConnectionSettings` when a timeout is zero or negative: libcurl would
     /// read it as a millisecond (a total timeout then fires after the request went out) or as
     /// "no timeout", neither what was asked for; likewise for a
-    /// ``TransferOptions/maximumConnectAttempts`` below 1, which cannot be honoured. Checked
+    /// ``TransferOptions/maximumConnectAttempts`` below 1 and a negative
+    /// ``TransferOptions/maximumBodySize`` or ``TransferOptions/redirectLimit``. Checked
     /// before anything is set or sent. Every transfer passes here, so the check builds nothing
     /// unless it fails.
     package static func checkRanges(_ options: TransferOptions, request: RequestSummary) throws(CurlewError) {
@@ -101,12 +102,15 @@ package struct EasyHandleOptions: Sendable, Equatable {
         try refuse("headTimeout", options.headTimeout)
         try refuse("idleTimeout", options.idleTimeout)
         try refuse("totalTimeout", options.totalTimeout)
-        if let attempts = options.maximumConnectAttempts, attempts < 1 {
+        func refuse(_ name: String, _ rule: String, _ value: Int) throws(CurlewError) {
             throw CurlewError(
-                code: .invalidConnectionSettings,
-                message: "maximumConnectAttempts must be at least 1 (1 turns connection retries off), not \(attempts); nothing was sent",
-                request: request)
+                code: .invalidConnectionSettings, message: "\(name) must be \(rule), not \(value); nothing was sent", request: request)
         }
+        if let attempts = options.maximumConnectAttempts, attempts < 1 {
+            try refuse("maximumConnectAttempts", "at least 1 (1 turns connection retries off)", attempts)
+        }
+        if options.maximumBodySize < 0 { try refuse("maximumBodySize", "zero or more", options.maximumBodySize) }
+        if options.redirectLimit < 0 { try refuse("redirectLimit", "zero or more (0 returns 3xx answers as they are)", options.redirectLimit) }
     }
 
     /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").

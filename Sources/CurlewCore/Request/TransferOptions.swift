@@ -29,13 +29,16 @@ public struct TransferOptions: Sendable, Hashable {
     /// is left to try: trying that origin is its retry. A value below 1 is refused: the call
     /// fails unsent with ``CurlewError/Code/invalidConnectionSettings``.
     public var maximumConnectAttempts: Int?
-    /// Largest accepted response body, counted in decoded bytes. Fails with `.bodyTooLarge`.
+    /// Largest accepted response body, counted in decoded bytes. Fails with `.bodyTooLarge`. A
+    /// negative size is refused: the call fails unsent with
+    /// ``CurlewError/Code/invalidConnectionSettings``.
     public var maximumBodySize: Int = 16 * 1024 * 1024
     /// How many redirects an `APIClient` call follows; `0` returns 3xx responses as they are.
     /// The client's redirect step follows them (a transport never does), by RFC 9110's rules for every method (`307`/`308` keep method and body, `303`
     /// becomes `GET`, `301`/`302` turn only `POST` into `GET`). `Authorization` and `Cookie` are
     /// never sent to another origin (scheme, host or port); `https` → `http` is refused unless
-    /// ``allowsInsecureRedirects``.
+    /// ``allowsInsecureRedirects``. A negative limit is refused: the call fails unsent with
+    /// ``CurlewError/Code/invalidConnectionSettings``.
     public var redirectLimit: Int = 10
     /// HTTP version policy.
     public var httpVersion: HTTPVersion = .automatic

@@ -75,4 +75,24 @@ struct TransportSettingsRefusalTests {
             #expect(server.requestCount == 0)
         }
     }
+
+    /// A negative body limit or redirect limit is refused too (every body was "too large"; a
+    /// negative redirect limit returned 3xx answers as 0 does).
+    static let limits: [(String, @Sendable (inout TransferOptions) -> Void)] = [
+        ("maximumBodySize must be zero or more, not -1", { $0.maximumBodySize = -1 }),
+        ("redirectLimit must be zero or more (0 returns 3xx answers as they are), not -2", { $0.redirectLimit = -2 }),
+    ]
+
+    @Test(arguments: 0..<limits.count)
+    func aNegativeBodyOrRedirectLimitFailsUnsent(case index: Int) async throws {
+        let (message, change) = Self.limits[index]
+        var options = TransferOptions()
+        change(&options)
+        try await withLoopback(transferOptions: options, handler: { .text($0.path) }) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Send(path: "limits")) }
+            #expect(error?.code == .invalidConnectionSettings)
+            #expect(error?.message == "\(message); nothing was sent")
+            #expect(server.requestCount == 0)
+        }
+    }
 }
