@@ -10,8 +10,12 @@ internal import Synchronization
 /// let client = APIClient(baseURL: base, transport: DeduplicatingTransport(CurlTransport.shared))
 /// ```
 ///
-/// Two requests are identical when method, URL, body and every header (so the credential too)
-/// match; only `GET` and `HEAD` are shared. Each caller gets the result. A caller that is
+/// Two requests are identical when method, URL, body, every header (so the credential too) and
+/// their ``/CurlewCore/TransferOptions`` match — TLS verification and pins, proxy, cookie jar,
+/// body limit, timeouts — so no caller receives an answer fetched under settings weaker than its
+/// own (an unverified connection, a larger body limit, a longer timeout). Only `GET` and `HEAD`
+/// are shared. A call under a deadline (``withDeadline(in:isolation:operation:)``) carries the
+/// time it has left as its total timeout, so it shares only with calls of the same deadline. Each caller gets the result. A caller that is
 /// cancelled leaves with `.cancelled` without disturbing the others; the transfer itself is
 /// cancelled only when no caller is left.
 public final class DeduplicatingTransport: Transport {
@@ -20,6 +24,7 @@ public final class DeduplicatingTransport: Transport {
         let url: String
         let headers: [String]
         let body: Data?
+        let options: TransferOptions
     }
 
     private typealias Waiter = CheckedContinuation<RawResponse, any Error>
@@ -50,7 +55,8 @@ public final class DeduplicatingTransport: Transport {
         guard request.method == .get || request.method == .head, context.responseBody == .collect else { return try await base.send(request, context: context) }
         let key = Key(
             method: request.method.rawValue, url: request.url,
-            headers: request.headers.map { "\($0.name.canonicalName):\($0.value)" }.sorted(), body: request.body)
+            headers: request.headers.map { "\($0.name.canonicalName):\($0.value)" }.sorted(), body: request.body,
+            options: request.options)
         guard request.content?.data != nil || request.content == nil else { return try await base.send(request, context: context) }
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1

@@ -81,4 +81,31 @@ struct DeduplicationTests {
             #expect(await eventually { server.disconnectsDuringResponse == 1 })
         }
     }
+
+    /// A caller with stricter transfer settings never receives an answer fetched under another
+    /// caller's weaker ones: here a smaller body limit (the same holds for TLS verification, pins,
+    /// proxies and timeouts). Before, the second call shared the first's transfer and got the
+    /// 13-byte body past its 4-byte limit.
+    @Test func callsWithOtherTransferOptionsAreNotShared() async throws {
+        try await withDedupServer { server, client, gate in
+            let roomy = Task { try await client.send(Send(path: "gate", query: [URLQueryItem(name: "v", value: "two")])) }
+            await waitForRequests(server, count: 1)
+            let strict = Task {
+                try await client.send(Send(path: "gate", query: [URLQueryItem(name: "v", value: "two")])) { $0.maximumBodySize = 4 }
+            }
+            await waitForRequests(server, count: 2)
+            let twin = Task {
+                try await client.send(Send(path: "gate", query: [URLQueryItem(name: "v", value: "two")])) { $0.maximumBodySize = 4 }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            gate.release()
+            let answer = try await roomy.value
+            #expect(answer == "shared two")
+            for task in [strict, twin] {
+                let error = await #expect(throws: CurlewError.self) { try await task.value }
+                #expect(error?.code == .bodyTooLarge)
+            }
+            #expect(server.requestCount == 2, "the two strict calls share one transfer; the roomy one has its own")
+        }
+    }
 }
