@@ -15,7 +15,9 @@ internal import Synchronization
 /// await tracker.waitUntilFinished()   // returns after all five, never before
 /// ```
 ///
-/// A ticket that is never used must be returned with ``Ticket/finish()``.
+/// A ticket that is never used counts as finished once it is released (the last reference to it
+/// dropped), so a ticket lost on a path that never starts its call cannot keep
+/// ``waitUntilFinished()`` waiting for ever; ``Ticket/finish()`` returns it at once.
 public final class RequestTracker: Sendable {
     /// One expected call. Finishing it twice counts once.
     public final class Ticket: Sendable {
@@ -24,7 +26,11 @@ public final class RequestTracker: Sendable {
 
         fileprivate init(tracker: RequestTracker) { self.tracker = tracker }
 
-        /// Marks the call finished (the client does this; call it for a ticket you did not use).
+        /// A ticket nobody holds any more belongs to no call that could still run.
+        deinit { finish() }
+
+        /// Marks the call finished (the client does this; call it for a ticket you did not use, or
+        /// let the ticket go).
         public func finish() {
             guard !done.exchange(true, ordering: .acquiringAndReleasing) else { return }
             tracker.ticketFinished()

@@ -102,4 +102,20 @@ struct EventTests {
             #expect(await eventually { done.all.count == 5 })
         }
     }
+
+    /// A ticket taken for a call that never starts (an early `return`, a `guard` that fails) is
+    /// finished when it is released: before, `waitUntilFinished()` waited for it for ever.
+    @Test func aTicketReleasedWithoutACallCountsAsFinished() async throws {
+        let tracker = RequestTracker()
+        let kept = tracker.ticket()
+        do {
+            let lost = tracker.ticket()
+            _ = lost
+        }
+        #expect(tracker.outstanding == 1, "the released ticket is finished, the kept one is not")
+        kept.finish()
+        kept.finish()
+        #expect(tracker.outstanding == 0)
+        await tracker.waitUntilFinished()
+    }
 }
