@@ -36,7 +36,10 @@ public final class DownloadArea: Sendable {
         directory: URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("curlew-downloads-\(getuid())", isDirectory: true),
         lifetime: .seconds(3600))
 
-    /// Creates an area; the folder is created when first used.
+    /// Creates an area; the folder is created when first used. A `lifetime` of zero or less is
+    /// refused: a download into the area fails unsent with
+    /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings`` (its file would be swept as soon as
+    /// it was finished).
     public init(directory: URL, lifetime: Duration) {
         self.directory = directory
         self.lifetime = lifetime
@@ -44,8 +47,10 @@ public final class DownloadArea: Sendable {
 
     /// Creates the folder if needed (mode 0700) and checks it is a directory of this user that is
     /// not a symbolic link.
-    /// - Throws: `.fileNotWritable` otherwise.
+    /// - Throws: `.fileNotWritable` otherwise; `.invalidConnectionSettings` for a lifetime of zero
+    ///   or less.
     func prepare() throws(CurlewError) {
+        if lifetime <= .zero { throw .refusedSetting("DownloadArea.lifetime", "longer than zero", "\(lifetime)", request: nil) }
         let path = directory.path
         if mkdir(path, 0o700) != 0, errno != EEXIST {
             throw CurlewError(code: .fileNotWritable, message: "could not create the download area \(path): \(String(cString: strerror(errno)))")

@@ -52,4 +52,18 @@ struct DownloadOptionsRefusalTests {
             #expect(server.requestCount == 2)
         }
     }
+
+    /// An area whose files would be swept as soon as they are finished is refused too.
+    @Test func aDownloadIntoAnAreaWithoutLifetimeFailsUnsent() async throws {
+        let folder = try temporaryDirectory("refused-area")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = DownloadOptions()
+        options.area = DownloadArea(directory: folder.appendingPathComponent("area", isDirectory: true), lifetime: .zero)
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.download(FileGet(path: "/file?n=100"), options: options) }
+            #expect(error?.code == .invalidConnectionSettings)
+            #expect(error?.message == "DownloadArea.lifetime must be longer than zero, not 0.0 seconds; nothing was sent")
+            #expect(server.requestCount == 0)
+        }
+    }
 }
