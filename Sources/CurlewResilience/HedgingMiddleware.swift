@@ -13,7 +13,10 @@ internal import Synchronization
 /// without a token is not sent.
 ///
 /// Only calls that may run twice are hedged: `GET`, `HEAD`, `OPTIONS`, `PUT` and `DELETE`, or any
-/// method with an `Idempotency-Key` header, with a body that can be sent again. Its phase,
+/// method with an `Idempotency-Key` header, with a body that can be sent again — and never a call
+/// whose answer is written to a file (`APIClient.download`, `ResponseBodyDisposition.file(path:)`):
+/// its attempts would all write one partial file (two versions of a changed file in one, a hedge
+/// failing at once on the file the first attempt created), so it goes out once. Its phase,
 /// `MiddlewarePhase.hedging`, is outside the circuit breaker and retry, so each hedge is a whole
 /// call of its own below it; no hedge starts after the call's deadline.
 ///
@@ -121,7 +124,7 @@ public final class HedgingMiddleware: APIMiddleware {
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         if let refusal { throw refusal }
         tokens.withLock { $0.deposit() }
-        guard maximumHedges > 0, Self.mayRunTwice(request) else { return try await next(request, context) }
+        guard maximumHedges > 0, Self.mayRunTwice(request), !context.responseBody.writesToFile else { return try await next(request, context) }
         // The group's tasks all end before it returns, so `next` never outlives this call.
         return try await withoutActuallyEscaping(next) { next in
             try await race(request, context: context, next: next)

@@ -59,6 +59,7 @@ final class DownloadBodySink: ResponseBodySink {
             close(descriptor)
             throw CurlewError(code: .fileNotWritable, message: "\(target.path) is not a regular file", request: request)
         }
+        target.verdict.decide(.undecided)
         return DownloadBodySink(target: target, descriptor: descriptor, request: request)
     }
 
@@ -75,6 +76,7 @@ final class DownloadBodySink: ResponseBodySink {
         let mediaType = DownloadedFile.mediaType(of: fields[.contentType])
         guard (200..<300).contains(status), !target.refusedContentTypes.contains(mediaType) else {
             mode = .memory(Data())
+            target.verdict.decide(.continues(0))
             releaseFile()
             return
         }
@@ -120,6 +122,7 @@ final class DownloadBodySink: ResponseBodySink {
         }
         mode = .file
         startedFile = true
+        target.verdict.decide(.continues(start))
         if let recordPath = target.recordPath {
             let validator = ResumeRecord.validator(etag: fields[.eTag], lastModified: fields[.lastModified])
             ResumeRecord(
@@ -134,6 +137,7 @@ final class DownloadBodySink: ResponseBodySink {
 
     private func abortWith(_ code: CurlewError.Code, _ message: String) {
         pendingAbort = (code, message)
+        target.verdict.decide(.refused)
         mode = .memory(Data())
         releaseFile()
     }

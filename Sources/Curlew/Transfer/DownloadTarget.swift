@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// Where and how a download's body is written (``ResponseBodyDisposition/download(_:)``): the
 /// partial file beside the destination, whether it resumes, and which answers stay out of it.
 struct DownloadTarget: Sendable, Hashable {
@@ -26,6 +28,39 @@ struct DownloadTarget: Sendable, Hashable {
     var stallSeconds: Int?
     /// ``DownloadOptions/minimumSpeed``.
     var minimumSpeed: Int = 1024
+    /// What the sink made of the answer's head, for the exchange's progress: shared by the copies
+    /// of this target (the progress reporter reads what the transfer's sink decides).
+    var verdict = DownloadHeadVerdict()
+}
+
+/// What a download's sink decided at an answer's head, for ``ProgressMiddleware``: how many bytes
+/// already on disk the answer continues, or that it is refused and writes nothing. Set on the
+/// engine thread before the head is reported (`headReceived`), so the progress values that
+/// follow are read against it; reset when a sink opens for another attempt.
+final class DownloadHeadVerdict: Sendable, Hashable {
+    enum Value: Equatable, Sendable {
+        /// No head yet.
+        case undecided
+        /// The answer goes to the file after this many bytes already there: the resume offset for
+        /// a `206` that continues it, 0 for one written from byte 0 (and an error answer).
+        case continues(Int64)
+        /// The answer was refused at its head (another version, another range, encoded): none
+        /// of its bytes count.
+        case refused
+    }
+
+    /// Guards the value.
+    private let state = Mutex(Value.undecided)
+
+    /// The decision so far.
+    var value: Value { state.withLock { $0 } }
+
+    /// Records the decision.
+    func decide(_ value: Value) { state.withLock { $0 = value } }
+
+    static func == (lhs: DownloadHeadVerdict, rhs: DownloadHeadVerdict) -> Bool { lhs === rhs }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 extension ResponseBodyDisposition {

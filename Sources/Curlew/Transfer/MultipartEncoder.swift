@@ -166,9 +166,16 @@ struct MultipartChunks: AsyncSequence, Sendable {
 
         deinit { close(descriptor) }
 
-        /// The next piece, `nil` at the end; a file shorter than announced throws.
+        /// The next piece, `nil` at the end; a file shorter than announced throws, and so does one
+        /// longer than announced at its last piece — for an empty file, its first and last call.
         func next() throws(CurlewError) -> Data? {
-            guard remaining > 0 else { return nil }
+            guard remaining > 0 else {
+                // An empty file's end is its start: one that has bytes by now is refused here.
+                if length == 0, let change = FileRequestBody.sizeChange(of: descriptor, announced: 0, path: path) {
+                    throw CurlewError(code: .fileUnreadable, message: change)
+                }
+                return nil
+            }
             let wanted = Int(Swift.min(remaining, 256 * 1024))
             var data = Data(count: wanted)
             let count = data.withUnsafeMutableBytes { raw -> Int in

@@ -15,13 +15,9 @@ struct ProgressMiddleware: APIMiddleware {
     var phase: MiddlewarePhase? { Self.phase }
 
     nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        let resumed: (offset: Int64, validator: String)? =
-            if case .download(let target) = context.responseBody.storage, let offset = target.resumeOffset {
-                (offset, target.storedValidator ?? "")
-            } else {
-                nil
-            }
-        let resumedOffset = resumed?.offset ?? 0
+        let download: DownloadTarget? = if case .download(let target) = context.responseBody.storage { target } else { nil }
+        let resumed = download?.resumeOffset.map { (offset: $0, validator: download?.storedValidator ?? "") }
+        let verdict = download?.verdict
         // A resumed download exchange the download may start over (a changed file): its end is
         // not the call's end; the next exchange goes on reporting to the same monitor.
         let mayRestart = context.options.mayRestartOnResourceChange
@@ -36,12 +32,23 @@ struct ProgressMiddleware: APIMiddleware {
         let events = context.events.broadcaster?.subscribe(bufferingNewest: 16)
         let watcher = Task {
             guard let events else { return }
-            // The bytes on disk count only when the answer continues them (`206`): a `200` to a
-            // range request is the whole file again, written from byte 0.
-            var offset = resumedOffset
             for await event in events where event.requestID == id {
-                if event.kind == .headReceived, let status = event.status, status.code != 206 { offset = 0 }
                 guard event.kind == .progress, let progress = event.progress else { continue }
+                // The bytes on disk count only once the sink took an answer that continues them
+                // (a `206` of the same version from the resume offset): a `200` to a range request
+                // is the whole file again, written from byte 0, and a refused `206` counts for
+                // nothing — the download starts over, and the bar follows it from its first
+                // values instead of waiting at the old offset. Until its head is decided, a
+                // resumed exchange shows nothing.
+                let offset: Int64
+                switch verdict?.value {
+                case .continues(let bytes)?: offset = bytes
+                case .refused?: continue
+                case .undecided?:
+                    guard resumed == nil else { continue }
+                    offset = 0
+                case nil: offset = 0
+                }
                 monitor.offer(Self.update(progress, offset: offset), notifying: observer)
             }
         }

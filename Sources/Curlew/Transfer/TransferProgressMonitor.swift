@@ -3,8 +3,9 @@ internal import Synchronization
 /// Progress of one call as an `AsyncSequence`: monotonic, throttled to at most about 60 values a
 /// second, yielding ``/CurlewCore/TransferProgress`` values whose counters never go back, and ending with the
 /// totals when the call succeeds (the sequence simply ends when it fails). A resumed download
-/// counts the bytes already on disk as received when the server continues them (`206`), goes on
-/// through a download that starts over, and ends at the file's length.
+/// counts the bytes already on disk as received once the server continues them (a `206` the
+/// download accepts), goes on through a download that starts over — followed from the restart's
+/// first values, the refused answer having counted for nothing — and ends at the file's length.
 ///
 /// Built on the event model: the values come from the call's ``ClientEvent/Kind/progress``
 /// events, so subscribers of ``APIClient/events`` see the same transfer.

@@ -20,6 +20,16 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
 
     let storage: Storage
 
+    /// Whether the body is written to a file (a download, ``file(path:)``): every attempt of the
+    /// call writes that one file, so a second attempt running beside the first (a hedge,
+    /// `CurlewResilience`'s `HedgingMiddleware`) would be a second writer of it.
+    package var writesToFile: Bool {
+        switch storage {
+        case .file, .download: true
+        case .collect, .stream: false
+        }
+    }
+
     /// Collect the whole body in memory, up to ``/CurlewCore/TransferOptions/maximumBodySize``.
     public static let collect = ResponseBodyDisposition(storage: .collect)
 

@@ -15,8 +15,15 @@ extension CurlEasyTransfer {
         return bytes.count
     }
 
-    /// `CURLOPT_PREREQFUNCTION` (guarded requests only): libcurl is about to send an attempt.
+    /// `CURLOPT_PREREQFUNCTION` (guarded requests and empty file bodies only): libcurl is about
+    /// to send an attempt.
     package func aboutToSend() -> Int32 {
+        // libcurl never reads an empty body, so an empty file that grew since it was opened is
+        // refused here, before the request goes out — as a longer one is at its last bytes.
+        if case .file(let file)? = machine.source, let change = file.emptyFileChange {
+            machine.abort(CurlewError(code: .fileUnreadable, message: change, request: request.summary))
+            return Int32(CURL_PREREQFUNC_ABORT)
+        }
         var redirects = 0
         _ = curlew_easy_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
         guard var guardState = replayGuard else { return Int32(CURL_PREREQFUNC_OK) }

@@ -14,6 +14,8 @@ extension CurlEasyTransfer {
         let this = Unmanaged.passUnretained(self).toOpaque()
         let options = EasyHandleOptions(request, limitsBody: limitsBody)
         let guardsReplay = ReplayGuard.isNeeded(method: request.method, content: request.content)
+        // libcurl never reads an empty body: an empty file is checked right before it is sent.
+        let checksEmptyFile = if case .file(let file)? = source { file.size == 0 } else { false }
         // The URL is split once, here; configuring it below writes the two parts.
         let target = request.options.connection.proxy.sendsOriginForm(https: options.isHTTPS) ? RequestTarget.ranges(of: request.url) : nil
         let settings = EasyHandleSettings(
@@ -22,17 +24,15 @@ extension CurlEasyTransfer {
             sendsRequestTarget: target != nil,
             lowSpeed: lowSpeed,
             reportsProgress: events != nil,
-            guardsReplay: guardsReplay)
+            checksBeforeSending: guardsReplay || checksEmptyFile)
         try pooled.configure(settings, body: EasyHandleBody(bytes: request.body, sourceLength: source?.length), transfer: request.options, setter: setter)
         try configureURL(target: target, setter: setter)
         try configureHeaders(hasBody: request.body != nil || source != nil || request.method == .post)
         if request.options.connection.needsAttachment {
             connection = try CurlConnectionOptions.attach(request.options, setter: setter)
         }
-        if guardsReplay {
-            replayGuard = ReplayGuard()
-            try setter.set(CURLOPT_PREREQDATA, pointer: this)
-        }
+        if guardsReplay { replayGuard = ReplayGuard() }
+        if guardsReplay || checksEmptyFile { try setter.set(CURLOPT_PREREQDATA, pointer: this) }
         if let source {
             try setter.set(CURLOPT_READDATA, pointer: this)
             if case .file = source { try setter.set(CURLOPT_SEEKDATA, pointer: this) }

@@ -25,19 +25,21 @@ package final class EasyHandleSettings: Sendable {
     package let lowSpeed: LowSpeedLimit?
     /// Whether libcurl's progress callback is on (only when someone listens to events).
     package let reportsProgress: Bool
-    /// Whether `CURLOPT_PREREQFUNCTION` guards against a silent resend (``ReplayGuard``).
-    package let guardsReplay: Bool
+    /// Whether `CURLOPT_PREREQFUNCTION` runs right before each attempt is sent: to guard against a
+    /// silent resend (``ReplayGuard``), or to check that an empty file body is still empty
+    /// (``FileRequestBody/emptyFileChange``).
+    package let checksBeforeSending: Bool
 
     package init(
         options: EasyHandleOptions, method: EasyHandleMethod, sendsRequestTarget: Bool, lowSpeed: LowSpeedLimit?,
-        reportsProgress: Bool, guardsReplay: Bool
+        reportsProgress: Bool, checksBeforeSending: Bool
     ) {
         self.options = options
         self.method = method
         self.sendsRequestTarget = sendsRequestTarget
         self.lowSpeed = lowSpeed
         self.reportsProgress = reportsProgress
-        self.guardsReplay = guardsReplay
+        self.checksBeforeSending = checksBeforeSending
     }
 
     /// `CURLOPT_LOW_SPEED_LIMIT` and `CURLOPT_LOW_SPEED_TIME`.
@@ -58,8 +60,8 @@ package final class EasyHandleSettings: Sendable {
             try setter.set(CURLOPT_LOW_SPEED_TIME, lowSpeed?.seconds ?? 0)
         }
         try method.apply(replacing: previous?.method, body: body, setter: setter)
-        if guardsReplay != (previous?.guardsReplay ?? false) {
-            let code = curlew_easy_setopt_prereq_callback(handle, guardsReplay ? CurlCallbacks.prereq : nil)
+        if checksBeforeSending != (previous?.checksBeforeSending ?? false) {
+            let code = curlew_easy_setopt_prereq_callback(handle, checksBeforeSending ? CurlCallbacks.prereq : nil)
             try setter.check(code, CURLOPT_PREREQFUNCTION)
         }
         if reportsProgress != (previous?.reportsProgress ?? false) {

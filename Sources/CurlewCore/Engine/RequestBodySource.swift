@@ -126,6 +126,15 @@ package final class FileRequestBody {
         return "\(path) changed size while it was sent (\(announced) bytes announced, now \(info.st_size))"
     }
 
+    /// Why a file that was empty when it was opened can no longer be sent as 0 bytes (it has
+    /// bytes now); `nil` while it is still empty, and for a file that had bytes (``read(into:)``
+    /// checks those at their last bytes). libcurl never reads an empty body, so the transfer asks
+    /// right before each attempt is sent.
+    package var emptyFileChange: String? {
+        guard size == 0, descriptor >= 0 else { return nil }
+        return Self.sizeChange(of: descriptor, announced: 0, path: path)
+    }
+
     /// Moves back to `offset` for libcurl to send the body again (a 307/308 redirect).
     package func seek(to offset: Int64) -> Bool {
         guard offset >= 0, offset <= size, lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else { return false }

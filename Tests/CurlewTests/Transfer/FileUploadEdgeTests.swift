@@ -67,6 +67,68 @@ struct FileUploadEdgeTests {
         }
     }
 
+    /// An empty file in a form is measured like any other: if it has bytes by the time it is
+    /// sent, the upload fails as for a file that grew from any other size (never a 0-byte part).
+    @Test func anEmptyFormFileThatGrowsAfterPreparingFailsTheUpload() async throws {
+        let folder = try temporaryDirectory("audit-grow-empty")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("empty.log").path
+        try Data().write(to: URL(fileURLWithPath: path))
+        var form = MultipartForm()
+        form.append(fileAt: path, contentType: "text/plain")
+        try await withLoopback(router: FileTransferRoutes.router()) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(FormPost(path: "/multipart", form: form)) { $0.middleware.append(GrowFile(path: path, by: 10)) }
+            }
+            #expect(error?.code == .bodyStreamFailed)
+            #expect(error?.message.contains("empty.log changed size while it was sent (0 bytes announced, now 10)") == true, "\(error?.message ?? "")")
+            #expect(server.requests.allSatisfy { $0.body.count != Int($0.header("Content-Length") ?? "") ?? -1 }, "no complete body arrived")
+            // Empty again, and left alone: sent as the empty part it is.
+            try Data().write(to: URL(fileURLWithPath: path))
+            let answer = try await client.send(FormPost(path: "/multipart", form: form))
+            #expect(answer == "file|empty.log|text/plain|0|\(fnv1a([UInt8]()))")
+        }
+    }
+
+    /// An empty raw file body that has bytes by the time its request goes out fails with
+    /// `.fileUnreadable` before anything is sent, as a file that grew from any other size fails
+    /// at its last bytes — libcurl never reads an empty body, so it is checked right before the
+    /// request is sent. The upload waits for the host's one connection (opened and measured the
+    /// file), the file grows meanwhile, and the server sees only the call that held the
+    /// connection.
+    @Test func anEmptyRawFileThatGrowsBeforeItIsSentFailsUnsent() async throws {
+        let folder = try temporaryDirectory("audit-raw-grow-empty")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("empty.bin").path
+        try Data().write(to: URL(fileURLWithPath: path))
+        let gate = TestGate()
+        var router = FileTransferRoutes.router()
+        router.on("GET", "/n/1") { request, _ in await gate.holdingFirstNumber(request) }
+        router.on("PUT", "/length") { request, _ in .text("\(request.body.count)") }
+        let oneConnection = CurlTransport.Configuration(maximumConnectionsPerHost: 1, engineCount: 1)
+        try await withLoopback(transportConfiguration: oneConnection, router: router) { server, client, transport in
+            let holder = Task { try await client.send(Numbered(index: 1)) }
+            await waitForRequests(server, count: 1)
+            let upload = Task { try await client.send(RawUpload(file: path)) }
+            #expect(await eventually { transport.connectionStatistics.queuedForConnection >= 1 })
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.write(contentsOf: Data(repeating: 0x41, count: 10))
+            try handle.close()
+            gate.open()
+            #expect(try await holder.value == "/n/1")
+            let error = await #expect(throws: CurlewError.self) { try await upload.value }
+            #expect(error?.code == .fileUnreadable)
+            #expect(error?.message.contains("empty.bin changed size while it was sent (0 bytes announced, now 10)") == true, "\(error?.message ?? "")")
+            #expect(server.requestCount == 1)
+            #expect(server.requests.map(\.path) == ["/n/1"])
+            // Empty again, and left alone: sent as the empty body it is.
+            try Data().write(to: URL(fileURLWithPath: path))
+            let sent = try await client.send(Send(method: .put, path: "length", body: .file(path: path)))
+            #expect(sent == "0")
+            #expect(server.requests.last?.header("Content-Length") == "0")
+        }
+    }
+
     /// A raw file body is sent at the size it has when it is opened; a file that grows while it
     /// is sent fails at its last bytes instead of sending a torn prefix.
     @Test func aRawFileThatGrowsWhileItIsSentFailsAtItsLastBytes() throws {

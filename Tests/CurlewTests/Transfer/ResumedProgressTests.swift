@@ -62,6 +62,48 @@ struct ResumedProgressTests {
         }
     }
 
+    /// A resumed exchange whose `206` is refused (another version) shows nothing of the bytes it
+    /// would have continued, so the restart is followed from its first values: the restarted
+    /// transfer, held after 64 KiB — less than the 100 KiB the partial file had — is drawn at
+    /// 64 KiB of the file's length, never held at the old offset until it passes it.
+    @Test func aRestartIsFollowedFromItsFirstValues() async throws {
+        let folder = try temporaryDirectory("audit-progress-restart-follow")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = VersionedFile()
+        let held = 64 * 1024
+        try await file.interrupted(into: folder) { server, client, target in
+            file.update {
+                $0.version = 2
+                $0.ignoresIfRange = true
+                $0.holdsAfter = held
+            }
+            let length = Int64(file.behaviour.withLock { $0.length })
+            let events = client.events
+            // The engine's own report of the restarted transfer at 64 KiB lets the rest go.
+            let releaser = Task {
+                for await event in events where event.kind == .progress {
+                    if event.progress?.bytesReceived == Int64(held), event.progress?.totalBytesToReceive == length { break }
+                }
+                file.release.open()
+            }
+            let monitor = TransferProgressMonitor(interval: .zero)
+            let hud = RecordingProgressAccessory()
+            let downloaded = try await client.download(FileGet(path: "/versioned"), to: target, options: resumable) {
+                $0.reportProgress(to: monitor)
+                $0.accessories = [hud]
+            }
+            await releaser.value
+            #expect(downloaded.length == length)
+            #expect(downloaded.resumedBytes == 0)
+            #expect(server.requestCount == 3)
+            let values = hud.progress
+            #expect(values.contains(TransferProgress(bytesReceived: Int64(held), totalBytesToReceive: length)), "\(values.map(\.bytesReceived))")
+            #expect(values.first.map { $0.bytesReceived <= Int64(held) } == true, "\(values.map(\.bytesReceived))")
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived }, "never back: \(values.map(\.bytesReceived))")
+            #expect(values.last == TransferProgress(bytesReceived: length, totalBytesToReceive: length))
+        }
+    }
+
     /// A `416` that says the partial file is whole ends the monitor at the file's total; a `416`
     /// that restarts keeps it going until the file lands.
     @Test func aFourSixteenEndsProgressAtTheFilesTotal() async throws {

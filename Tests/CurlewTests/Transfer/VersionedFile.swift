@@ -19,9 +19,13 @@ final class VersionedFile: Sendable {
         var ignoresIfRange = false
         /// Cut the next full answer after this many body bytes (then reset).
         var cutOnce: Int?
+        /// Hold full answers after this many body bytes until ``VersionedFile/release`` opens.
+        var holdsAfter: Int?
     }
 
     let behaviour = Mutex(Behaviour())
+    /// Lets a full answer held by ``Behaviour/holdsAfter`` go on.
+    let release = TestGate()
 
     func update(_ change: (inout Behaviour) -> Void) { behaviour.withLock { change(&$0) } }
 
@@ -61,6 +65,14 @@ final class VersionedFile: Sendable {
             return ServerResponse(status: 206, headers: headers, body: Array(body[start...]))
         }
         headers.append(("Content-Length", String(body.count)))
+        if let held = current.holdsAfter, current.cutOnce == nil {
+            let release = self.release
+            return .stream(headers: headers) { writer in
+                try await writer.write(Array(body[..<held]))
+                while !release.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
+                try await writer.write(Array(body[held...]))
+            }
+        }
         guard let cut = current.cutOnce else { return ServerResponse(status: 200, headers: headers, body: body) }
         return .stream(headers: headers) { writer in
             try await writer.write(Array(body[..<cut]))
