@@ -14,6 +14,9 @@ private final class HandshakeResetter: Sendable {
     let port: Int
     private let listener: Int32
     private let accepted = Mutex(0)
+    /// Whether `listener` is still open. Once the accept loop closed it, its number may belong to
+    /// another socket (a libcurl connection of a parallel test), which `stop()` must not shut down.
+    private let listening = Mutex(true)
 
     init() throws {
         (listener, port) = try ListeningSocket.open(backlog: 16)
@@ -23,10 +26,17 @@ private final class HandshakeResetter: Sendable {
 
     var connectionsAccepted: Int { accepted.withLock { $0 } }
 
-    func stop() { Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
+    func stop() {
+        listening.withLock { open in if open { Glibc.shutdown(listener, Int32(SHUT_RDWR)) } }
+    }
 
     private func acceptLoop() {
-        defer { close(listener) }
+        defer {
+            listening.withLock { open in
+                open = false
+                close(listener)
+            }
+        }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }

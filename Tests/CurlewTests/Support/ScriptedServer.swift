@@ -54,6 +54,10 @@ final class ScriptedServer: Sendable {
         var connections = 0
         var sockets: [Int32] = []
         var stopped = false
+        /// Whether `listener` is still open: once the accept loop closed it, its number may belong
+        /// to another socket (a libcurl connection of a parallel test), which `stop()` must not
+        /// shut down.
+        var listening = true
     }
 
     /// The requests read so far.
@@ -85,12 +89,17 @@ final class ScriptedServer: Sendable {
         state.withLock { state in
             state.stopped = true
             for socket in state.sockets { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
-            Glibc.shutdown(listener, Int32(SHUT_RDWR))
+            if state.listening { Glibc.shutdown(listener, Int32(SHUT_RDWR)) }
         }
     }
 
     private func acceptLoop() {
-        defer { close(listener) }
+        defer {
+            state.withLock { state in
+                state.listening = false
+                close(listener)
+            }
+        }
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
