@@ -239,10 +239,17 @@ struct CacheCall: Sendable {
         case .stream:
             return
         }
-        if let refusal = HTTPCacheRules.refusal(
-            response: raw.headers, request: request.headers, shared: configuration.isShared, scoped: account.scope != CacheKey.publicScope)
-        {
+        let scoped = account.scope != CacheKey.publicScope
+        if let refusal = HTTPCacheRules.refusal(response: raw.headers, request: request.headers, shared: configuration.isShared, scoped: scoped) {
             context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
+            return
+        }
+        // HTTP caching stores only what RFC 9111 §3 lets a cache store; the app's own policies
+        // (`.maxAge`, `.writeOnly`, `.networkFirst`…) store every accepted answer.
+        if policy == .http,
+            let reason = HTTPCacheRules.unpermitted(status: raw.status.code, response: raw.headers, shared: configuration.isShared, scoped: scoped)
+        {
+            context.logger.debug("cache: \(request.summary) not stored (\(reason))")
             return
         }
         // A mock's or fixture's answer is never stored: switching mocks on for one call must not

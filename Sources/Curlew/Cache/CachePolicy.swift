@@ -26,10 +26,12 @@ public enum CachePolicy: Sendable, Hashable {
     /// Standard HTTP caching (RFC 9111) for a private cache: serve while fresh by
     /// `max-age`/`Expires` minus `Age` — or, without either, by a heuristic lifetime of 10 % of
     /// the time since `Last-Modified` (at most a day) for heuristically cacheable statuses —
-    /// revalidate with `If-None-Match`/`If-Modified-Since` when stale, store what is storable
-    /// (`private` answers included; `s-maxage` is ignored unless the cache is shared). A
-    /// request's own `Cache-Control: no-cache` or `max-age=0` goes to the server. Only GET and
-    /// HEAD take part.
+    /// revalidate with `If-None-Match`/`If-Modified-Since` when stale, store what RFC 9111 §3
+    /// lets a cache store: an answer with a heuristically cacheable status (200, 203, 204, 206,
+    /// 300, 301, 308, 404, 405, 410, 414, 501) or with `max-age`, `Expires`, `public` or
+    /// `private` (a `201`, or a `500` without any of these, is not stored; `private` answers
+    /// are; `s-maxage` is ignored unless the cache is shared). A request's own
+    /// `Cache-Control: no-cache` or `max-age=0` goes to the server. Only GET and HEAD take part.
     case http
     /// Always ask the server, sending the stored validators; a `304` serves the stored bytes
     /// (source ``ResponseSource/revalidated``). The second step of cache-then-network.

@@ -109,6 +109,20 @@ enum HTTPCacheRules {
         return nil
     }
 
+    /// Why ``CachePolicy/http`` must not store an answer that the other rules allow, or `nil`
+    /// when it may (RFC 9111 §3): the answer needs an explicit lifetime (`max-age`, `Expires`,
+    /// `s-maxage` in a shared cache), a `public` or `private` directive (`private` only where
+    /// ``refusal(response:request:shared:scoped:)`` lets it be stored), or a heuristically
+    /// cacheable status. A `201` or a `500` with none of these is not stored.
+    static func unpermitted(status: Int, response: HTTPFields, shared: Bool, scoped: Bool) -> String? {
+        if heuristicallyCacheable.contains(status) { return nil }
+        let control = directives(joined(response, .cacheControl))
+        if control["max-age"] != nil || control["public"] != nil || response[.expires] != nil { return nil }
+        if shared, control["s-maxage"] != nil { return nil }
+        if control["private"] != nil, !shared || scoped { return nil }
+        return "status \(status) is not heuristically cacheable and has no explicit lifetime"
+    }
+
     /// The lower-cased header names of `Vary`.
     static func varyNames(_ headers: HTTPFields) -> [String] {
         headers[values: .vary].flatMap { $0.split(separator: ",") }
