@@ -58,13 +58,36 @@ struct CacheCall: Sendable {
                 }
                 return try await networkFirst(request, staleFor: staleFor, next)
             }
-        case .http, .maxAge, .alwaysRevalidate:
-            if policy == .http, request.method != .get, request.method != .head { return try await next(request, context) }
+        case .http:
+            guard request.method == .get || request.method == .head else { return try await next(request, context) }
+            return try await http(next)
+        case .maxAge, .alwaysRevalidate:
             let entry = await lookup()
             if let entry, isFresh(entry, now: configuration.now()) { return hit(entry, reason: "fresh") }
             miss(entry == nil ? "absent" : "stale")
             return try await fetch(validating: entry, next)
         }
+    }
+
+    /// `.http`: the stored answer when it is fresh enough for the request's own `Cache-Control`
+    /// (or stale within its `max-stale`), else the server's — or, for `only-if-cached`, a
+    /// ``/CurlewCore/CurlewError/Code/cacheMiss`` without contacting it (RFC 9111 §5.2.1.7).
+    private func http(_ next: MiddlewareNext) async throws -> RawResponse {
+        let asked = HTTPCacheRules.Asked(request.headers)
+        let entry = await lookup()
+        if let entry {
+            switch HTTPCacheRules.usability(of: entry, asked: asked, shared: configuration.isShared, now: configuration.now()) {
+            case .fresh: return hit(entry, reason: "fresh")
+            case .staleAccepted: return hit(entry, reason: "stale, within the request's max-stale", stale: true)
+            case .unusable: break
+            }
+        }
+        if asked.onlyIfCached {
+            miss(entry == nil ? "absent (only-if-cached)" : "not usable for the request (only-if-cached)")
+            throw CurlewError(code: .cacheMiss, message: "no usable stored answer (the request said only-if-cached)", request: request.summary)
+        }
+        miss(entry == nil ? "absent" : "stale")
+        return try await fetch(validating: entry, next)
     }
 
     /// `networkFirst`: the answer from the network, or on a connection-level failure the stored
@@ -122,15 +145,6 @@ struct CacheCall: Sendable {
     private func isFresh(_ entry: CacheEntry, now: Date) -> Bool {
         let shared = configuration.isShared
         switch policy {
-        case .http:
-            // The caller's own `Cache-Control: no-cache` or `max-age=0` asks for the server.
-            if request.headers[.cacheControl] != nil {
-                let asked = HTTPCacheRules.directives(HTTPCacheRules.joined(request.headers, .cacheControl))
-                if asked["no-cache"] != nil || asked["max-age"].flatMap(HTTPCacheRules.deltaSeconds) == 0 { return false }
-            }
-            let facts = HTTPCacheRules.Facts(entry)
-            let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
-            return HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < lifetime
         case .maxAge(let lifetime, overridingServer: false):
             // The app's lifetime is explicit: no heuristic lifetime may shorten it.
             let facts = HTTPCacheRules.Facts(entry)
@@ -143,8 +157,10 @@ struct CacheCall: Sendable {
         }
     }
 
-    private func hit(_ entry: CacheEntry, reason: String) -> RawResponse {
-        let raw = Self.response(from: entry, source: ResponseSource.cache.with(detail: entry.key, storedAt: entry.storedAt))
+    /// Serves `entry` without asking the server; `stale` marks it ``ResponseSource/stale``.
+    private func hit(_ entry: CacheEntry, reason: String, stale: Bool = false) -> RawResponse {
+        let source = stale ? ResponseSource.stale : ResponseSource.cache
+        let raw = Self.response(from: entry, source: source.with(detail: entry.key, storedAt: entry.storedAt))
         cache.record { $0.hits += 1 }
         context.events.report(.cacheHit) { event in
             event.source = raw.source

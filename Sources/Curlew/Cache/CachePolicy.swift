@@ -30,8 +30,14 @@ public enum CachePolicy: Sendable, Hashable {
     /// lets a cache store: an answer with a heuristically cacheable status (200, 203, 204, 206,
     /// 300, 301, 308, 404, 405, 410, 414, 501) or with `max-age`, `Expires`, `public` or
     /// `private` (a `201`, or a `500` without any of these, is not stored; `private` answers
-    /// are; `s-maxage` is ignored unless the cache is shared). A request's own
-    /// `Cache-Control: no-cache` or `max-age=0` goes to the server. Only GET and HEAD take part.
+    /// are; `s-maxage` is ignored unless the cache is shared). The request's own `Cache-Control`
+    /// counts too (RFC 9111 §5.2.1): `no-cache` or `max-age=0` goes to the server, `max-age=N`
+    /// refuses a stored answer older than N seconds, `min-fresh=N` one that is not fresh for N
+    /// more, `max-stale[=N]` accepts one stale by at most N seconds (any, without a value;
+    /// served as ``ResponseSource/stale``, never when the server said `no-cache` or
+    /// `must-revalidate`), and `only-if-cached` never contacts the server: without a usable
+    /// stored answer the call fails with ``/CurlewCore/CurlewError/Code/cacheMiss``, as
+    /// ``cacheOnly(maxAge:)`` does. Only GET and HEAD take part.
     case http
     /// Always ask the server, sending the stored validators; a `304` serves the stored bytes
     /// (source ``ResponseSource/revalidated``). The second step of cache-then-network.

@@ -50,6 +50,68 @@ enum HTTPCacheRules {
         }
     }
 
+    /// What a request's own `Cache-Control` asks of the cache (RFC 9111 §5.2.1); every field is
+    /// empty for a request without one.
+    struct Asked {
+        /// `no-cache`, or `max-age=0`: the server must be asked.
+        var noCache = false
+        /// `max-age=N` with N > 0: nothing older than N seconds.
+        var maxAge: Double?
+        /// `min-fresh=N`: fresh for at least N more seconds.
+        var minFresh: Double?
+        /// `max-stale[=N]`: stale by at most N seconds (`infinity` without a value).
+        var maxStale: Double?
+        /// `only-if-cached`: never ask the server.
+        var onlyIfCached = false
+
+        init(_ headers: HTTPFields) {
+            guard headers[.cacheControl] != nil else { return }
+            let control = HTTPCacheRules.directives(HTTPCacheRules.joined(headers, .cacheControl))
+            let maxAge = control["max-age"].flatMap(HTTPCacheRules.deltaSeconds)
+            noCache = control["no-cache"] != nil || maxAge == 0
+            self.maxAge = maxAge == 0 ? nil : maxAge
+            minFresh = control["min-fresh"].flatMap(HTTPCacheRules.deltaSeconds)
+            // A bare `max-stale` accepts any staleness; a value that is not delta-seconds
+            // accepts none rather than whatever a number parser reads into it.
+            maxStale = control["max-stale"].map { $0.isEmpty ? .infinity : HTTPCacheRules.deltaSeconds($0) ?? 0 }
+            onlyIfCached = control["only-if-cached"] != nil
+        }
+    }
+
+    /// How a stored answer may be used for a request, by ``usability(of:asked:shared:now:)``.
+    enum Usability: Equatable {
+        /// Fresh enough for the request: served as is.
+        case fresh
+        /// Stale, and the request's `max-stale` accepts it.
+        case staleAccepted
+        /// Not without the server: revalidate or fetch.
+        case unusable
+    }
+
+    /// Whether `entry` may answer a request asking `asked` under HTTP caching (RFC 9111 §4.2,
+    /// §5.2.1): its age must not pass the request's `max-age`; it must be fresh for the request's
+    /// `min-fresh` more seconds, or stale by at most its `max-stale` — and a stale answer is never
+    /// used when the server said `no-cache` or `must-revalidate` (§4.2.4), nor when the request
+    /// said `no-cache`.
+    static func usability(of entry: CacheEntry, asked: Asked, shared: Bool, now: Date) -> Usability {
+        guard !asked.noCache else { return .unusable }
+        let facts = Facts(entry)
+        let lifetime = lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
+        let age = currentAge(of: entry, facts: facts, now: now)
+        if let maxAge = asked.maxAge, age > maxAge { return .unusable }
+        // `min-fresh` asks for an answer that stays fresh that much longer: it counts as age.
+        let wantedAge = age + (asked.minFresh ?? 0)
+        if wantedAge < lifetime { return .fresh }
+        guard let maxStale = asked.maxStale, mayServeStale(facts, shared: shared), wantedAge - lifetime <= maxStale else { return .unusable }
+        return .staleAccepted
+    }
+
+    /// Whether the server lets a stale answer be served at all: not when it said `no-cache`
+    /// (§5.2.2.4) or one of the directives of ``forbidsStale(_:shared:)``.
+    static func mayServeStale(_ facts: Facts, shared: Bool) -> Bool {
+        facts.control["no-cache"] == nil && !forbidsStale(facts, shared: shared)
+    }
+
     /// Statuses a cache may give a heuristic lifetime (RFC 9110 §15.1 "heuristically cacheable").
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
     /// The share of the time since `Last-Modified` a heuristic lifetime gets (RFC 9111 §4.2.2).

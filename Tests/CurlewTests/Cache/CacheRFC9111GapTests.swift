@@ -95,4 +95,94 @@ struct CacheRFC9111GapTests {
             #expect(server.requestCount == 1)
         }
     }
+
+    // MARK: The request's own directives (RFC 9111 §5.2.1)
+
+    @Test func aRequestMaxAgeRefusesAStoredAnswerOlderThanIt() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", "max-age=600")])) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "a"))
+            clock.advance(100)
+            let young = try await client.response(for: AnyStatusCall(path: "a", headers: ["Cache-Control": "max-age=300"]))
+            #expect(young.source == .cache, "100 s old, the request accepts 300")
+            #expect(server.requestCount == 1)
+            let strict = try await client.response(for: AnyStatusCall(path: "a", headers: ["Cache-Control": "max-age=60"]))
+            #expect(strict.source == .network, "100 s old, the request accepts 60")
+            #expect(strict.value == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func aRequestMinFreshWantsAnAnswerThatStaysFreshThatLong() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", "max-age=600")])) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "m"))
+            clock.advance(500)
+            let enough = try await client.response(for: AnyStatusCall(path: "m", headers: ["Cache-Control": "min-fresh=60"]))
+            #expect(enough.source == .cache, "fresh for 100 s more")
+            #expect(server.requestCount == 1)
+            let more = try await client.response(for: AnyStatusCall(path: "m", headers: ["Cache-Control": "min-fresh=120"]))
+            #expect(more.source == .network, "fresh for only 100 s more")
+            #expect(more.value == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func aRequestMaxStaleAcceptsAStaleAnswerMarkedStale() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", "max-age=60")])) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "s"))
+            clock.advance(100)
+            let within = try await client.response(for: AnyStatusCall(path: "s", headers: ["Cache-Control": "max-stale=60"]))
+            #expect(within.source == .stale, "stale by 40 s, the request accepts 60")
+            #expect(within.value == "answer 1")
+            let any = try await client.response(for: AnyStatusCall(path: "s", headers: ["Cache-Control": "max-stale"]))
+            #expect(any.source == .stale, "a bare max-stale accepts any staleness")
+            #expect(server.requestCount == 1)
+            let beyond = try await client.response(for: AnyStatusCall(path: "s", headers: ["Cache-Control": "max-stale=30"]))
+            #expect(beyond.source == .network, "stale by 40 s, the request accepts 30")
+            #expect(beyond.value == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test(arguments: ["max-age=60, must-revalidate", "no-cache"])
+    func aRequestMaxStaleNeverOverridesTheServersRefusal(_ cacheControl: String) async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", cacheControl)])) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "r"))
+            clock.advance(100)
+            let again = try await client.response(for: AnyStatusCall(path: "r", headers: ["Cache-Control": "max-stale"]))
+            #expect(again.source == .network, "`\(cacheControl)` forbids serving the answer stale (RFC 9111 §4.2.4)")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func onlyIfCachedNeverContactsTheServer() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, handler: counting(counter, headers: [("Cache-Control", "max-age=60")])) { server, client in
+            let onlyIfCached = ["Cache-Control": "only-if-cached"]
+            let absent = await #expect(throws: CurlewError.self) { try await client.send(AnyStatusCall(path: "o", headers: onlyIfCached)) }
+            #expect(absent?.code == .cacheMiss)
+            #expect(server.requestCount == 0)
+            _ = try await client.send(AnyStatusCall(path: "o"))
+            let fresh = try await client.response(for: AnyStatusCall(path: "o", headers: onlyIfCached))
+            #expect(fresh.source == .cache)
+            #expect(fresh.value == "answer 1")
+            clock.advance(100)
+            let stale = await #expect(throws: CurlewError.self) { try await client.send(AnyStatusCall(path: "o", headers: onlyIfCached)) }
+            #expect(stale?.code == .cacheMiss, "stale, and the request did not accept stale answers")
+            let accepted = try await client.response(for: AnyStatusCall(path: "o", headers: ["Cache-Control": "only-if-cached, max-stale=300"]))
+            #expect(accepted.source == .stale)
+            #expect(accepted.value == "answer 1")
+            #expect(server.requestCount == 1)
+            #expect(await cache.statistics.misses == 3, "two refused only-if-cached lookups and the plain first fetch")
+        }
+    }
 }
