@@ -70,16 +70,25 @@ struct CacheCall: Sendable {
     }
 
     /// `.http`: the stored answer when it is fresh enough for the request's own `Cache-Control`
-    /// (or stale within its `max-stale`), else the server's — or, for `only-if-cached`, a
+    /// (or stale within its `max-stale`, or within the server's `stale-while-revalidate`, which
+    /// also starts a revalidation in the background), else the server's — or the stale answer
+    /// within the server's `stale-if-error` when the server fails — or, for `only-if-cached`, a
     /// ``/CurlewCore/CurlewError/Code/cacheMiss`` without contacting it (RFC 9111 §5.2.1.7).
     private func http(_ next: MiddlewareNext) async throws -> RawResponse {
         let asked = HTTPCacheRules.Asked(request.headers)
         let entry = await lookup()
         if let entry {
-            switch HTTPCacheRules.usability(of: entry, asked: asked, shared: configuration.isShared, now: configuration.now()) {
+            let now = configuration.now()
+            switch HTTPCacheRules.usability(of: entry, asked: asked, shared: configuration.isShared, now: now) {
             case .fresh: return hit(entry, reason: "fresh")
             case .staleAccepted: return hit(entry, reason: "stale, within the request's max-stale", stale: true)
-            case .unusable: break
+            case .unusable:
+                guard HTTPCacheRules.staleAllowed(by: "stale-while-revalidate", entry: entry, asked: asked, shared: configuration.isShared, now: now)
+                else { break }
+                // `only-if-cached`: not even the cache's own revalidation reaches the server.
+                if asked.onlyIfCached { return hit(entry, reason: "stale-while-revalidate (only-if-cached)", stale: true) }
+                // Without a chain that can outlive the call, the answer is revalidated now instead.
+                if await revalidateInBackground(entry) { return hit(entry, reason: "stale-while-revalidate", stale: true) }
             }
         }
         if asked.onlyIfCached {
@@ -87,7 +96,49 @@ struct CacheCall: Sendable {
             throw CurlewError(code: .cacheMiss, message: "no usable stored answer (the request said only-if-cached)", request: request.summary)
         }
         miss(entry == nil ? "absent" : "stale")
-        return try await fetch(validating: entry, next)
+        do {
+            return try await fetch(request, validating: entry, staleIfError: asked, next)
+        } catch let error as CurlewError where Self.countsForStaleIfError(error) {
+            if let entry, let stale = staleIfError(entry, asked: asked, failure: "\(error.code)") { return stale }
+            throw error
+        }
+    }
+
+    /// A failure `stale-if-error` covers (RFC 5861 §4): the origin could not be reached, or it
+    /// answered `500`, `502`, `503` or `504` (a status the endpoint does not accept).
+    private static func countsForStaleIfError(_ error: CurlewError) -> Bool {
+        if FailoverMiddleware.isConnectLevel(error.code) { return true }
+        guard error.code == .unacceptableStatus, let status = error.status else { return false }
+        return HTTPCacheRules.staleIfErrorStatuses.contains(status.code)
+    }
+
+    /// `entry` served stale because its `stale-if-error` still covers it, `nil` when it does not.
+    private func staleIfError(_ entry: CacheEntry, asked: HTTPCacheRules.Asked, failure: String) -> RawResponse? {
+        guard HTTPCacheRules.staleAllowed(by: "stale-if-error", entry: entry, asked: asked, shared: configuration.isShared, now: configuration.now())
+        else { return nil }
+        return hit(entry, reason: "stale-if-error (\(failure))", stale: true)
+    }
+
+    /// `stale-while-revalidate` (RFC 5861 §3): revalidates `entry` after this call has returned
+    /// its stale answer, through the middleware inside the cache — one revalidation at a time per
+    /// stored answer; a call that finds one running starts none. Its answer is stored (or its
+    /// `304` refreshes the entry) as any fetch's; a failure is logged at debug level and leaves
+    /// the entry as it was. `false` when the chain cannot outlive the call (a context made
+    /// outside a client): the caller then revalidates at once.
+    private func revalidateInBackground(_ entry: CacheEntry) async -> Bool {
+        let cache = cache
+        guard let inner = context.chain(after: { ($0 as? ResponseCache) === cache }) else { return false }
+        guard await cache.beginBackgroundRevalidation(of: entry.key) else { return true }
+        let call = self
+        Task {
+            do {
+                _ = try await call.fetch(call.request, validating: entry, inner)
+            } catch {
+                call.context.logger.debug("cache: \(call.request.summary) background revalidation failed: \(error)")
+            }
+            await cache.endBackgroundRevalidation(of: entry.key)
+        }
+        return true
     }
 
     /// `networkFirst`: the answer from the network, or on a connection-level failure the stored
@@ -187,7 +238,11 @@ struct CacheCall: Sendable {
     }
 
     /// ``fetch(validating:_:)`` of `request` (this call's request with other transfer options).
-    private func fetch(_ request: PreparedRequest, validating entry: CacheEntry?, _ next: MiddlewareNext) async throws -> RawResponse {
+    /// With `staleIfError`, a `500`, `502`, `503` or `504` answer the endpoint accepted is not
+    /// stored when `entry`'s `stale-if-error` covers it: `entry` is served stale instead.
+    private func fetch(
+        _ request: PreparedRequest, validating entry: CacheEntry?, staleIfError asked: HTTPCacheRules.Asked? = nil, _ next: MiddlewareNext
+    ) async throws -> RawResponse {
         var outgoing = request
         if let entry {
             if let tag = entry.headers[.eTag] { outgoing.headers[.ifNoneMatch] = tag }
@@ -209,6 +264,11 @@ struct CacheCall: Sendable {
                 return try await fetch(request, validating: nil, next)
             }
             return await revalidated(entry, with: raw.headers, sent: sent)
+        }
+        if let asked, let entry, HTTPCacheRules.staleIfErrorStatuses.contains(raw.status.code),
+            let stale = staleIfError(entry, asked: asked, failure: "status \(raw.status.code)")
+        {
+            return stale
         }
         await store(raw, sent: sent)
         return raw

@@ -20,7 +20,9 @@ extension ResponseSource {
     public static let revalidated = ResponseSource("revalidated")
     /// Served from the ``ResponseCache`` past its freshness lifetime, without the server's
     /// confirmation, because HTTP caching (``CachePolicy/http``) was allowed to: by the request's
-    /// own `Cache-Control: max-stale`. ``ResponseSource/storedAt`` and ``ResponseSource/age``
+    /// own `Cache-Control: max-stale`, or by the server's `stale-while-revalidate` (a
+    /// revalidation runs in the background) or `stale-if-error` (the server failed or could not
+    /// be reached; RFC 5861). ``ResponseSource/storedAt`` and ``ResponseSource/age``
     /// tell how old it is, ``ResponseSource/detail`` is the cache key. (The offline fallback of
     /// ``CachePolicy/networkFirst(staleFor:)`` and ``CachePolicy/cacheOnly(maxAge:)`` serve
     /// ``ResponseSource/cache``: there the app itself asked for whatever is stored.)

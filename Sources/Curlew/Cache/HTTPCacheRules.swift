@@ -106,6 +106,24 @@ enum HTTPCacheRules {
         return .staleAccepted
     }
 
+    /// Statuses that count as an error for `stale-if-error` (RFC 5861 §4).
+    static let staleIfErrorStatuses: Set<Int> = [500, 502, 503, 504]
+
+    /// Whether the server's RFC 5861 `directive` — `stale-while-revalidate=N` (§3) or
+    /// `stale-if-error=N` (§4) — lets `entry` answer a request asking `asked` now: stale by at
+    /// most N seconds (the request's `min-fresh` counting as age), no older than the request's
+    /// `max-age`, never when the request said `no-cache` or the server `no-cache` or
+    /// `must-revalidate`.
+    static func staleAllowed(by directive: String, entry: CacheEntry, asked: Asked, shared: Bool, now: Date) -> Bool {
+        guard !asked.noCache else { return false }
+        let facts = Facts(entry)
+        guard mayServeStale(facts, shared: shared), let window = facts.control[directive].flatMap(deltaSeconds) else { return false }
+        let lifetime = lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
+        let age = currentAge(of: entry, facts: facts, now: now)
+        if let maxAge = asked.maxAge, age > maxAge { return false }
+        return age + (asked.minFresh ?? 0) - lifetime <= window
+    }
+
     /// Whether the server lets a stale answer be served at all: not when it said `no-cache`
     /// (§5.2.2.4) or one of the directives of ``forbidsStale(_:shared:)``.
     static func mayServeStale(_ facts: Facts, shared: Bool) -> Bool {

@@ -185,4 +185,150 @@ struct CacheRFC9111GapTests {
             #expect(await cache.statistics.misses == 3, "two refused only-if-cached lookups and the plain first fetch")
         }
     }
+
+    // MARK: Stale answers the server allows (RFC 5861)
+
+    @Test func staleWhileRevalidateServesTheStaleAnswerAndRevalidatesOnceInTheBackground() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        let gate = TestGate()
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { request in
+            let number = counter.next()
+            // The background revalidation waits here until the test has made its second stale call.
+            if number == 2 { while !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) } }
+            let headers = [("Cache-Control", "max-age=10, stale-while-revalidate=600"), ("Content-Type", "text/plain")]
+            return ServerResponse(status: 200, headers: headers, body: Array("answer \(number)".utf8))
+        }
+        try await withCachedLoopback(cache: cache, handler: handler) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "w"))
+            clock.advance(100)
+            let stale = try await client.response(for: AnyStatusCall(path: "w"))
+            #expect(stale.source == .stale, "stale by 90 s, within stale-while-revalidate=600")
+            #expect(stale.value == "answer 1")
+            await waitForRequests(server, count: 2)
+            let again = try await client.response(for: AnyStatusCall(path: "w"))
+            #expect(again.source == .stale, "the revalidation has not answered yet")
+            #expect(again.value == "answer 1")
+            gate.open()
+            #expect(await eventually { await cache.statistics.stores == 2 })
+            let fresh = try await client.response(for: AnyStatusCall(path: "w"))
+            #expect(fresh.source == .cache)
+            #expect(fresh.value == "answer 2", "the background revalidation's answer was stored")
+            #expect(received(server.requests[1], "Cache-Control") == nil)
+            #expect(server.requestCount == 2, "one revalidation in the background, however many stale calls")
+            #expect(await cache.statistics.hits == 3)
+        }
+    }
+
+    @Test func staleWhileRevalidateEndsAtItsWindowAndNeverCoversMustRevalidate() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(
+            cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", "max-age=10, stale-while-revalidate=60")])
+        ) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "x"))
+            clock.advance(100)
+            let beyond = try await client.response(for: AnyStatusCall(path: "x"))
+            #expect(beyond.source == .network, "stale by 90 s, beyond stale-while-revalidate=60")
+            #expect(beyond.value == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+        let strict = HitCounter()
+        try await withCachedLoopback(
+            cache: makeCache(clock: clock),
+            handler: counting(strict, headers: [("Cache-Control", "max-age=10, must-revalidate, stale-while-revalidate=600")])
+        ) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "y"))
+            clock.advance(100)
+            let again = try await client.response(for: AnyStatusCall(path: "y"))
+            #expect(again.source == .network, "must-revalidate: never served stale")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    /// Answers `good` with `headers` first, then `status` with the body `down`.
+    private func failingAfterFirst(_ counter: HitCounter, status: Int, headers: [(name: String, value: String)]) -> @Sendable (ServerRequest) async -> ServerResponse {
+        { _ in
+            counter.next() == 1
+                ? ServerResponse(status: 200, headers: headers + [("Content-Type", "text/plain")], body: Array("good".utf8))
+                : ServerResponse(status: status, headers: [("Content-Type", "text/plain")], body: Array("down".utf8))
+        }
+    }
+
+    @Test(arguments: [500, 502, 503, 504])
+    func staleIfErrorServesTheStaleAnswerWhenTheServerFails(_ status: Int) async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        let headers = [("Cache-Control", "max-age=10, stale-if-error=600")]
+        try await withCachedLoopback(cache: cache, handler: failingAfterFirst(counter, status: status, headers: headers)) { server, client in
+            _ = try await client.send(CachedText(path: "e", policy: .http))
+            clock.advance(100)
+            let stale = try await client.response(for: CachedText(path: "e", policy: .http))
+            #expect(stale.source == .stale, "the server answered \(status); stale by 90 s, within stale-if-error=600")
+            #expect(stale.value == "good")
+            #expect(server.requestCount == 2)
+            clock.advance(600)
+            let error = await #expect(throws: CurlewError.self) { try await client.send(CachedText(path: "e", policy: .http)) }
+            #expect(error?.code == .unacceptableStatus, "stale by 690 s, beyond stale-if-error=600")
+            #expect(error?.status?.code == status)
+            #expect(server.requestCount == 3)
+        }
+    }
+
+    @Test func staleIfErrorCoversAnErrorStatusTheEndpointAcceptsAndNotA404() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        let headers = [("Cache-Control", "max-age=10, stale-if-error=600")]
+        try await withCachedLoopback(cache: cache, handler: failingAfterFirst(counter, status: 503, headers: headers)) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "a"))
+            clock.advance(100)
+            let stale = try await client.response(for: AnyStatusCall(path: "a"))
+            #expect(stale.source == .stale)
+            #expect(stale.status.code == 200)
+            #expect(stale.value == "good")
+            #expect(await cache.statistics.stores == 1, "the 503 replaced nothing")
+        }
+        let missing = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: failingAfterFirst(missing, status: 404, headers: headers)) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "b"))
+            clock.advance(100)
+            let answer = try await client.response(for: AnyStatusCall(path: "b"))
+            #expect(answer.source == .network, "a 404 is the server's answer, not an error")
+            #expect(answer.status.code == 404)
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func staleIfErrorServesTheStaleAnswerWhenTheServerCannotBeReached() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let server = try await LoopbackServer.start { _ in
+            ServerResponse(status: 200, headers: [("Cache-Control", "max-age=10, stale-if-error=600")], body: Array("kept".utf8))
+        }
+        let transport = CurlTransport()
+        var oneAttempt = TransferOptions()
+        oneAttempt.maximumConnectAttempts = 1
+        let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [cache]), transport: transport)
+        let offline = APIClient(
+            configuration: ClientConfiguration(baseURL: refusingBaseURL, transferOptions: oneAttempt, middleware: [cache]), transport: transport)
+        let request = CachedText(path: "u", policy: .http, key: "u")
+        do {
+            _ = try await client.send(request)
+            await server.shutdown()
+            clock.advance(100)
+            let stale = try await offline.response(for: request)
+            #expect(stale.source == .stale)
+            #expect(stale.value == "kept")
+            clock.advance(600)
+            let error = await #expect(throws: CurlewError.self) { try await offline.send(request) }
+            #expect(error?.code == .cannotConnect, "beyond stale-if-error=600")
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+        await transport.shutdown()
+    }
 }
