@@ -208,10 +208,13 @@ struct CacheCall: Sendable {
         }
     }
 
-    /// Serves `entry` without asking the server; `stale` marks it ``ResponseSource/stale``.
+    /// Serves `entry` without asking the server; `stale` marks it ``ResponseSource/stale``. Its
+    /// `Age` is the entry's current age, replacing the stored one (RFC 9111 §4, §5.1).
     private func hit(_ entry: CacheEntry, reason: String, stale: Bool = false) -> RawResponse {
         let source = stale ? ResponseSource.stale : ResponseSource.cache
-        let raw = Self.response(from: entry, source: source.with(detail: entry.key, storedAt: entry.storedAt))
+        var raw = Self.response(from: entry, source: source.with(detail: entry.key, storedAt: entry.storedAt))
+        let age = HTTPCacheRules.currentAge(of: entry, facts: HTTPCacheRules.Facts(entry), now: configuration.now())
+        raw.headers[.age] = String(Int(min(age, HTTPCacheRules.deltaSecondsCap)))
         cache.record { $0.hits += 1 }
         context.events.report(.cacheHit) { event in
             event.source = raw.source
@@ -281,6 +284,9 @@ struct CacheCall: Sendable {
         let replaced = Set(headers.map(\.name.canonicalName)).subtracting(HTTPCacheRules.keptOn304)
         refreshed.headers.removeAll { replaced.contains($0.name.canonicalName) }
         refreshed.headers.append(contentsOf: headers.lazy.filter { replaced.contains($0.name.canonicalName) && $0.name != .setCookie })
+        // The stored `Age` described the answer when it first arrived; the `304` is a new
+        // arrival, as old as it says (none: as old as the exchange took).
+        if headers[.age] == nil { refreshed.headers.removeAll { $0.name == .age } }
         refreshed.requestTime = sent
         refreshed.storedAt = now
         refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)

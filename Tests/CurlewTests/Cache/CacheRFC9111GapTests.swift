@@ -331,4 +331,61 @@ struct CacheRFC9111GapTests {
         }
         await transport.shutdown()
     }
+
+    // MARK: Age (RFC 9111 §4, §5.1)
+
+    @Test(arguments: [CachePolicy.http, .maxAge(.hours(1)), .cacheOnly()])
+    func aHitCarriesItsCurrentAgeNotTheStoredOne(_ policy: CachePolicy) async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(
+            cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", "max-age=600"), ("Age", "50")])
+        ) { server, client in
+            let first = try await client.response(for: AnyStatusCall(path: "g"))
+            #expect(first.headers[.age] == "50", "the network answer is as the server sent it")
+            clock.advance(100)
+            let hit = try await client.response(for: AnyStatusCall(path: "g", policy: policy))
+            #expect(hit.source == .cache)
+            #expect(hit.headers[values: .age] == ["150"], "50 s old on arrival, 100 s in the cache")
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    @Test func aHitOfAnAnswerWithoutAgeGetsOne() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: counting(counter, headers: [("Cache-Control", "max-age=600")])) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "n"))
+            clock.advance(42)
+            let hit = try await client.response(for: AnyStatusCall(path: "n"))
+            #expect(hit.source == .cache)
+            #expect(hit.headers[.age] == "42")
+        }
+    }
+
+    @Test func a304WithoutAgeDoesNotKeepTheStoredAge() async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { request in
+            counter.next() == 1
+                ? ServerResponse(
+                    status: 200, headers: [("Cache-Control", "max-age=100"), ("Age", "90"), ("ETag", "\"a\""), ("Content-Type", "text/plain")],
+                    body: Array("kept".utf8))
+                : ServerResponse(status: 304, headers: [("Cache-Control", "max-age=100"), ("ETag", "\"a\"")])
+        }
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: handler) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "r"))
+            clock.advance(20)
+            let revalidated = try await client.response(for: AnyStatusCall(path: "r"))
+            #expect(revalidated.source == .revalidated, "90 + 20 s old: stale")
+            #expect(revalidated.headers[.age] == nil, "the 304 said no Age, so the stored 90 is gone")
+            #expect(received(server.requests[1], "If-None-Match") == "\"a\"")
+            clock.advance(30)
+            let hit = try await client.response(for: AnyStatusCall(path: "r"))
+            #expect(hit.source == .cache, "30 s since the 304, not 90 + 30")
+            #expect(hit.value == "kept")
+            #expect(hit.headers[.age] == "30")
+            #expect(server.requestCount == 2)
+        }
+    }
 }
