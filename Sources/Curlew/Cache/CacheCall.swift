@@ -213,7 +213,7 @@ struct CacheCall: Sendable {
     private func hit(_ entry: CacheEntry, reason: String, stale: Bool = false) -> RawResponse {
         let source = stale ? ResponseSource.stale : ResponseSource.cache
         var raw = Self.response(from: entry, source: source.with(detail: entry.key, storedAt: entry.storedAt))
-        let age = HTTPCacheRules.currentAge(of: entry, facts: HTTPCacheRules.Facts(entry), now: configuration.now())
+        let age = HTTPCacheRules.currentAge(of: entry, now: configuration.now())
         raw.headers[.age] = String(Int(min(age, HTTPCacheRules.deltaSecondsCap)))
         cache.record { $0.hits += 1 }
         context.events.report(.cacheHit) { event in

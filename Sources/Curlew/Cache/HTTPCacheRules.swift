@@ -243,9 +243,29 @@ enum HTTPCacheRules {
 
     /// The answer's current age in seconds (RFC 9111 §4.2.3).
     static func currentAge(of entry: CacheEntry, facts: Facts, now: Date) -> Double {
-        let apparentAge = facts.date.map { max(0, entry.storedAt.timeIntervalSince($0)) } ?? 0
+        currentAge(of: entry, date: facts.date, age: facts.age, now: now)
+    }
+
+    /// The answer's current age in seconds, reading only its `Date` and `Age` (a hit's `Age`
+    /// header, without the directives ``Facts`` also reads).
+    static func currentAge(of entry: CacheEntry, now: Date) -> Double {
+        var date: Date?
+        var age: Double?
+        for header in entry.headers {
+            if header.name == .age {
+                if age == nil { age = deltaSeconds(trimmed(Substring(header.value))) }
+            } else if header.name == .date, date == nil {
+                date = CacheDateParser.parse(header.value)
+            }
+        }
+        return currentAge(of: entry, date: date, age: age, now: now)
+    }
+
+    /// RFC 9111 §4.2.3 from the answer's `Date` and `Age`.
+    private static func currentAge(of entry: CacheEntry, date: Date?, age: Double?, now: Date) -> Double {
+        let apparentAge = date.map { max(0, entry.storedAt.timeIntervalSince($0)) } ?? 0
         let responseDelay = max(0, entry.storedAt.timeIntervalSince(entry.requestTime))
-        let initialAge = max(apparentAge, (facts.age ?? 0) + responseDelay)
+        let initialAge = max(apparentAge, (age ?? 0) + responseDelay)
         return initialAge + max(0, now.timeIntervalSince(entry.storedAt))
     }
 
