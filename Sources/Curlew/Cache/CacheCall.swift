@@ -58,13 +58,87 @@ struct CacheCall: Sendable {
                 }
                 return try await networkFirst(request, staleFor: staleFor, next)
             }
-        case .http, .maxAge, .alwaysRevalidate:
-            if policy == .http, request.method != .get, request.method != .head { return try await next(request, context) }
+        case .http:
+            guard request.method == .get || request.method == .head else { return try await next(request, context) }
+            return try await http(next)
+        case .maxAge, .alwaysRevalidate:
             let entry = await lookup()
             if let entry, isFresh(entry, now: configuration.now()) { return hit(entry, reason: "fresh") }
             miss(entry == nil ? "absent" : "stale")
             return try await fetch(validating: entry, next)
         }
+    }
+
+    /// `.http`: the stored answer when it is fresh enough for the request's own `Cache-Control`
+    /// (or stale within its `max-stale`, or within the server's `stale-while-revalidate`, which
+    /// also starts a revalidation in the background), else the server's — or the stale answer
+    /// within the server's `stale-if-error` when the server fails — or, for `only-if-cached`, a
+    /// ``/CurlewCore/CurlewError/Code/cacheMiss`` without contacting it (RFC 9111 §5.2.1.7).
+    private func http(_ next: MiddlewareNext) async throws -> RawResponse {
+        let asked = HTTPCacheRules.Asked(request.headers)
+        let entry = await lookup()
+        if let entry {
+            let now = configuration.now()
+            switch HTTPCacheRules.usability(of: entry, asked: asked, shared: configuration.isShared, now: now) {
+            case .fresh: return hit(entry, reason: "fresh")
+            case .staleAccepted: return hit(entry, reason: "stale, within the request's max-stale", stale: true)
+            case .unusable:
+                guard HTTPCacheRules.staleAllowed(by: "stale-while-revalidate", entry: entry, asked: asked, shared: configuration.isShared, now: now)
+                else { break }
+                // `only-if-cached`: not even the cache's own revalidation reaches the server.
+                if asked.onlyIfCached { return hit(entry, reason: "stale-while-revalidate (only-if-cached)", stale: true) }
+                // Without a chain that can outlive the call, the answer is revalidated now instead.
+                if await revalidateInBackground(entry) { return hit(entry, reason: "stale-while-revalidate", stale: true) }
+            }
+        }
+        if asked.onlyIfCached {
+            miss(entry == nil ? "absent (only-if-cached)" : "not usable for the request (only-if-cached)")
+            throw CurlewError(code: .cacheMiss, message: "no usable stored answer (the request said only-if-cached)", request: request.summary)
+        }
+        miss(entry == nil ? "absent" : "stale")
+        do {
+            return try await fetch(request, validating: entry, staleIfError: asked, next)
+        } catch let error as CurlewError where Self.countsForStaleIfError(error) {
+            if let entry, let stale = staleIfError(entry, asked: asked, failure: "\(error.code)") { return stale }
+            throw error
+        }
+    }
+
+    /// A failure `stale-if-error` covers (RFC 5861 §4): the origin could not be reached, or it
+    /// answered `500`, `502`, `503` or `504` (a status the endpoint does not accept).
+    private static func countsForStaleIfError(_ error: CurlewError) -> Bool {
+        if FailoverMiddleware.isConnectLevel(error.code) { return true }
+        guard error.code == .unacceptableStatus, let status = error.status else { return false }
+        return HTTPCacheRules.staleIfErrorStatuses.contains(status.code)
+    }
+
+    /// `entry` served stale because its `stale-if-error` still covers it, `nil` when it does not.
+    private func staleIfError(_ entry: CacheEntry, asked: HTTPCacheRules.Asked, failure: String) -> RawResponse? {
+        guard HTTPCacheRules.staleAllowed(by: "stale-if-error", entry: entry, asked: asked, shared: configuration.isShared, now: configuration.now())
+        else { return nil }
+        return hit(entry, reason: "stale-if-error (\(failure))", stale: true)
+    }
+
+    /// `stale-while-revalidate` (RFC 5861 §3): revalidates `entry` after this call has returned
+    /// its stale answer, through the middleware inside the cache — one revalidation at a time per
+    /// stored answer; a call that finds one running starts none. Its answer is stored (or its
+    /// `304` refreshes the entry) as any fetch's; a failure is logged at debug level and leaves
+    /// the entry as it was. `false` when the chain cannot outlive the call (a context made
+    /// outside a client): the caller then revalidates at once.
+    private func revalidateInBackground(_ entry: CacheEntry) async -> Bool {
+        let cache = cache
+        guard let inner = context.chain(after: { ($0 as? ResponseCache) === cache }) else { return false }
+        guard await cache.beginBackgroundRevalidation(of: entry.key) else { return true }
+        let call = self
+        Task {
+            do {
+                _ = try await call.fetch(call.request, validating: entry, inner)
+            } catch {
+                call.context.logger.debug("cache: \(call.request.summary) background revalidation failed: \(error)")
+            }
+            await cache.endBackgroundRevalidation(of: entry.key)
+        }
+        return true
     }
 
     /// `networkFirst`: the answer from the network, or on a connection-level failure the stored
@@ -122,15 +196,6 @@ struct CacheCall: Sendable {
     private func isFresh(_ entry: CacheEntry, now: Date) -> Bool {
         let shared = configuration.isShared
         switch policy {
-        case .http:
-            // The caller's own `Cache-Control: no-cache` or `max-age=0` asks for the server.
-            if request.headers[.cacheControl] != nil {
-                let asked = HTTPCacheRules.directives(HTTPCacheRules.joined(request.headers, .cacheControl))
-                if asked["no-cache"] != nil || asked["max-age"].flatMap(HTTPCacheRules.deltaSeconds) == 0 { return false }
-            }
-            let facts = HTTPCacheRules.Facts(entry)
-            let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
-            return HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < lifetime
         case .maxAge(let lifetime, overridingServer: false):
             // The app's lifetime is explicit: no heuristic lifetime may shorten it.
             let facts = HTTPCacheRules.Facts(entry)
@@ -143,8 +208,13 @@ struct CacheCall: Sendable {
         }
     }
 
-    private func hit(_ entry: CacheEntry, reason: String) -> RawResponse {
-        let raw = Self.response(from: entry, source: ResponseSource.cache.with(detail: entry.key, storedAt: entry.storedAt))
+    /// Serves `entry` without asking the server; `stale` marks it ``ResponseSource/stale``. Its
+    /// `Age` is the entry's current age, replacing the stored one (RFC 9111 §4, §5.1).
+    private func hit(_ entry: CacheEntry, reason: String, stale: Bool = false) -> RawResponse {
+        let source = stale ? ResponseSource.stale : ResponseSource.cache
+        var raw = Self.response(from: entry, source: source.with(detail: entry.key, storedAt: entry.storedAt))
+        let age = HTTPCacheRules.currentAge(of: entry, now: configuration.now())
+        raw.headers[.age] = String(Int(min(age, HTTPCacheRules.deltaSecondsCap)))
         cache.record { $0.hits += 1 }
         context.events.report(.cacheHit) { event in
             event.source = raw.source
@@ -171,7 +241,11 @@ struct CacheCall: Sendable {
     }
 
     /// ``fetch(validating:_:)`` of `request` (this call's request with other transfer options).
-    private func fetch(_ request: PreparedRequest, validating entry: CacheEntry?, _ next: MiddlewareNext) async throws -> RawResponse {
+    /// With `staleIfError`, a `500`, `502`, `503` or `504` answer the endpoint accepted is not
+    /// stored when `entry`'s `stale-if-error` covers it: `entry` is served stale instead.
+    private func fetch(
+        _ request: PreparedRequest, validating entry: CacheEntry?, staleIfError asked: HTTPCacheRules.Asked? = nil, _ next: MiddlewareNext
+    ) async throws -> RawResponse {
         var outgoing = request
         if let entry {
             if let tag = entry.headers[.eTag] { outgoing.headers[.ifNoneMatch] = tag }
@@ -194,6 +268,11 @@ struct CacheCall: Sendable {
             }
             return await revalidated(entry, with: raw.headers, sent: sent)
         }
+        if let asked, let entry, HTTPCacheRules.staleIfErrorStatuses.contains(raw.status.code),
+            let stale = staleIfError(entry, asked: asked, failure: "status \(raw.status.code)")
+        {
+            return stale
+        }
         await store(raw, sent: sent)
         return raw
     }
@@ -205,6 +284,9 @@ struct CacheCall: Sendable {
         let replaced = Set(headers.map(\.name.canonicalName)).subtracting(HTTPCacheRules.keptOn304)
         refreshed.headers.removeAll { replaced.contains($0.name.canonicalName) }
         refreshed.headers.append(contentsOf: headers.lazy.filter { replaced.contains($0.name.canonicalName) && $0.name != .setCookie })
+        // The stored `Age` described the answer when it first arrived; the `304` is a new
+        // arrival, as old as it says (none: as old as the exchange took).
+        if headers[.age] == nil { refreshed.headers.removeAll { $0.name == .age } }
         refreshed.requestTime = sent
         refreshed.storedAt = now
         refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)
@@ -239,10 +321,17 @@ struct CacheCall: Sendable {
         case .stream:
             return
         }
-        if let refusal = HTTPCacheRules.refusal(
-            response: raw.headers, request: request.headers, shared: configuration.isShared, scoped: account.scope != CacheKey.publicScope)
-        {
+        let scoped = account.scope != CacheKey.publicScope
+        if let refusal = HTTPCacheRules.refusal(response: raw.headers, request: request.headers, shared: configuration.isShared, scoped: scoped) {
             context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
+            return
+        }
+        // HTTP caching stores only what RFC 9111 §3 lets a cache store; the app's own policies
+        // (`.maxAge`, `.writeOnly`, `.networkFirst`…) store every accepted answer.
+        if policy == .http,
+            let reason = HTTPCacheRules.unpermitted(status: raw.status.code, response: raw.headers, shared: configuration.isShared, scoped: scoped)
+        {
+            context.logger.debug("cache: \(request.summary) not stored (\(reason))")
             return
         }
         // A mock's or fixture's answer is never stored: switching mocks on for one call must not

@@ -26,10 +26,22 @@ public enum CachePolicy: Sendable, Hashable {
     /// Standard HTTP caching (RFC 9111) for a private cache: serve while fresh by
     /// `max-age`/`Expires` minus `Age` — or, without either, by a heuristic lifetime of 10 % of
     /// the time since `Last-Modified` (at most a day) for heuristically cacheable statuses —
-    /// revalidate with `If-None-Match`/`If-Modified-Since` when stale, store what is storable
-    /// (`private` answers included; `s-maxage` is ignored unless the cache is shared). A
-    /// request's own `Cache-Control: no-cache` or `max-age=0` goes to the server. Only GET and
-    /// HEAD take part.
+    /// revalidate with `If-None-Match`/`If-Modified-Since` when stale, store what RFC 9111 §3
+    /// lets a cache store: an answer with a heuristically cacheable status (200, 203, 204, 206,
+    /// 300, 301, 308, 404, 405, 410, 414, 501) or with `max-age`, `Expires`, `public` or
+    /// `private` (a `201`, or a `500` without any of these, is not stored; `private` answers
+    /// are; `s-maxage` is ignored unless the cache is shared). The request's own `Cache-Control`
+    /// counts too (RFC 9111 §5.2.1): `no-cache` or `max-age=0` goes to the server, `max-age=N`
+    /// refuses a stored answer older than N seconds, `min-fresh=N` one that is not fresh for N
+    /// more, `max-stale[=N]` accepts one stale by at most N seconds (any, without a value;
+    /// served as ``ResponseSource/stale``, never when the server said `no-cache` or
+    /// `must-revalidate`), and `only-if-cached` never contacts the server: without a usable
+    /// stored answer the call fails with ``/CurlewCore/CurlewError/Code/cacheMiss``, as
+    /// ``cacheOnly(maxAge:)`` does. The server's `stale-while-revalidate=N` serves an answer
+    /// stale by at most N seconds at once and revalidates it in the background (one
+    /// revalidation per stored answer at a time); its `stale-if-error=N` serves one when the
+    /// server answers `500`, `502`, `503` or `504` or cannot be reached (RFC 5861) — both as
+    /// ``ResponseSource/stale``. Only GET and HEAD take part.
     case http
     /// Always ask the server, sending the stored validators; a `304` serves the stored bytes
     /// (source ``ResponseSource/revalidated``). The second step of cache-then-network.

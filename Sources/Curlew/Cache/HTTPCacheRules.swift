@@ -50,6 +50,86 @@ enum HTTPCacheRules {
         }
     }
 
+    /// What a request's own `Cache-Control` asks of the cache (RFC 9111 §5.2.1); every field is
+    /// empty for a request without one.
+    struct Asked {
+        /// `no-cache`, or `max-age=0`: the server must be asked.
+        var noCache = false
+        /// `max-age=N` with N > 0: nothing older than N seconds.
+        var maxAge: Double?
+        /// `min-fresh=N`: fresh for at least N more seconds.
+        var minFresh: Double?
+        /// `max-stale[=N]`: stale by at most N seconds (`infinity` without a value).
+        var maxStale: Double?
+        /// `only-if-cached`: never ask the server.
+        var onlyIfCached = false
+
+        init(_ headers: HTTPFields) {
+            guard headers[.cacheControl] != nil else { return }
+            let control = HTTPCacheRules.directives(HTTPCacheRules.joined(headers, .cacheControl))
+            let maxAge = control["max-age"].flatMap(HTTPCacheRules.deltaSeconds)
+            noCache = control["no-cache"] != nil || maxAge == 0
+            self.maxAge = maxAge == 0 ? nil : maxAge
+            minFresh = control["min-fresh"].flatMap(HTTPCacheRules.deltaSeconds)
+            // A bare `max-stale` accepts any staleness; a value that is not delta-seconds
+            // accepts none rather than whatever a number parser reads into it.
+            maxStale = control["max-stale"].map { $0.isEmpty ? .infinity : HTTPCacheRules.deltaSeconds($0) ?? 0 }
+            onlyIfCached = control["only-if-cached"] != nil
+        }
+    }
+
+    /// How a stored answer may be used for a request, by ``usability(of:asked:shared:now:)``.
+    enum Usability: Equatable {
+        /// Fresh enough for the request: served as is.
+        case fresh
+        /// Stale, and the request's `max-stale` accepts it.
+        case staleAccepted
+        /// Not without the server: revalidate or fetch.
+        case unusable
+    }
+
+    /// Whether `entry` may answer a request asking `asked` under HTTP caching (RFC 9111 §4.2,
+    /// §5.2.1): its age must not pass the request's `max-age`; it must be fresh for the request's
+    /// `min-fresh` more seconds, or stale by at most its `max-stale` — and a stale answer is never
+    /// used when the server said `no-cache` or `must-revalidate` (§4.2.4), nor when the request
+    /// said `no-cache`.
+    static func usability(of entry: CacheEntry, asked: Asked, shared: Bool, now: Date) -> Usability {
+        guard !asked.noCache else { return .unusable }
+        let facts = Facts(entry)
+        let lifetime = lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
+        let age = currentAge(of: entry, facts: facts, now: now)
+        if let maxAge = asked.maxAge, age > maxAge { return .unusable }
+        // `min-fresh` asks for an answer that stays fresh that much longer: it counts as age.
+        let wantedAge = age + (asked.minFresh ?? 0)
+        if wantedAge < lifetime { return .fresh }
+        guard let maxStale = asked.maxStale, mayServeStale(facts, shared: shared), wantedAge - lifetime <= maxStale else { return .unusable }
+        return .staleAccepted
+    }
+
+    /// Statuses that count as an error for `stale-if-error` (RFC 5861 §4).
+    static let staleIfErrorStatuses: Set<Int> = [500, 502, 503, 504]
+
+    /// Whether the server's RFC 5861 `directive` — `stale-while-revalidate=N` (§3) or
+    /// `stale-if-error=N` (§4) — lets `entry` answer a request asking `asked` now: stale by at
+    /// most N seconds (the request's `min-fresh` counting as age), no older than the request's
+    /// `max-age`, never when the request said `no-cache` or the server `no-cache` or
+    /// `must-revalidate`.
+    static func staleAllowed(by directive: String, entry: CacheEntry, asked: Asked, shared: Bool, now: Date) -> Bool {
+        guard !asked.noCache else { return false }
+        let facts = Facts(entry)
+        guard mayServeStale(facts, shared: shared), let window = facts.control[directive].flatMap(deltaSeconds) else { return false }
+        let lifetime = lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
+        let age = currentAge(of: entry, facts: facts, now: now)
+        if let maxAge = asked.maxAge, age > maxAge { return false }
+        return age + (asked.minFresh ?? 0) - lifetime <= window
+    }
+
+    /// Whether the server lets a stale answer be served at all: not when it said `no-cache`
+    /// (§5.2.2.4) or one of the directives of ``forbidsStale(_:shared:)``.
+    static func mayServeStale(_ facts: Facts, shared: Bool) -> Bool {
+        facts.control["no-cache"] == nil && !forbidsStale(facts, shared: shared)
+    }
+
     /// Statuses a cache may give a heuristic lifetime (RFC 9110 §15.1 "heuristically cacheable").
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
     /// The share of the time since `Last-Modified` a heuristic lifetime gets (RFC 9111 §4.2.2).
@@ -109,6 +189,20 @@ enum HTTPCacheRules {
         return nil
     }
 
+    /// Why ``CachePolicy/http`` must not store an answer that the other rules allow, or `nil`
+    /// when it may (RFC 9111 §3): the answer needs an explicit lifetime (`max-age`, `Expires`,
+    /// `s-maxage` in a shared cache), a `public` or `private` directive (`private` only where
+    /// ``refusal(response:request:shared:scoped:)`` lets it be stored), or a heuristically
+    /// cacheable status. A `201` or a `500` with none of these is not stored.
+    static func unpermitted(status: Int, response: HTTPFields, shared: Bool, scoped: Bool) -> String? {
+        if heuristicallyCacheable.contains(status) { return nil }
+        let control = directives(joined(response, .cacheControl))
+        if control["max-age"] != nil || control["public"] != nil || response[.expires] != nil { return nil }
+        if shared, control["s-maxage"] != nil { return nil }
+        if control["private"] != nil, !shared || scoped { return nil }
+        return "status \(status) is not heuristically cacheable and has no explicit lifetime"
+    }
+
     /// The lower-cased header names of `Vary`.
     static func varyNames(_ headers: HTTPFields) -> [String] {
         headers[values: .vary].flatMap { $0.split(separator: ",") }
@@ -149,9 +243,29 @@ enum HTTPCacheRules {
 
     /// The answer's current age in seconds (RFC 9111 §4.2.3).
     static func currentAge(of entry: CacheEntry, facts: Facts, now: Date) -> Double {
-        let apparentAge = facts.date.map { max(0, entry.storedAt.timeIntervalSince($0)) } ?? 0
+        currentAge(of: entry, date: facts.date, age: facts.age, now: now)
+    }
+
+    /// The answer's current age in seconds, reading only its `Date` and `Age` (a hit's `Age`
+    /// header, without the directives ``Facts`` also reads).
+    static func currentAge(of entry: CacheEntry, now: Date) -> Double {
+        var date: Date?
+        var age: Double?
+        for header in entry.headers {
+            if header.name == .age {
+                if age == nil { age = deltaSeconds(trimmed(Substring(header.value))) }
+            } else if header.name == .date, date == nil {
+                date = CacheDateParser.parse(header.value)
+            }
+        }
+        return currentAge(of: entry, date: date, age: age, now: now)
+    }
+
+    /// RFC 9111 §4.2.3 from the answer's `Date` and `Age`.
+    private static func currentAge(of entry: CacheEntry, date: Date?, age: Double?, now: Date) -> Double {
+        let apparentAge = date.map { max(0, entry.storedAt.timeIntervalSince($0)) } ?? 0
         let responseDelay = max(0, entry.storedAt.timeIntervalSince(entry.requestTime))
-        let initialAge = max(apparentAge, (facts.age ?? 0) + responseDelay)
+        let initialAge = max(apparentAge, (age ?? 0) + responseDelay)
         return initialAge + max(0, now.timeIntervalSince(entry.storedAt))
     }
 

@@ -69,6 +69,19 @@ public actor ResponseCache: APIMiddleware {
     /// The storage, when it is a tier shared with other instances (asked once, here).
     private nonisolated let sharedTier: (any SharedCacheTier)?
 
+    /// Keys of the stored answers being revalidated in the background (`stale-while-revalidate`).
+    private var backgroundRevalidations: Set<String> = []
+
+    /// Claims the background revalidation of the entry under `key`; `false` when one is running.
+    func beginBackgroundRevalidation(of key: String) -> Bool {
+        backgroundRevalidations.insert(key).inserted
+    }
+
+    /// Ends the background revalidation of the entry under `key`.
+    func endBackgroundRevalidation(of key: String) {
+        backgroundRevalidations.remove(key)
+    }
+
     /// Counters since the cache was created.
     package var statistics: CacheStatistics { counters.current }
 

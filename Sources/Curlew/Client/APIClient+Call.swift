@@ -111,6 +111,11 @@ extension APIClient {
     /// The middleware for one call: the client's (already in phase order) and the call's own,
     /// without the skipped kinds.
     nonisolated func middlewareChain(for options: RequestOptions) -> [any APIMiddleware] {
+        Self.middlewareChain(middleware, for: options)
+    }
+
+    /// The middleware for one call of a client whose own are `middleware`.
+    nonisolated static func middlewareChain(_ middleware: [any APIMiddleware], for options: RequestOptions) -> [any APIMiddleware] {
         var chain = middleware
         if !options.middleware.isEmpty { chain = MiddlewareArrangement.arrange(chain + options.middleware) }
         if !options.skippedMiddleware.isEmpty { chain.removeAll { options.skippedMiddleware.contains($0.kind) } }

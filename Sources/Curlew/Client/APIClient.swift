@@ -77,7 +77,10 @@ public actor APIClient {
         let capabilities = configuration.middleware.map(\.capabilities)
         for declared in capabilities { origins.formUnion(declared.trustedOrigins) }
         self.trustedOrigins = TrustedOrigins(origins)
-        self.environment = CopyOnWriteBox(CallEnvironment(transport: transport, trustedOrigins: trustedOrigins, logger: configuration.logger, deadlineHeader: configuration.deadlineHeader))
+        self.environment = CopyOnWriteBox(
+            CallEnvironment(
+                transport: transport, trustedOrigins: trustedOrigins, logger: configuration.logger, deadlineHeader: configuration.deadlineHeader,
+                middleware: middleware))
         self.hasCredentialSource = capabilities.contains { $0.providesCredentials }
         self.responseCacheKinds = Set(zip(configuration.middleware, capabilities).compactMap { $1.responseCache != nil ? $0.kind : nil })
         // Expired files of the process-wide download area go even when no download starts again

@@ -48,6 +48,10 @@ struct CallEnvironment: Sendable {
     var logger: Logger
     /// ``ClientConfiguration/deadlineHeader``.
     var deadlineHeader: HTTPField.Name? = nil
+    /// The client's middleware in phase order, for work that runs the rest of a call's chain
+    /// after the call has returned (``MiddlewareContext/chain(after:)``); empty in a context
+    /// made outside a client.
+    var middleware: [any APIMiddleware] = []
 }
 
 /// Tells a middleware how the whole call ended — after the chain returned and the response was

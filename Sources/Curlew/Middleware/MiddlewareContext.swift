@@ -99,6 +99,16 @@ public struct MiddlewareContext: Sendable {
     /// ``ClientConfiguration/deadlineHeader``.
     var deadlineHeader: HTTPField.Name? { environment.value.deadlineHeader }
 
+    /// The rest of this call's chain after the first middleware `isLayer` picks, composed anew so
+    /// that it may outlive the call (the `next` a middleware receives may not): for work that
+    /// goes on after the call has returned, such as a cache's background revalidation. `nil` in
+    /// a context made outside a client, or when no middleware of the call's chain is picked.
+    func chain(after isLayer: (any APIMiddleware) -> Bool) -> MiddlewareNext? {
+        let chain = APIClient.middlewareChain(environment.value.middleware, for: options)
+        guard let index = chain.firstIndex(where: isLayer) else { return nil }
+        return MiddlewareChain.compose(Array(chain[(index + 1)...]))
+    }
+
     /// Whether the call needs a credential (``RequestOptions/requiresAuthentication``).
     public var requiresAuthentication: Bool { options.requiresAuthentication }
 

@@ -127,8 +127,8 @@ extension CurlewError {
         /// No value of the response type could be generated (a validation rule no generated value
         /// met, a type the generator cannot build); the message says which.
         public static let mockGenerationFailed = Code(.mockGenerationFailed)
-        /// A `CachePolicy.cacheOnly(maxAge:)` call found no usable stored answer; nothing was
-        /// sent.
+        /// A `CachePolicy.cacheOnly(maxAge:)` call, or a `CachePolicy.http` call whose request
+        /// said `Cache-Control: only-if-cached`, found no usable stored answer; nothing was sent.
         public static let cacheMiss = Code(.cacheMiss)
         /// A download's destination file already exists and the call did not allow replacing it
         /// (`DownloadOptions.replacesExisting`); nothing was overwritten.
