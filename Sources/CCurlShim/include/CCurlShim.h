@@ -10,6 +10,9 @@
 // 7.88 does not) and to bound what a body may make it allocate.
 #include <zlib.h>
 #include <brotli/decode.h>
+// ZSTD_getFrameHeader (exported by libzstd.so, declared only for static linking): Curlew reads
+// each frame header itself before libzstd's streaming decoder sees it (ZstdDecompressor.swift).
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #if defined(__GLIBC__)
 // malloc_trim: the engine hands freed memory back to the system after its idle timeout

@@ -5,17 +5,32 @@ internal import CCurlShim
 /// A frame that needs a window over 8 MiB fails (RFC 9659 §3: the largest window an HTTP
 /// recipient must support, and what browsers allow), so a response cannot make Curlew reserve
 /// more memory than that per body. So does a frame that is neither a Zstandard frame nor a
-/// skippable one: libzstd would also decode the legacy formats of its 0.x releases, which RFC
-/// 8878 does not define, and its streaming decoder refuses some of them only when their bytes
-/// arrive in pieces.
+/// skippable one.
+///
+/// Each frame's header is read here, with `ZSTD_getFrameHeader`, before libzstd's streaming
+/// decoder sees its last byte, and a header it refuses fails the body. The streaming decoder
+/// alone would not do: it also decodes the legacy formats of libzstd's 0.x releases, which RFC
+/// 8878 does not define, and when a header it cannot read arrived in pieces it decides whether
+/// the *next* piece starts a legacy frame — so the same bytes could fail whole and decode when
+/// cut differently.
 package final class ZstdDecompressor: ContentDecompressor {
     /// log2 of the largest window a frame may ask for: 8 MiB.
     package static let maximumWindowLog: Int32 = 23
 
+    /// What the header bytes that have arrived say about a frame.
+    enum HeaderCheck: Equatable {
+        /// Not all of the header has arrived; nothing is wrong with what has.
+        case incomplete
+        /// The whole header arrived and is accepted.
+        case accepted
+        /// The frame is refused, for this reason.
+        case refused(String)
+    }
+
     private let context: OpaquePointer
-    /// The magic number of the frame being started, as far as its bytes have arrived; `nil` once
-    /// it is known to be a Zstandard or skippable frame.
-    private var frameMagic: [UInt8]? = []
+    /// The header of the frame being started, as far as its bytes have arrived; `nil` once it
+    /// arrived whole and was accepted.
+    private var frameHeader: [UInt8]? = []
 
     /// `nil` when libzstd cannot make a decoding context.
     package init?() {
@@ -30,15 +45,23 @@ package final class ZstdDecompressor: ContentDecompressor {
     deinit { ZSTD_freeDCtx(context) }
 
     package func decompress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> DecompressionStep {
+        var headerArrives = false
+        if let header = frameHeader {
+            let arrived = header + input.prefix(Int(ZSTD_FRAMEHEADERSIZE_MAX) - header.count)
+            switch Self.check(header: arrived) {
+            case .incomplete: break
+            case .accepted: headerArrives = true
+            case .refused(let reason): return DecompressionStep(used: 0, produced: 0, outcome: .failure(reason))
+            }
+        }
         var inBuffer = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
         var outBuffer = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         let result = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
-        if var magic = frameMagic {
-            magic += input.prefix(min(4 - magic.count, inBuffer.pos))
-            guard Self.mayStartFrame(magic) else {
-                return DecompressionStep(used: inBuffer.pos, produced: 0, outcome: .failure("not a Zstandard frame"))
-            }
-            frameMagic = magic.count == 4 ? nil : magic
+        if headerArrives {
+            frameHeader = nil
+        } else if let header = frameHeader {
+            // libzstd keeps a partial header to itself; so does this, to read it whole later.
+            frameHeader = header + input.prefix(inBuffer.pos)
         }
         if ZSTD_isError(result) != 0 {
             let reason = ZSTD_getErrorName(result).map { String(cString: $0) } ?? "zstd error \(result)"
@@ -50,17 +73,23 @@ package final class ZstdDecompressor: ContentDecompressor {
 
     package func startNextMember() -> Bool {
         // A new frame; the window limit stays (a session reset keeps the parameters).
-        frameMagic = []
+        frameHeader = []
         return ZSTD_isError(ZSTD_DCtx_reset(context, ZSTD_reset_session_only)) == 0
     }
 
-    /// Whether `bytes` (up to four) begin a Zstandard frame (`28 B5 2F FD`) or a skippable one
-    /// (`5x 2A 4D 18`).
-    static func mayStartFrame(_ bytes: [UInt8]) -> Bool {
-        let zstandard: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
-        let skippable: [UInt8] = [0x50, 0x2A, 0x4D, 0x18]
-        let isZstandard = bytes.indices.allSatisfy { bytes[$0] == zstandard[$0] }
-        let isSkippable = bytes.indices.allSatisfy { $0 == 0 ? bytes[0] & 0xF0 == 0x50 : bytes[$0] == skippable[$0] }
-        return isZstandard || isSkippable
+    /// Reads the first bytes of a frame: a Zstandard frame (`28 B5 2F FD`) whose header libzstd
+    /// accepts and whose window is at most 8 MiB, or a skippable frame (`5x 2A 4D 18`).
+    static func check(header bytes: [UInt8]) -> HeaderCheck {
+        var header = ZSTD_frameHeader()
+        let result = bytes.withUnsafeBytes { ZSTD_getFrameHeader(&header, $0.baseAddress, $0.count) }
+        if ZSTD_isError(result) != 0 {
+            return .refused(ZSTD_getErrorName(result).map { String(cString: $0) } ?? "zstd error \(result)")
+        }
+        // A positive result is the size of the whole header, not all of which has arrived.
+        guard result == 0 else { return .incomplete }
+        if header.frameType == ZSTD_frame, header.windowSize > 1 << UInt64(maximumWindowLog) {
+            return .refused("the frame needs a window of \(header.windowSize) bytes (at most \(1 << maximumWindowLog) are allowed)")
+        }
+        return .accepted
     }
 }

@@ -108,10 +108,38 @@ struct ResponseContentDecoderTests {
         #expect(whole.refusal != nil)
         #expect(bytewise.refusal != nil)
         #expect(whole.body.isEmpty && bytewise.body.isEmpty)
-        #expect(ZstdDecompressor.mayStartFrame([0x28, 0xB5, 0x2F, 0xFD]))
-        #expect(ZstdDecompressor.mayStartFrame([0x5E, 0x2A, 0x4D, 0x18]))
-        #expect(ZstdDecompressor.mayStartFrame([0x28, 0xB5]))
-        #expect(!ZstdDecompressor.mayStartFrame([0x27]))
-        #expect(!ZstdDecompressor.mayStartFrame([0x5E, 0x2A, 0x4D, 0x19]))
+        #expect(ZstdDecompressor.check(header: [0x28, 0xB5, 0x2F, 0xFD]) == .incomplete)
+        #expect(ZstdDecompressor.check(header: [0x5E, 0x2A, 0x4D, 0x18]) == .incomplete)
+        #expect(ZstdDecompressor.check(header: [0x28, 0xB5]) == .incomplete)
+        #expect(ZstdDecompressor.check(header: [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x50]) == .accepted)
+        #expect(ZstdDecompressor.check(header: [0x27]) != .incomplete)
+        #expect(ZstdDecompressor.check(header: [0x5E, 0x2A, 0x4D, 0x19]) != .incomplete)
+    }
+
+    /// A frame header asking for a 2⁴⁰-byte window followed by a dictionary ID that reads as the
+    /// magic of a legacy frame (found by the fuzzer): libzstd's streaming decoder refused it whole
+    /// but, given its first six bytes apart, took the next piece for a legacy frame and decoded on.
+    /// Refused both ways, and a header asking for a window over 8 MiB is refused in any cut.
+    @Test func aFrameHeaderIsRefusedHoweverItIsCut() {
+        let header: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x03, 0xF5, 0x27, 0xB5, 0x2F, 0xFD]
+        let rest: [UInt8] = [0x01, 0x00, 0x00, 0x00, 0x00, 0x7A, 0x04, 0x58, 0x6D, 0x01, 0x00, 0xEB, 0x00, 0x0E, 0x2A]
+        let body = Data(header + rest)
+        // 16 MiB window (exponent 14), then an empty last raw block.
+        let wide = Data([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x70, 0x01, 0x00, 0x00])
+        for stream in [body, wide] {
+            for cut in 1..<stream.count {
+                let decoded = Self.decode([stream.prefix(cut), stream.dropFirst(cut)], coding: "zstd")
+                #expect(decoded.refusal != nil, "cut after \(cut) bytes")
+                #expect(decoded.body.isEmpty)
+            }
+            #expect(Self.decode([stream], coding: "zstd").refusal != nil)
+        }
+        let refusal = Self.decode([wide.prefix(6), wide.dropFirst(6)], coding: "zstd").refusal
+        #expect(refusal == "the response's zstd body is corrupt: the frame needs a window of 16777216 bytes (at most 8388608 are allowed)")
+        // An 8 MiB window (exponent 13) is the largest accepted.
+        let widest = Data([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x68, 0x01, 0x00, 0x00])
+        let accepted = Self.decode([widest.prefix(5), widest.dropFirst(5)], coding: "zstd")
+        #expect(accepted.refusal == nil)
+        #expect(accepted.ended)
     }
 }
