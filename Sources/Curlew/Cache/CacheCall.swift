@@ -39,7 +39,7 @@ struct CacheCall: Sendable {
                 miss("older than \(maxAge)")
                 throw CurlewError(code: .cacheMiss, message: "the stored answer is older than \(maxAge) (cache only)", request: request.summary)
             }
-            return hit(entry, reason: "cache only")
+            return hit(entry, age: HTTPCacheRules.currentAge(of: entry, now: now), reason: "cache only")
         case .networkFirst(let staleFor):
             // The first fetch makes a single connection attempt (unless the request chose its
             // own number): an origin that refuses connections is answered from the cache at
@@ -63,7 +63,7 @@ struct CacheCall: Sendable {
             return try await http(next)
         case .maxAge, .alwaysRevalidate:
             let entry = await lookup()
-            if let entry, isFresh(entry, now: configuration.now()) { return hit(entry, reason: "fresh") }
+            if let entry, let age = ageIfFresh(entry, now: configuration.now()) { return hit(entry, age: age, reason: "fresh") }
             miss(entry == nil ? "absent" : "stale")
             return try await fetch(validating: entry, next)
         }
@@ -78,17 +78,17 @@ struct CacheCall: Sendable {
         let asked = HTTPCacheRules.Asked(request.headers)
         let entry = await lookup()
         if let entry {
-            let now = configuration.now()
-            switch HTTPCacheRules.usability(of: entry, asked: asked, shared: configuration.isShared, now: now) {
-            case .fresh: return hit(entry, reason: "fresh")
-            case .staleAccepted: return hit(entry, reason: "stale, within the request's max-stale", stale: true)
+            let answer = HTTPCacheRules.StoredAnswer(entry, now: configuration.now())
+            let shared = configuration.isShared
+            switch HTTPCacheRules.usability(of: answer, asked: asked, shared: shared) {
+            case .fresh: return hit(entry, age: answer.age, reason: "fresh")
+            case .staleAccepted: return hit(entry, age: answer.age, reason: "stale, within the request's max-stale", stale: true)
             case .unusable:
-                guard HTTPCacheRules.staleAllowed(by: "stale-while-revalidate", entry: entry, asked: asked, shared: configuration.isShared, now: now)
-                else { break }
+                guard HTTPCacheRules.staleAllowed(by: "stale-while-revalidate", answer: answer, asked: asked, shared: shared) else { break }
                 // `only-if-cached`: not even the cache's own revalidation reaches the server.
-                if asked.onlyIfCached { return hit(entry, reason: "stale-while-revalidate (only-if-cached)", stale: true) }
+                if asked.onlyIfCached { return hit(entry, age: answer.age, reason: "stale-while-revalidate (only-if-cached)", stale: true) }
                 // Without a chain that can outlive the call, the answer is revalidated now instead.
-                if await revalidateInBackground(entry) { return hit(entry, reason: "stale-while-revalidate", stale: true) }
+                if await revalidateInBackground(entry) { return hit(entry, age: answer.age, reason: "stale-while-revalidate", stale: true) }
             }
         }
         if asked.onlyIfCached {
@@ -114,9 +114,9 @@ struct CacheCall: Sendable {
 
     /// `entry` served stale because its `stale-if-error` still covers it, `nil` when it does not.
     private func staleIfError(_ entry: CacheEntry, asked: HTTPCacheRules.Asked, failure: String) -> RawResponse? {
-        guard HTTPCacheRules.staleAllowed(by: "stale-if-error", entry: entry, asked: asked, shared: configuration.isShared, now: configuration.now())
-        else { return nil }
-        return hit(entry, reason: "stale-if-error (\(failure))", stale: true)
+        let answer = HTTPCacheRules.StoredAnswer(entry, now: configuration.now())
+        guard HTTPCacheRules.staleAllowed(by: "stale-if-error", answer: answer, asked: asked, shared: configuration.isShared) else { return nil }
+        return hit(entry, age: answer.age, reason: "stale-if-error (\(failure))", stale: true)
     }
 
     /// `stale-while-revalidate` (RFC 5861 §3): revalidates `entry` after this call has returned
@@ -169,15 +169,15 @@ struct CacheCall: Sendable {
         }
         // `must-revalidate`: once stale, never served without the server's confirmation,
         // not even offline (RFC 9111 §5.2.2.2).
-        let facts = HTTPCacheRules.Facts(entry)
-        if HTTPCacheRules.forbidsStale(facts, shared: configuration.isShared) {
-            let lifetime = HTTPCacheRules.lifetime(of: entry, facts: facts, shared: configuration.isShared, heuristic: true) ?? 0
-            guard HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < lifetime else {
+        let answer = HTTPCacheRules.StoredAnswer(entry, now: now)
+        if HTTPCacheRules.forbidsStale(answer.facts, shared: configuration.isShared) {
+            let lifetime = HTTPCacheRules.lifetime(of: entry, facts: answer.facts, shared: configuration.isShared, heuristic: true) ?? 0
+            guard answer.age < lifetime else {
                 if final { miss("offline, and the stored answer is stale and must-revalidate") }
                 return nil
             }
         }
-        return hit(entry, reason: "offline fallback (\(failure.code))")
+        return hit(entry, age: answer.age, reason: "offline fallback (\(failure.code))")
     }
 
     // MARK: Lookup
@@ -193,31 +193,33 @@ struct CacheCall: Sendable {
         return variant
     }
 
-    private func isFresh(_ entry: CacheEntry, now: Date) -> Bool {
-        let shared = configuration.isShared
+    /// `entry`'s current age when the policy finds it fresh, `nil` when it is stale.
+    private func ageIfFresh(_ entry: CacheEntry, now: Date) -> Double? {
         switch policy {
         case .maxAge(let lifetime, overridingServer: false):
             // The app's lifetime is explicit: no heuristic lifetime may shorten it.
-            let facts = HTTPCacheRules.Facts(entry)
-            let limit = min(lifetime.seconds, HTTPCacheRules.lifetime(of: entry, facts: facts, shared: shared, heuristic: false) ?? lifetime.seconds)
-            return HTTPCacheRules.currentAge(of: entry, facts: facts, now: now) < limit
+            let answer = HTTPCacheRules.StoredAnswer(entry, now: now)
+            let serverLifetime = HTTPCacheRules.lifetime(of: entry, facts: answer.facts, shared: configuration.isShared, heuristic: false)
+            return answer.age < min(lifetime.seconds, serverLifetime ?? lifetime.seconds) ? answer.age : nil
         case .maxAge(let lifetime, overridingServer: true):
-            return now.timeIntervalSince(entry.storedAt) < lifetime.seconds
+            guard now.timeIntervalSince(entry.storedAt) < lifetime.seconds else { return nil }
+            return HTTPCacheRules.currentAge(of: entry, now: now)
         default:
-            return false
+            return nil
         }
     }
 
     /// Serves `entry` without asking the server; `stale` marks it ``ResponseSource/stale``. Its
-    /// `Age` is the entry's current age, replacing the stored one (RFC 9111 §4, §5.1).
-    private func hit(_ entry: CacheEntry, reason: String, stale: Bool = false) -> RawResponse {
+    /// `Age` is `age`, the entry's current age, replacing the stored one (RFC 9111 §4, §5.1).
+    private func hit(_ entry: CacheEntry, age: Double, reason: String, stale: Bool = false) -> RawResponse {
         let source = stale ? ResponseSource.stale : ResponseSource.cache
         var raw = Self.response(from: entry, source: source.with(detail: entry.key, storedAt: entry.storedAt))
-        let age = HTTPCacheRules.currentAge(of: entry, now: configuration.now())
         raw.headers[.age] = String(Int(min(age, HTTPCacheRules.deltaSecondsCap)))
         cache.record { $0.hits += 1 }
-        context.events.report(.cacheHit) { event in
-            event.source = raw.source
+        // The event reads the request alone: capturing `self` would copy this whole call.
+        let request = request
+        context.events.report(.cacheHit) { [source = raw.source] event in
+            event.source = source
             event.reason = reason
             event.request = request.summary
         }
@@ -226,6 +228,7 @@ struct CacheCall: Sendable {
 
     private func miss(_ reason: String) {
         cache.record { $0.misses += 1 }
+        let request = request
         context.events.report(.cacheMiss) { event in
             event.reason = reason
             event.request = request.summary

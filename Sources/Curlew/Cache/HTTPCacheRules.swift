@@ -50,6 +50,23 @@ enum HTTPCacheRules {
         }
     }
 
+    /// A stored answer as the rules read it at one moment: its ``Facts`` and its current age,
+    /// read once per lookup, then asked by every rule and by the hit's `Age`.
+    struct StoredAnswer {
+        /// The stored answer.
+        let entry: CacheEntry
+        /// Its freshness facts.
+        let facts: Facts
+        /// Its current age in seconds at the moment it was read (RFC 9111 §4.2.3).
+        let age: Double
+
+        init(_ entry: CacheEntry, now: Date) {
+            self.entry = entry
+            facts = Facts(entry)
+            age = HTTPCacheRules.currentAge(of: entry, facts: facts, now: now)
+        }
+    }
+
     /// What a request's own `Cache-Control` asks of the cache (RFC 9111 §5.2.1); every field is
     /// empty for a request without one.
     struct Asked {
@@ -93,16 +110,16 @@ enum HTTPCacheRules {
     /// `min-fresh` more seconds, or stale by at most its `max-stale` — and a stale answer is never
     /// used when the server said `no-cache` or `must-revalidate` (§4.2.4), nor when the request
     /// said `no-cache`.
-    static func usability(of entry: CacheEntry, asked: Asked, shared: Bool, now: Date) -> Usability {
+    static func usability(of answer: StoredAnswer, asked: Asked, shared: Bool) -> Usability {
         guard !asked.noCache else { return .unusable }
-        let facts = Facts(entry)
-        let lifetime = lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
-        let age = currentAge(of: entry, facts: facts, now: now)
-        if let maxAge = asked.maxAge, age > maxAge { return .unusable }
+        let lifetime = lifetime(of: answer.entry, facts: answer.facts, shared: shared, heuristic: true) ?? 0
+        if let maxAge = asked.maxAge, answer.age > maxAge { return .unusable }
         // `min-fresh` asks for an answer that stays fresh that much longer: it counts as age.
-        let wantedAge = age + (asked.minFresh ?? 0)
+        let wantedAge = answer.age + (asked.minFresh ?? 0)
         if wantedAge < lifetime { return .fresh }
-        guard let maxStale = asked.maxStale, mayServeStale(facts, shared: shared), wantedAge - lifetime <= maxStale else { return .unusable }
+        guard let maxStale = asked.maxStale, mayServeStale(answer.facts, shared: shared), wantedAge - lifetime <= maxStale else {
+            return .unusable
+        }
         return .staleAccepted
     }
 
@@ -114,14 +131,13 @@ enum HTTPCacheRules {
     /// most N seconds (the request's `min-fresh` counting as age), no older than the request's
     /// `max-age`, never when the request said `no-cache` or the server `no-cache` or
     /// `must-revalidate`.
-    static func staleAllowed(by directive: String, entry: CacheEntry, asked: Asked, shared: Bool, now: Date) -> Bool {
+    static func staleAllowed(by directive: String, answer: StoredAnswer, asked: Asked, shared: Bool) -> Bool {
         guard !asked.noCache else { return false }
-        let facts = Facts(entry)
+        let facts = answer.facts
         guard mayServeStale(facts, shared: shared), let window = facts.control[directive].flatMap(deltaSeconds) else { return false }
-        let lifetime = lifetime(of: entry, facts: facts, shared: shared, heuristic: true) ?? 0
-        let age = currentAge(of: entry, facts: facts, now: now)
-        if let maxAge = asked.maxAge, age > maxAge { return false }
-        return age + (asked.minFresh ?? 0) - lifetime <= window
+        let lifetime = lifetime(of: answer.entry, facts: facts, shared: shared, heuristic: true) ?? 0
+        if let maxAge = asked.maxAge, answer.age > maxAge { return false }
+        return answer.age + (asked.minFresh ?? 0) - lifetime <= window
     }
 
     /// Whether the server lets a stale answer be served at all: not when it said `no-cache`
@@ -246,8 +262,8 @@ enum HTTPCacheRules {
         currentAge(of: entry, date: facts.date, age: facts.age, now: now)
     }
 
-    /// The answer's current age in seconds, reading only its `Date` and `Age` (a hit's `Age`
-    /// header, without the directives ``Facts`` also reads).
+    /// The answer's current age in seconds, reading only its `Date` and `Age`: for a policy that
+    /// serves it without reading the directives ``Facts`` also reads.
     static func currentAge(of entry: CacheEntry, now: Date) -> Double {
         var date: Date?
         var age: Double?
