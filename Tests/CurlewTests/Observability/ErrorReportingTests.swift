@@ -39,6 +39,8 @@ struct ErrorReportingTests {
         #expect(status(.shutdown) == 503)
         #expect(status(.headTimeout) == 504)
         #expect(status(.deadlineExceeded) == 504)
+        #expect(status(.cacheMiss) == 504)
+        #expect(CurlewError(code: .cacheMiss, message: "m").serverResponseMessage == "no stored answer")
         #expect(status(.circuitOpen) == 503)
         #expect(status(.concurrencyLimitExceeded) == 503)
         #expect(status(.invalidQueueName) == 500)
