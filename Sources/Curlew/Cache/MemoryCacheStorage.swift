@@ -22,10 +22,10 @@ public actor MemoryCacheStorage: CacheStorage, InlineWritableCacheStorage {
 
     /// The entry, marking it recently used.
     public func entry(for key: String) -> CacheEntry? {
-        guard let found = entries[key] else { return nil }
+        guard let index = entries.index(forKey: key) else { return nil }
         useCounter += 1
-        entries[key] = (found.entry, useCounter)
-        return found.entry
+        entries.values[index].lastUse = useCounter
+        return entries.values[index].entry
     }
 
     /// Stores the entry, evicting least recently used ones beyond ``maximumBytes``; an entry

@@ -53,7 +53,9 @@ public struct RequestIdentity: Hashable, Sendable, CustomStringConvertible {
 
     /// The URL without the named query parameters, the rest sorted by name (stable order).
     static func removing(_ names: Set<String>, from url: String) -> String {
-        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return url }
+        var url = url
+        guard let offset = url.withUTF8({ $0.firstIndex(ofByte: UInt8(ascii: "?")) }) else { return url }
+        let mark = url.utf8.index(url.utf8.startIndex, offsetBy: offset)
         let base = String(url[..<mark])
         let afterMark = url.utf8.index(after: mark)
         let query = url[afterMark...]
