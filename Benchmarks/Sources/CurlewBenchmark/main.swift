@@ -5,10 +5,16 @@ import Darwin
 #endif
 
 /// Entry point: parse options, run every client at every concurrency level, print the report.
-/// `CurlewBenchmark transfer …` runs the transfer benchmark instead (see ``TransferBenchmark``).
-if CommandLine.arguments.dropFirst().first == "transfer" {
+/// `CurlewBenchmark transfer …` runs the transfer benchmark instead (see ``TransferBenchmark``),
+/// `CurlewBenchmark storage …` the cache storage benchmark (see ``StorageBenchmark``).
+if let command = CommandLine.arguments.dropFirst().first, command == "transfer" || command == "storage" {
     do {
-        try await TransferBenchmark.run(arguments: Array(CommandLine.arguments.dropFirst(2)))
+        let arguments = Array(CommandLine.arguments.dropFirst(2))
+        if command == "transfer" {
+            try await TransferBenchmark.run(arguments: arguments)
+        } else {
+            try await StorageBenchmark.run(arguments: arguments)
+        }
         exit(0)
     } catch {
         Console.error("error: \(error)")

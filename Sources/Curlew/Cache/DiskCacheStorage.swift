@@ -26,8 +26,9 @@ public actor DiskCacheStorage: CacheStorage {
     private struct Item {
         var key: String
         var length: Int
-        var lastUse: UInt64
         var discardAfter: Date?
+        /// Where the entry sits in `recency`.
+        var slot: RecencyList<String>.Slot
     }
 
     /// The cache directory.
@@ -36,8 +37,10 @@ public actor DiskCacheStorage: CacheStorage {
     public nonisolated let maximumBytes: Int
     private let logger: Logger
     private let now: @Sendable () -> Date
+    /// The entries held, by file name.
     private var index: [String: Item] = [:]
-    private var useCounter: UInt64 = 0
+    /// The file names of `index`, least recently used first.
+    private var recency = RecencyList<String>()
     private var opened = false
     /// File names of recently used keys (a SHA-256 per hit saved); cleared when it grows large.
     private var names: [String: String] = [:]
@@ -77,10 +80,7 @@ public actor DiskCacheStorage: CacheStorage {
             return nil
         }
         guard entry.key == key else { return nil }
-        forget(name)
-        useCounter += 1
-        index[name] = Item(key: key, length: file.count, lastUse: useCounter, discardAfter: entry.discardAfter)
-        totalBytes += file.count
+        record(name, key: key, length: file.count, discardAfter: entry.discardAfter)
         return entry
     }
 
@@ -105,13 +105,11 @@ public actor DiskCacheStorage: CacheStorage {
             // The directory was deleted under us: recreate it, start a fresh index, write again.
             try DiskFiles.ensureDirectory(directory)
             index.removeAll()
+            recency.removeAll()
             totalBytes = 0
             try DiskFiles.replace(name, in: directory, with: file)
         }
-        forget(name)
-        useCounter += 1
-        index[name] = Item(key: entry.key, length: file.count, lastUse: useCounter, discardAfter: entry.discardAfter)
-        totalBytes += file.count
+        record(name, key: entry.key, length: file.count, discardAfter: entry.discardAfter)
         evict(keeping: name)
     }
 
@@ -170,7 +168,7 @@ public actor DiskCacheStorage: CacheStorage {
             logger.debug("cache: cannot prepare \(directory): \(error)")
             return
         }
-        var found: [(name: String, item: Item, modified: Double)] = []
+        var found: [(name: String, key: String, length: Int, discardAfter: Date?, modified: Double)] = []
         for name in DiskFiles.names(in: directory) {
             if name.hasPrefix(DiskFiles.temporaryPrefix) {
                 if DiskFiles.isAbandonedTemporary(name, modified: DiskFiles.status(path(name))?.modified) {
@@ -184,14 +182,11 @@ public actor DiskCacheStorage: CacheStorage {
                 DiskFiles.remove(path(name))
                 continue
             }
-            found.append((name, Item(key: summary.key, length: status.length, lastUse: 0, discardAfter: summary.discardAfter), status.modified))
+            found.append((name, summary.key, status.length, summary.discardAfter, status.modified))
         }
-        for (name, item, _) in found.sorted(by: { $0.modified < $1.modified }) {
-            useCounter += 1
-            var item = item
-            item.lastUse = useCounter
-            index[name] = item
-            totalBytes += item.length
+        // The least recently written first: until it is read again, an entry counts as used when written.
+        for file in found.sorted(by: { $0.modified < $1.modified }) {
+            record(file.name, key: file.key, length: file.length, discardAfter: file.discardAfter)
         }
         removeIndexedExpired(before: now())
         evict(keeping: nil)
@@ -207,9 +202,7 @@ public actor DiskCacheStorage: CacheStorage {
             guard index[name] == nil, let status = DiskFiles.status(path(name)),
                 let summary = Self.summary(of: path(name), length: status.length)
             else { continue }
-            useCounter += 1
-            index[name] = Item(key: summary.key, length: status.length, lastUse: useCounter, discardAfter: summary.discardAfter)
-            totalBytes += status.length
+            record(name, key: summary.key, length: status.length, discardAfter: summary.discardAfter)
         }
         for name in index.keys where !present.contains(name) { forget(name) }
     }
@@ -237,14 +230,24 @@ public actor DiskCacheStorage: CacheStorage {
         return name
     }
 
-    private func forget(_ name: String) {
-        if let old = index.removeValue(forKey: name) { totalBytes -= old.length }
+    /// Indexes the file `name` as the most recently used entry (replacing what the index held
+    /// for it).
+    private func record(_ name: String, key: String, length: Int, discardAfter: Date?) {
+        forget(name)
+        index[name] = Item(key: key, length: length, discardAfter: discardAfter, slot: recency.add(name))
+        totalBytes += length
     }
 
+    private func forget(_ name: String) {
+        guard let old = index.removeValue(forKey: name) else { return }
+        totalBytes -= old.length
+        recency.remove(old.slot)
+    }
+
+    /// Deletes least recently used entries until the bound holds, never `kept` (the entry just
+    /// written, the most recently used).
     private func evict(keeping kept: String?) {
-        while totalBytes > maximumBytes,
-            let oldest = index.filter({ $0.key != kept }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key
-        {
+        while totalBytes > maximumBytes, let oldest = recency.leastRecent, oldest != kept {
             DiskFiles.remove(path(oldest))
             forget(oldest)
         }

@@ -4,8 +4,9 @@ public import Foundation
 public actor MemoryCacheStorage: CacheStorage, InlineWritableCacheStorage {
     /// The most bytes kept (``CacheEntry/size`` summed).
     public nonisolated let maximumBytes: Int
-    private var entries: [String: (entry: CacheEntry, lastUse: UInt64)] = [:]
-    private var useCounter: UInt64 = 0
+    private var entries: [String: (entry: CacheEntry, slot: RecencyList<String>.Slot)] = [:]
+    /// The keys of `entries`, least recently used first.
+    private var recency = RecencyList<String>()
     /// Bytes held now.
     public private(set) var totalBytes = 0
 
@@ -23,9 +24,9 @@ public actor MemoryCacheStorage: CacheStorage, InlineWritableCacheStorage {
     /// The entry, marking it recently used.
     public func entry(for key: String) -> CacheEntry? {
         guard let index = entries.index(forKey: key) else { return nil }
-        useCounter += 1
-        entries.values[index].lastUse = useCounter
-        return entries.values[index].entry
+        let (entry, slot) = entries.values[index]
+        recency.use(slot)
+        return entry
     }
 
     /// Stores the entry, evicting least recently used ones beyond ``maximumBytes``; an entry
@@ -33,17 +34,18 @@ public actor MemoryCacheStorage: CacheStorage, InlineWritableCacheStorage {
     public func store(_ entry: CacheEntry) {
         removeEntry(for: entry.key)
         guard entry.size <= maximumBytes else { return }
-        useCounter += 1
-        entries[entry.key] = (entry, useCounter)
+        entries[entry.key] = (entry, recency.add(entry.key))
         totalBytes += entry.size
-        while totalBytes > maximumBytes, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+        while totalBytes > maximumBytes, let oldest = recency.leastRecent {
             removeEntry(for: oldest)
         }
     }
 
     /// Removes one entry.
     public func removeEntry(for key: String) {
-        if let old = entries.removeValue(forKey: key) { totalBytes -= old.entry.size }
+        guard let old = entries.removeValue(forKey: key) else { return }
+        totalBytes -= old.entry.size
+        recency.remove(old.slot)
     }
 
     /// Removes the entries whose key matches.

@@ -148,4 +148,31 @@ struct DiskCacheStorageTests {
         #expect(await store.removeEntries { $0 == "a" } == 1)
         #expect(await store.count == 1)
     }
+
+    /// Storing an answer again, or reading it, makes it the most recently used, in memory and
+    /// on disk; eviction then takes the next oldest, one entry per entry too many.
+    @Test func aReplacedOrReadEntryIsTheLastToBeEvicted() async throws {
+        let body = String(repeating: "r", count: 1_000)
+        let entrySize = Self.entry("a", body: body).size
+        let memory = MemoryCacheStorage(maximumBytes: entrySize * 3)
+        let directory = makeCacheDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fileSize = try DiskEntryFormat.encode(Self.entry("a", body: body)).count
+        let disk = DiskCacheStorage(directory: directory, maximumBytes: fileSize * 3)
+        for key in ["a", "b", "c"] {
+            await memory.store(Self.entry(key, body: body))
+            try await disk.store(Self.entry(key, body: body))
+        }
+        await memory.store(Self.entry("a", body: body))
+        try await disk.store(Self.entry("a", body: body))
+        _ = await memory.entry(for: "b")
+        _ = await disk.entry(for: "b")
+        await memory.store(Self.entry("d", body: body))
+        try await disk.store(Self.entry("d", body: body))
+        #expect(await memory.keys == ["a", "b", "d"])
+        #expect(await disk.entry(for: "c") == nil)
+        for key in ["a", "b", "d"] { #expect(await disk.entry(for: key) != nil) }
+        #expect(await memory.count == 3)
+        #expect(await disk.count == 3)
+    }
 }
