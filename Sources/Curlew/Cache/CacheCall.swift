@@ -290,6 +290,9 @@ struct CacheCall: Sendable {
         // The stored `Age` described the answer when it first arrived; the `304` is a new
         // arrival, as old as it says (none: as old as the exchange took).
         if headers[.age] == nil { refreshed.headers.removeAll { $0.name == .age } }
+        // Nor does the stored `Date`: a `304` without one is dated when it arrived (RFC 9110
+        // §6.6.1), or the refreshed answer would be as old as the first and stale at once.
+        if headers[.date] == nil { refreshed.headers[.date] = CacheDateParser.format(now) }
         refreshed.requestTime = sent
         refreshed.storedAt = now
         refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)

@@ -2,13 +2,38 @@ internal import Foundation
 
 /// HTTP dates for the cache's freshness arithmetic, read without splitting strings: a hit reads
 /// `Date` (and maybe `Expires`, `Last-Modified`) of every stored answer, and the general parser
-/// (``ServerClock/parseHTTPDate(_:)``) costs more than the rest of a memory hit.
+/// (``ServerClock/parseHTTPDate(_:)``) costs more than the rest of a memory hit. Written, too,
+/// for a `304` that arrived without a `Date`.
 enum CacheDateParser {
     /// The date in `text`: the 29-byte IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) directly,
     /// anything else through ``ServerClock/parseHTTPDate(_:)``, so both accept the same dates.
     static func parse(_ text: String) -> Date? {
         if let fast = text.utf8.withContiguousStorageIfAvailable({ imfFixdate($0) }), let date = fast { return date }
         return ServerClock.parseHTTPDate(text)
+    }
+
+    /// The IMF-fixdate of `date` (`Sun, 06 Nov 1994 08:49:37 GMT`), whole seconds: what
+    /// ``parse(_:)`` reads back.
+    static func format(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // The civil date of a day count from 1970-01-01 (Howard Hinnant's algorithm).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 2 : shiftedMonth - 10
+        let year = yearOfEra + era * 400 + (month < 2 ? 1 : 0)
+        // 1970-01-01 was a Thursday.
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
+        let monthName = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][month]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let clock = "\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
+        return "\(weekday), \(two(day)) \(monthName) \(year) \(clock) GMT"
     }
 
     private static let months: [(UInt8, UInt8, UInt8)] = [

@@ -388,4 +388,39 @@ struct CacheRFC9111GapTests {
             #expect(server.requestCount == 2)
         }
     }
+
+    /// A `304` without `Date` is dated when it arrived (RFC 9110 §6.6.1): the refreshed answer
+    /// is fresh again, not as old as the answer first stored (whose `Date` would otherwise stay).
+    @Test func a304WithoutDateDatesTheRefreshedAnswerWhenItArrived() async throws {
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        let clock = CacheTestClock(start)
+        let counter = HitCounter()
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { request in
+            counter.next() == 1
+                ? ServerResponse(
+                    status: 200, headers: [("Cache-Control", "max-age=100"), ("Date", httpDate(start)), ("ETag", "\"d\""), ("Content-Type", "text/plain")],
+                    body: Array("dated".utf8))
+                : ServerResponse(status: 304, headers: [("Cache-Control", "max-age=100"), ("ETag", "\"d\"")])
+        }
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: handler) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "d"))
+            clock.advance(150)
+            let revalidated = try await client.response(for: AnyStatusCall(path: "d"))
+            #expect(revalidated.source == .revalidated)
+            #expect(revalidated.headers[.date] == httpDate(start.addingTimeInterval(150)))
+            clock.advance(10)
+            let hit = try await client.response(for: AnyStatusCall(path: "d"))
+            #expect(hit.source == .cache, "10 s since the 304, not 160 since the first Date")
+            #expect(hit.headers[.age] == "10")
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test(arguments: [0.0, 784_111_777, 951_782_400, 1_780_000_000.75, -86_401, 4_102_444_800])
+    func anHTTPDateIsWrittenAsItIsRead(_ seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        let text = CacheDateParser.format(date)
+        #expect(text == httpDate(date))
+        #expect(CacheDateParser.parse(text) == Date(timeIntervalSince1970: seconds.rounded(.down)))
+    }
 }
