@@ -121,7 +121,8 @@ struct CacheCall: Sendable {
 
     /// `stale-while-revalidate` (RFC 5861 §3): revalidates `entry` after this call has returned
     /// its stale answer, through the middleware inside the cache — one revalidation at a time per
-    /// stored answer; a call that finds one running starts none. Its answer is stored (or its
+    /// stored answer; a call that finds one running starts none. The call's deadline does not
+    /// bind it. Its answer is stored (or its
     /// `304` refreshes the entry) as any fetch's; a failure is logged at debug level and leaves
     /// the entry as it was. `false` when the chain cannot outlive the call (a context made
     /// outside a client): the caller then revalidates at once.
@@ -131,10 +132,14 @@ struct CacheCall: Sendable {
         guard await cache.beginBackgroundRevalidation(of: entry.key) else { return true }
         let call = self
         Task {
-            do {
-                _ = try await call.fetch(call.request, validating: entry, inner)
-            } catch {
-                call.context.logger.debug("cache: \(call.request.summary) background revalidation failed: \(error)")
+            // The call's deadline (`withDeadline`) budgets the call, which has its answer: the
+            // revalidation that outlives it has only its own timeouts.
+            await CallDeadline.$current.withValue(nil) {
+                do {
+                    _ = try await call.fetch(call.request, validating: entry, inner)
+                } catch {
+                    call.context.logger.debug("cache: \(call.request.summary) background revalidation failed: \(error)")
+                }
             }
             await cache.endBackgroundRevalidation(of: entry.key)
         }

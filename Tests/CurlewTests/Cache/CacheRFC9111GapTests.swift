@@ -221,6 +221,31 @@ struct CacheRFC9111GapTests {
         }
     }
 
+    /// A stale answer served within a caller's 300 ms deadline is revalidated in the background
+    /// after the call returned: the server takes 700 ms, and the revalidation still stores its
+    /// answer (the caller's deadline budgets the call, not the work that outlives it).
+    @Test func aBackgroundRevalidationIsNotBoundByTheCallersDeadline() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { _ in
+            let number = counter.next()
+            if number == 2 { try? await Task.sleep(for: .milliseconds(700)) }
+            let headers = [("Cache-Control", "max-age=10, stale-while-revalidate=600"), ("Content-Type", "text/plain")]
+            return ServerResponse(status: 200, headers: headers, body: Array("answer \(number)".utf8))
+        }
+        try await withCachedLoopback(cache: cache, handler: handler) { server, client in
+            _ = try await client.send(AnyStatusCall(path: "b"))
+            clock.advance(100)
+            let stale = try await withDeadline(in: .milliseconds(300)) { try await client.response(for: AnyStatusCall(path: "b")) }
+            #expect(stale.source == .stale)
+            #expect(await eventually(within: 10) { await cache.statistics.stores == 2 })
+            let fresh = try await client.response(for: AnyStatusCall(path: "b"))
+            #expect(fresh.value == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+    }
+
     @Test func staleWhileRevalidateEndsAtItsWindowAndNeverCoversMustRevalidate() async throws {
         let clock = CacheTestClock()
         let counter = HitCounter()
