@@ -84,7 +84,7 @@ struct CacheCall: Sendable {
             case .fresh: return hit(entry, age: answer.age, reason: "fresh")
             case .staleAccepted: return hit(entry, age: answer.age, reason: "stale, within the request's max-stale", stale: true)
             case .unusable:
-                guard HTTPCacheRules.staleAllowed(by: "stale-while-revalidate", answer: answer, asked: asked, shared: shared) else { break }
+                guard HTTPCacheRules.staleAllowed(by: .whileRevalidate, answer: answer, asked: asked, shared: shared) else { break }
                 // `only-if-cached`: not even the cache's own revalidation reaches the server.
                 if asked.onlyIfCached { return hit(entry, age: answer.age, reason: "stale-while-revalidate (only-if-cached)", stale: true) }
                 // Without a chain that can outlive the call, the answer is revalidated now instead.
@@ -115,17 +115,16 @@ struct CacheCall: Sendable {
     /// `entry` served stale because its `stale-if-error` still covers it, `nil` when it does not.
     private func staleIfError(_ entry: CacheEntry, asked: HTTPCacheRules.Asked, failure: String) -> RawResponse? {
         let answer = HTTPCacheRules.StoredAnswer(entry, now: configuration.now())
-        guard HTTPCacheRules.staleAllowed(by: "stale-if-error", answer: answer, asked: asked, shared: configuration.isShared) else { return nil }
+        guard HTTPCacheRules.staleAllowed(by: .ifError, answer: answer, asked: asked, shared: configuration.isShared) else { return nil }
         return hit(entry, age: answer.age, reason: "stale-if-error (\(failure))", stale: true)
     }
 
     /// `stale-while-revalidate` (RFC 5861 §3): revalidates `entry` after this call has returned
     /// its stale answer, through the middleware inside the cache — one revalidation at a time per
     /// stored answer; a call that finds one running starts none. The call's deadline does not
-    /// bind it. Its answer is stored (or its
-    /// `304` refreshes the entry) as any fetch's; a failure is logged at debug level and leaves
-    /// the entry as it was. `false` when the chain cannot outlive the call (a context made
-    /// outside a client): the caller then revalidates at once.
+    /// bind it. Its answer is stored (or its `304` refreshes the entry) as any fetch's; a failure
+    /// is logged at debug level and leaves the entry as it was. `false` when the chain cannot
+    /// outlive the call (a context made outside a client): the caller then revalidates at once.
     private func revalidateInBackground(_ entry: CacheEntry) async -> Bool {
         let cache = cache
         guard let inner = context.chain(after: { ($0 as? ResponseCache) === cache }) else { return false }

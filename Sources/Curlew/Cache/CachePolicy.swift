@@ -39,9 +39,9 @@ public enum CachePolicy: Sendable, Hashable {
     /// stored answer the call fails with ``/CurlewCore/CurlewError/Code/cacheMiss``, as
     /// ``cacheOnly(maxAge:)`` does. The server's `stale-while-revalidate=N` serves an answer
     /// stale by at most N seconds at once and revalidates it in the background (one
-    /// revalidation per stored answer at a time); its `stale-if-error=N` serves one when the
-    /// server answers `500`, `502`, `503` or `504` or cannot be reached (RFC 5861) — both as
-    /// ``ResponseSource/stale``. Only GET and HEAD take part.
+    /// revalidation per stored answer at a time); its `stale-if-error=N` — or the request's own —
+    /// serves one when the server answers `500`, `502`, `503` or `504` or cannot be reached
+    /// (RFC 5861) — both as ``ResponseSource/stale``. Only GET and HEAD take part.
     case http
     /// Always ask the server, sending the stored validators; a `304` serves the stored bytes
     /// (source ``ResponseSource/revalidated``). The second step of cache-then-network.

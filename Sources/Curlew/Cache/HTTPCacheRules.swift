@@ -80,6 +80,9 @@ enum HTTPCacheRules {
         var maxStale: Double?
         /// `only-if-cached`: never ask the server.
         var onlyIfCached = false
+        /// `stale-if-error=N` (RFC 5861 §4): when the server fails, a stale answer up to N
+        /// seconds past its lifetime will do.
+        var staleIfError: Double?
 
         init(_ headers: HTTPFields) {
             guard headers[.cacheControl] != nil else { return }
@@ -92,10 +95,11 @@ enum HTTPCacheRules {
             // accepts none rather than whatever a number parser reads into it.
             maxStale = control["max-stale"].map { $0.isEmpty ? .infinity : HTTPCacheRules.deltaSeconds($0) ?? 0 }
             onlyIfCached = control["only-if-cached"] != nil
+            staleIfError = control["stale-if-error"].flatMap(HTTPCacheRules.deltaSeconds)
         }
     }
 
-    /// How a stored answer may be used for a request, by ``usability(of:asked:shared:now:)``.
+    /// How a stored answer may be used for a request, by ``usability(of:asked:shared:)``.
     enum Usability: Equatable {
         /// Fresh enough for the request: served as is.
         case fresh
@@ -126,15 +130,25 @@ enum HTTPCacheRules {
     /// Statuses that count as an error for `stale-if-error` (RFC 5861 §4).
     static let staleIfErrorStatuses: Set<Int> = [500, 502, 503, 504]
 
-    /// Whether the server's RFC 5861 `directive` — `stale-while-revalidate=N` (§3) or
-    /// `stale-if-error=N` (§4) — lets `entry` answer a request asking `asked` now: stale by at
+    /// The RFC 5861 extensions that let a stale answer be served.
+    enum StaleExtension: String {
+        /// `stale-while-revalidate=N` (§3): while the cache revalidates in the background.
+        case whileRevalidate = "stale-while-revalidate"
+        /// `stale-if-error=N` (§4): when the server fails.
+        case ifError = "stale-if-error"
+    }
+
+    /// Whether `staleExtension` lets `answer` answer a request asking `asked` now: stale by at
     /// most N seconds (the request's `min-fresh` counting as age), no older than the request's
     /// `max-age`, never when the request said `no-cache` or the server `no-cache` or
-    /// `must-revalidate`.
-    static func staleAllowed(by directive: String, answer: StoredAnswer, asked: Asked, shared: Bool) -> Bool {
+    /// `must-revalidate`. N is the server's; for `stale-if-error` the request may give one too
+    /// (RFC 5861 §4), and the larger counts.
+    static func staleAllowed(by staleExtension: StaleExtension, answer: StoredAnswer, asked: Asked, shared: Bool) -> Bool {
         guard !asked.noCache else { return false }
         let facts = answer.facts
-        guard mayServeStale(facts, shared: shared), let window = facts.control[directive].flatMap(deltaSeconds) else { return false }
+        var window = facts.control[staleExtension.rawValue].flatMap(deltaSeconds)
+        if staleExtension == .ifError, let requested = asked.staleIfError { window = max(window ?? 0, requested) }
+        guard mayServeStale(facts, shared: shared), let window else { return false }
         let lifetime = lifetime(of: answer.entry, facts: facts, shared: shared, heuristic: true) ?? 0
         if let maxAge = asked.maxAge, answer.age > maxAge { return false }
         return answer.age + (asked.minFresh ?? 0) - lifetime <= window

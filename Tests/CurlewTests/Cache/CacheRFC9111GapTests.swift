@@ -327,6 +327,28 @@ struct CacheRFC9111GapTests {
         }
     }
 
+    /// The request's own `stale-if-error=N` (RFC 5861 §4) accepts a stale answer when the server
+    /// fails, though the server gave none; stale beyond N, or without it, the `503` comes back.
+    @Test func aRequestStaleIfErrorAcceptsAStaleAnswerWhenTheServerFails() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, handler: failingAfterFirst(counter, status: 503, headers: [("Cache-Control", "max-age=10")])) {
+            server, client in
+            _ = try await client.send(AnyStatusCall(path: "q"))
+            clock.advance(100)
+            let stale = try await client.response(for: AnyStatusCall(path: "q", headers: ["Cache-Control": "stale-if-error=300"]))
+            #expect(stale.source == .stale, "90 s past its lifetime, within the request's 300")
+            #expect(stale.value == "good")
+            let plain = try await client.response(for: AnyStatusCall(path: "q"))
+            #expect(plain.status.code == 503)
+            let tooStale = try await client.response(for: AnyStatusCall(path: "q", headers: ["Cache-Control": "stale-if-error=60"]))
+            #expect(tooStale.status.code == 503, "90 s past its lifetime, beyond the request's 60")
+            #expect(server.requestCount == 4)
+            #expect(await cache.statistics.stores == 1)
+        }
+    }
+
     @Test func staleIfErrorServesTheStaleAnswerWhenTheServerCannotBeReached() async throws {
         let clock = CacheTestClock()
         let cache = makeCache(clock: clock)
