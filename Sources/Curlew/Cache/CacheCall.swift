@@ -255,10 +255,10 @@ struct CacheCall: Sendable {
     ) async throws -> RawResponse {
         var outgoing = request
         if let entry {
-            if let tag = entry.headers[.eTag] { outgoing.headers[.ifNoneMatch] = tag }
-            if let modified = entry.headers[.lastModified] { outgoing.headers[.ifModifiedSince] = modified }
+            if let tag = entry.headers.firstValue(.eTag) { outgoing.headers[.ifNoneMatch] = tag }
+            if let modified = entry.headers.firstValue(.lastModified) { outgoing.headers[.ifModifiedSince] = modified }
         }
-        let validating = outgoing.headers[.ifNoneMatch] != nil || outgoing.headers[.ifModifiedSince] != nil
+        let validating = outgoing.headers.contains(.ifNoneMatch) || outgoing.headers.contains(.ifModifiedSince)
         let sent = configuration.now()
         // A 304 answers the conditional request: it comes back as a response for this step to
         // turn into the stored answer, not as a status error.
@@ -269,7 +269,7 @@ struct CacheCall: Sendable {
             // A 304 naming another entity tag than the stored one does not describe the stored
             // answer, which must not be refreshed from it (RFC 9111 §4.3.4): ask again, without
             // validators, for the current answer.
-            guard HTTPCacheRules.sameEntity(stored: entry.headers[.eTag], confirmed: raw.headers[.eTag]) else {
+            guard HTTPCacheRules.sameEntity(stored: entry.headers.firstValue(.eTag), confirmed: raw.headers.firstValue(.eTag)) else {
                 context.logger.debug("cache: \(request.summary) answered 304 with ETag \(raw.headers[.eTag] ?? ""), not the stored one; fetched again")
                 return try await fetch(request, validating: nil, next)
             }
@@ -293,10 +293,10 @@ struct CacheCall: Sendable {
         refreshed.headers.append(contentsOf: headers.lazy.filter { replaced.contains($0.name.canonicalName) && $0.name != .setCookie })
         // The stored `Age` described the answer when it first arrived; the `304` is a new
         // arrival, as old as it says (none: as old as the exchange took).
-        if headers[.age] == nil { refreshed.headers.removeAll { $0.name == .age } }
+        if !headers.contains(.age) { refreshed.headers.removeAll { $0.name == .age } }
         // Nor does the stored `Date`: a `304` without one is dated when it arrived (RFC 9110
         // §6.6.1), or the refreshed answer would be as old as the first and stale at once.
-        if headers[.date] == nil { refreshed.headers[.date] = CacheDateParser.format(now) }
+        if !headers.contains(.date) { refreshed.headers[.date] = CacheDateParser.format(now) }
         refreshed.requestTime = sent
         refreshed.storedAt = now
         refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)

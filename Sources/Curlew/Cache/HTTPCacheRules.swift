@@ -85,7 +85,7 @@ enum HTTPCacheRules {
         var staleIfError: Double?
 
         init(_ headers: HTTPFields) {
-            guard headers[.cacheControl] != nil else { return }
+            guard headers.contains(.cacheControl) else { return }
             let control = HTTPCacheRules.directives(HTTPCacheRules.joined(headers, .cacheControl))
             let maxAge = control["max-age"].flatMap(HTTPCacheRules.deltaSeconds)
             noCache = control["no-cache"] != nil || maxAge == 0
@@ -307,9 +307,11 @@ enum HTTPCacheRules {
         return opaqueTag(stored) == opaqueTag(confirmed)
     }
 
-    /// An entity tag without its weakness prefix and surrounding white space.
+    /// An entity tag without its weakness prefix and surrounding white space (spaces and tabs,
+    /// HTTP's; not Foundation's Unicode `whitespaces`, whose trimming costs more than the rest of
+    /// a revalidation's cache work).
     private static func opaqueTag(_ tag: String) -> Substring {
-        let trimmed = tag.trimmingCharacters(in: .whitespaces)[...]
+        let trimmed = trimmed(Substring(tag))
         return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
     }
 

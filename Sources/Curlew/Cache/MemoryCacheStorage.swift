@@ -4,7 +4,9 @@ public import Foundation
 public actor MemoryCacheStorage: CacheStorage, InlineWritableCacheStorage {
     /// The most bytes kept (``CacheEntry/size`` summed).
     public nonisolated let maximumBytes: Int
-    private var entries: [String: (entry: CacheEntry, slot: RecencyList<String>.Slot)] = [:]
+    /// Each entry with its place in `recency` and its ``CacheEntry/size`` (counted once, when
+    /// stored: it sums the lengths of every header).
+    private var entries: [String: (entry: CacheEntry, slot: RecencyList<String>.Slot, size: Int)] = [:]
     /// The keys of `entries`, least recently used first.
     private var recency = RecencyList<String>()
     /// Bytes held now.
@@ -24,18 +26,19 @@ public actor MemoryCacheStorage: CacheStorage, InlineWritableCacheStorage {
     /// The entry, marking it recently used.
     public func entry(for key: String) -> CacheEntry? {
         guard let index = entries.index(forKey: key) else { return nil }
-        let (entry, slot) = entries.values[index]
-        recency.use(slot)
-        return entry
+        let found = entries.values[index]
+        recency.use(found.slot)
+        return found.entry
     }
 
     /// Stores the entry, evicting least recently used ones beyond ``maximumBytes``; an entry
     /// larger than the whole bound is not kept.
     public func store(_ entry: CacheEntry) {
         removeEntry(for: entry.key)
-        guard entry.size <= maximumBytes else { return }
-        entries[entry.key] = (entry, recency.add(entry.key))
-        totalBytes += entry.size
+        let size = entry.size
+        guard size <= maximumBytes else { return }
+        entries[entry.key] = (entry, recency.add(entry.key), size)
+        totalBytes += size
         while totalBytes > maximumBytes, let oldest = recency.leastRecent {
             removeEntry(for: oldest)
         }
@@ -44,7 +47,7 @@ public actor MemoryCacheStorage: CacheStorage, InlineWritableCacheStorage {
     /// Removes one entry.
     public func removeEntry(for key: String) {
         guard let old = entries.removeValue(forKey: key) else { return }
-        totalBytes -= old.entry.size
+        totalBytes -= old.size
         recency.remove(old.slot)
     }
 

@@ -206,8 +206,9 @@ public actor ResponseCache: APIMiddleware {
 
     /// Requests the cache leaves alone: ones that carry their own validators or ranges.
     private nonisolated static func bypasses(_ request: PreparedRequest) -> Bool {
-        request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil || request.headers[.range] != nil
-            || request.headers[.ifMatch] != nil || request.headers[.ifUnmodifiedSince] != nil
+        let headers = request.headers
+        return headers.contains(.ifNoneMatch) || headers.contains(.ifModifiedSince) || headers.contains(.range)
+            || headers.contains(.ifMatch) || headers.contains(.ifUnmodifiedSince)
     }
 
     // MARK: Pending writes
