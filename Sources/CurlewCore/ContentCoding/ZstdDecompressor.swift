@@ -64,8 +64,7 @@ package final class ZstdDecompressor: ContentDecompressor {
             frameHeader = header + input.prefix(inBuffer.pos)
         }
         if ZSTD_isError(result) != 0 {
-            let reason = ZSTD_getErrorName(result).map { String(cString: $0) } ?? "zstd error \(result)"
-            return DecompressionStep(used: inBuffer.pos, produced: outBuffer.pos, outcome: .failure(reason))
+            return DecompressionStep(used: inBuffer.pos, produced: outBuffer.pos, outcome: .failure(Self.errorName(result)))
         }
         // 0: a frame is decoded and flushed whole.
         return DecompressionStep(used: inBuffer.pos, produced: outBuffer.pos, outcome: result == 0 ? .end : .progress)
@@ -77,13 +76,18 @@ package final class ZstdDecompressor: ContentDecompressor {
         return ZSTD_isError(ZSTD_DCtx_reset(context, ZSTD_reset_session_only)) == 0
     }
 
+    /// libzstd's name for the error code `result`.
+    private static func errorName(_ result: Int) -> String {
+        ZSTD_getErrorName(result).map { String(cString: $0) } ?? "zstd error \(result)"
+    }
+
     /// Reads the first bytes of a frame: a Zstandard frame (`28 B5 2F FD`) whose header libzstd
     /// accepts and whose window is at most 8 MiB, or a skippable frame (`5x 2A 4D 18`).
     static func check(header bytes: [UInt8]) -> HeaderCheck {
         var header = ZSTD_frameHeader()
         let result = bytes.withUnsafeBytes { ZSTD_getFrameHeader(&header, $0.baseAddress, $0.count) }
         if ZSTD_isError(result) != 0 {
-            return .refused(ZSTD_getErrorName(result).map { String(cString: $0) } ?? "zstd error \(result)")
+            return .refused(errorName(result))
         }
         // A positive result is the size of the whole header, not all of which has arrived.
         guard result == 0 else { return .incomplete }
