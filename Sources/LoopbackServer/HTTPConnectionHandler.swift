@@ -40,6 +40,8 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private var context: ChannelHandlerContext?
     private var phase = Phase.idle
     private var requestBody: [UInt8] = []
+    /// The most a request's `Content-Length` reserves ahead of its bytes.
+    private static let largestReservation = 1 << 30
     /// The bytes of the current request's body counted and dropped (`nil`: the body is kept).
     private var discardedBodyLength: Int?
     private var backlog: [HTTPServerRequestPart] = []
@@ -122,6 +124,13 @@ final class HTTPConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             requestBody = []
             let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? head.uri
             discardedBodyLength = core.discardsBody(head.method.rawValue, path) ? 0 : nil
+            // Room for the announced body at once: growing a half-gibibyte array by doubling
+            // copies it again and again on the event loop, which every server (and postgres-nio)
+            // of the process shares — seconds, on a loaded machine, in which no other connection
+            // is served. The reservation is lazy memory, bounded for a length a client only claims.
+            if discardedBodyLength == nil, let announced = head.headers.first(name: "content-length").flatMap(Int.init), announced > 0 {
+                requestBody.reserveCapacity(min(announced, Self.largestReservation))
+            }
             if head.version.major == 1, head.version.minor >= 1,
                 head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
             {
