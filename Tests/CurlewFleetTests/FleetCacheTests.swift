@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-@Suite("Fleet cache tiers (in-memory store)")
+@Suite("Fleet cache tiers (in-memory store)", .timingSensitive)
 struct FleetCacheTests {
     @Test func anotherInstanceIsServedFromTheSecondTier() async throws {
         let server = try await startOrigin()

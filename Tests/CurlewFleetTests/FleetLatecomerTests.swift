@@ -43,7 +43,7 @@ final class LateLookupStorage: CacheStorage {
 /// A caller that misses just before a fetch of the same key ends must not fetch again: it finds
 /// the answer in its own first tier (a fetch of its instance) or in the store (another
 /// instance's), however late it is resumed between its lookups and its lock.
-@Suite("Fleet single-flight latecomers")
+@Suite("Fleet single-flight latecomers", .timingSensitive)
 struct FleetLatecomerTests {
     struct Instance {
         let local = LateLookupStorage()

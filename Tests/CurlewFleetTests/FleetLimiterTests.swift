@@ -6,7 +6,7 @@ import MetricsTestKit
 import Testing
 import TestSupport
 
-@Suite("Fleet-wide queue limits (in-memory store)")
+@Suite("Fleet-wide queue limits (in-memory store)", .timingSensitive)
 struct FleetLimiterTests {
     static func configuration() -> FleetLimiter.Configuration {
         var configuration = FleetLimiter.Configuration()

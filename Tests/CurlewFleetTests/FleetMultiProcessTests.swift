@@ -15,7 +15,7 @@ import Testing
 /// requests and their peak concurrency). The parent drives the children through phases (the
 /// origin's `/control` answers the current one) and reads their `FLEET <index> <step> k=v …`
 /// lines.
-@Suite("Fleet across processes", .serialized, .timeLimit(.minutes(4)))
+@Suite("Fleet across processes", .serialized, .timeLimit(.minutes(4)), .timingSensitive)
 struct FleetMultiProcessTests {
     // MARK: a. single-flight
 

@@ -34,7 +34,7 @@ struct RunningStore {
     static func schema() -> String { "curlew_test_" + UUID().uuidString.prefix(8).lowercased() }
 }
 
-@Suite("Fleet on PostgreSQL", .serialized)
+@Suite("Fleet on PostgreSQL", .serialized, .timingSensitive)
 struct PostgresFleetTests {
     @Test func theSchemaIsCreatedWithAnUnloggedCacheTable() async throws {
         let schema = RunningStore.schema()

@@ -9,7 +9,7 @@ import Testing
 
 /// Callers that give up — cancelled, or out of their deadline — against a real server that holds
 /// every request: the breaker learns nothing from them, and a hedge never outlives the deadline.
-@Suite("Resilience when callers give up", .timeLimit(.minutes(1)))
+@Suite("Resilience when callers give up", .timeLimit(.minutes(1)), .timingSensitive)
 struct GivingUpTests {
     /// Whether the origin answers 503; guarded by its mutex.
     final class Failing: Sendable {

@@ -224,7 +224,7 @@ struct CacheRFC9111GapTests {
     /// A stale answer served within a caller's 300 ms deadline is revalidated in the background
     /// after the call returned: the server takes 700 ms, and the revalidation still stores its
     /// answer (the caller's deadline budgets the call, not the work that outlives it).
-    @Test func aBackgroundRevalidationIsNotBoundByTheCallersDeadline() async throws {
+    @Test(.timingSensitive) func aBackgroundRevalidationIsNotBoundByTheCallersDeadline() async throws {
         let clock = CacheTestClock()
         let cache = makeCache(clock: clock)
         let counter = HitCounter()

@@ -8,7 +8,7 @@ import TestSupport
 
 /// The pool idle timeout and half-closed connections (issue 31, items 1, 5 and 6): the engine
 /// closes idle connections on its own, with no request arriving, and frees its kept handles.
-@Suite("Idle connections")
+@Suite("Idle connections", .timingSensitive)
 struct IdleConnectionTests {
     @Test func idleConnectionsCloseAfterTheTimeoutWithNoRequestArriving() async throws {
         let arrived = Mutex(0)

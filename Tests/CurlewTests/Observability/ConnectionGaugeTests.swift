@@ -7,7 +7,7 @@ import TestSupport
 
 /// A running transport service records its connections as gauges, also while no call is made
 /// (issue 31, item 1: the idle-connection count in metrics).
-@Suite("Connection gauges")
+@Suite("Connection gauges", .timingSensitive)
 struct ConnectionGaugeTests {
     @Test func theIdleGaugeFallsToZeroAfterTheIdleTimeoutWithNoCallMade() async throws {
         let server = try await LoopbackServer.start { _ in .text("ok") }

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Downloads have no total timeout by default; a stall detector ends a stalled or trickling one
 /// with `.idleTimeout` in bounded time; a call may still set a total timeout.
-@Suite("Download timeouts", .serialized, .timeLimit(.minutes(1)))
+@Suite("Download timeouts", .serialized, .timeLimit(.minutes(1)), .timingSensitive)
 struct DownloadTimeoutTests {
     private func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
