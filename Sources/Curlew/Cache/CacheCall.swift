@@ -357,9 +357,13 @@ struct CacheCall: Sendable {
         let now = configuration.now()
         let names = HTTPCacheRules.varyNames(raw.headers)
         let tag = names.isEmpty ? nil : CacheKey.varyTag(names: names, headers: request.headers)
+        var headers = HTTPFields(raw.headers.lazy.filter { $0.name != .setCookie })
+        // An answer without `Date` is dated when it arrived (RFC 9110 §6.6.1: a cache adds one),
+        // so a hit served from it later says when it was made, as its `Age` does.
+        if !headers.contains(.date) { headers[.date] = CacheDateParser.format(now) }
         let entry = CacheEntry(
             key: key.full, status: raw.status.code,
-            headers: HTTPFields(raw.headers.lazy.filter { $0.name != .setCookie }),
+            headers: headers,
             body: body, url: raw.url, requestTime: sent, storedAt: now, varyNames: names, varyTag: tag,
             discardAfter: now.addingTimeInterval(configuration.retention.seconds))
         await write(entry)

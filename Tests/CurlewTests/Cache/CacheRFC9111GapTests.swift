@@ -463,6 +463,35 @@ struct CacheRFC9111GapTests {
         }
     }
 
+    /// A `200` without `Date` is stored dated when it arrived (RFC 9110 §6.6.1: a cache adds
+    /// one): a hit served from it ten seconds later says when it was made and is 10 s old; an
+    /// answer with its own `Date` keeps it.
+    @Test func anAnswerWithoutDateIsStoredDatedWhenItArrived() async throws {
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        let clock = CacheTestClock(start)
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { request in
+            var headers = [("Cache-Control", "max-age=100"), ("Content-Type", "text/plain")]
+            if request.path == "/dated" { headers.append(("Date", httpDate(start.addingTimeInterval(-5)))) }
+            return ServerResponse(status: 200, headers: headers, body: Array("answer".utf8))
+        }
+        try await withCachedLoopback(cache: makeCache(clock: clock), handler: handler) { server, client in
+            let first = try await client.response(for: AnyStatusCall(path: "undated"))
+            #expect(first.source == .network)
+            #expect(first.headers[.date] == nil, "the caller sees the answer as the server sent it")
+            _ = try await client.send(AnyStatusCall(path: "dated"))
+            clock.advance(10)
+            let undated = try await client.response(for: AnyStatusCall(path: "undated"))
+            #expect(undated.source == .cache)
+            #expect(undated.headers[fields: .date].map(\.value) == [httpDate(start)])
+            #expect(undated.headers[.age] == "10")
+            let dated = try await client.response(for: AnyStatusCall(path: "dated"))
+            #expect(dated.source == .cache)
+            #expect(dated.headers[fields: .date].map(\.value) == [httpDate(start.addingTimeInterval(-5))])
+            #expect(dated.headers[.age] == "15")
+            #expect(server.requestCount == 2)
+        }
+    }
+
     @Test(arguments: [0.0, 784_111_777, 951_782_400, 1_780_000_000.75, -86_401, 4_102_444_800])
     func anHTTPDateIsWrittenAsItIsRead(_ seconds: Double) {
         let date = Date(timeIntervalSince1970: seconds)
