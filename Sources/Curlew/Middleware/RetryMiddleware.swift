@@ -147,17 +147,22 @@ public struct RetryMiddleware: APIMiddleware {
     /// `Retry-After` when present (capped), else full jitter: random in 0…min(max, base·2^(n−1)).
     func delay(after attempt: Int, retryAfter: String?) -> Duration {
         if let retryAfter, let seconds = Self.retryAfterSeconds(retryAfter) {
-            return min(.milliseconds(Int(seconds * 1000)), maximumDelay)
+            // Capped before the conversion: a server may name any number of seconds.
+            let cap = Double(maximumDelay.components.seconds) + Double(maximumDelay.components.attoseconds) / 1e18
+            return seconds >= cap ? maximumDelay : .milliseconds(Int(seconds * 1000))
         }
         let ceiling = min(baseDelay * (1 << min(attempt - 1, 20)), maximumDelay)
         let ceilingMilliseconds = max(1, Int(ceiling.components.seconds * 1000 + ceiling.components.attoseconds / 1_000_000_000_000_000))
         return .milliseconds(Int.random(in: 0...ceilingMilliseconds))
     }
 
-    /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP date.
+    /// Seconds to wait from a `Retry-After` value: delta-seconds (`1*DIGIT`, RFC 9110 §10.2.3,
+    /// so never `inf`, `-5` or `1e400`) or an HTTP date; `nil` for anything else.
     static func retryAfterSeconds(_ value: String) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(trimmed) { return max(0, seconds) }
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return Double(trimmed)
+        }
         guard let date = ServerClock.parseHTTPDate(trimmed) else { return nil }
         return max(0, date.timeIntervalSinceNow)
     }

@@ -79,7 +79,9 @@ public final class ServerClock: APIMiddleware {
     }
 
     private func learn(from dateHeader: String?, body: RawResponse?) {
-        if let envelopeTimePath, let body, let value = try? body.json(at: envelopeTimePath), let seconds = value.doubleValue {
+        if let envelopeTimePath, let body, let value = try? body.json(at: envelopeTimePath), let seconds = value.doubleValue,
+            (0...Self.latestSeconds).contains(seconds)
+        {
             let offset = Date(timeIntervalSince1970: seconds).timeIntervalSinceNow
             state.withLock { $0.offset = offset }
             return
@@ -94,12 +96,16 @@ public final class ServerClock: APIMiddleware {
         }
     }
 
+    /// 9999-12-31T23:59:59Z, the last second an IMF-fixdate can name: a server time past it (or
+    /// not a number) is ignored, so the timestamp stays an `Int`.
+    static let latestSeconds: TimeInterval = 253_402_300_799
+
     /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only format servers send
     /// today, by hand (a `DateFormatter` per response costs more than the whole request).
     static func parseHTTPDate(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", parts[0].hasSuffix(","),
-            let day = Int(parts[1]), let year = Int(parts[3]),
+            let day = Int(parts[1]), let year = Int(parts[3]), (0...9999).contains(year),
             let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(of: String(parts[2]))
         else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }

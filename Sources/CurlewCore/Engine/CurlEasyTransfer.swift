@@ -450,8 +450,12 @@ package final class CurlEasyTransfer: @unchecked Sendable {
         followsRedirects && RedirectStatus.contains(status) && head.hasField(named: "location")
     }
 
+    /// Whole nanoseconds, zero for a negative duration. Saturating: a transfer is made before its
+    /// options are checked (``EasyHandleOptions/checkRanges(_:request:)`` then refuses a timeout
+    /// this long), so the conversion itself must not trap.
     package static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        let (whole, overflow) = UInt64(max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole &+ UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 }

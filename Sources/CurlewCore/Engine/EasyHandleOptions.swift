@@ -93,10 +93,9 @@ package struct EasyHandleOptions: Sendable, Equatable {
     /// unless it fails.
     package static func checkRanges(_ options: TransferOptions, request: RequestSummary) throws(CurlewError) {
         func refuse(_ name: String, _ value: Duration?) throws(CurlewError) {
-            guard let value, value <= .zero else { return }
-            throw CurlewError(
-                code: .invalidConnectionSettings, message: "\(name) must be longer than zero, not \(value); nothing was sent",
-                request: request)
+            guard let value, value <= .zero || value > longestDuration else { return }
+            let rule = value <= .zero ? "longer than zero" : "at most 365 days (nil for no limit)"
+            throw CurlewError(code: .invalidConnectionSettings, message: "\(name) must be \(rule), not \(value); nothing was sent", request: request)
         }
         try refuse("connectTimeout", options.connectTimeout)
         try refuse("headTimeout", options.headTimeout)
@@ -113,9 +112,16 @@ package struct EasyHandleOptions: Sendable, Equatable {
         if options.redirectLimit < 0 { try refuse("redirectLimit", "zero or more (0 returns 3xx answers as they are)", options.redirectLimit) }
     }
 
-    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout").
+    /// The longest timeout or delay the engine takes: 365 days. Longer is refused rather than
+    /// converted, since a timeout of `.seconds(Int64.max)` has no millisecond or nanosecond
+    /// count; a timeout that should never fire is `nil`.
+    package static let longestDuration: Duration = .seconds(365 * 86_400)
+
+    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout"); saturating, like
+    /// ``CurlEasyTransfer/nanoseconds(_:)``, for a duration ``checkRanges(_:request:)`` refuses.
     package static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        let (whole, overflow) = Int(seconds).multipliedReportingOverflow(by: 1000)
+        return overflow ? (seconds < 0 ? 1 : .max) : max(1, whole &+ Int(attoseconds / 1_000_000_000_000_000))
     }
 }

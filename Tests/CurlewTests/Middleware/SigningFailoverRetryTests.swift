@@ -254,6 +254,39 @@ struct SigningFailoverRetryTests {
         #expect(RetryMiddleware.retryAfterSeconds("soon") == nil)
     }
 
+    @Test func anyRetryAfterAServerSendsIsCappedWithoutTrapping() {
+        let retry = RetryMiddleware(maximumDelay: .seconds(10))
+        for huge in ["99999999999999999999", "9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT"] {
+            #expect(retry.delay(after: 1, retryAfter: huge) == .seconds(10), "\(huge)")
+        }
+        #expect(retry.delay(after: 1, retryAfter: "3") == .seconds(3))
+        // Not delta-seconds (RFC 9110 §10.2.3): ignored, so the back-off decides.
+        for bad in ["inf", "nan", "1e400", "-5", "+5", "1.5", ""] {
+            #expect(RetryMiddleware.retryAfterSeconds(bad) == nil, "\(bad)")
+        }
+        #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 99999999999999999 08:49:37 GMT") == nil)
+        #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 10000 08:49:37 GMT") == nil)
+        #expect(ServerClock.parseHTTPDate("Fri, 31 Dec 9999 23:59:59 GMT")?.timeIntervalSince1970 == 253_402_300_799)
+    }
+
+    @Test func anEnvelopeTimeOutOfRangeIsIgnoredAndTheTimestampStaysAnInteger() async throws {
+        let times = Mutex(["1e300", "-1", "1700000000", "1700000000"])
+        try await withLoopback(handler: { _ in
+            .text(#"{"time":\#(times.withLock { $0.removeFirst() })}"#)
+        }) { server, _, transport in
+            let clock = ServerClock(timestampParameter: "ts", envelopeTimePath: "time")
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [clock]), transport: transport)
+            _ = try await client.send(Send(path: "a"))
+            _ = try await client.send(Send(path: "b"))
+            #expect(clock.currentOffset == nil)
+            _ = try await client.send(Send(path: "c"))
+            let offset = try #require(clock.currentOffset)
+            #expect(abs(offset - (1_700_000_000 - Date().timeIntervalSince1970)) < 60)
+            _ = try await client.send(Send(path: "d"))  // stamped with the learned time
+            #expect(server.requests.last?.queryValue("ts").flatMap(Int.init).map { abs($0 - 1_700_000_000) < 60 } == true)
+        }
+    }
+
     @Test func httpDatesParseExactly() {
         #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
         #expect(ServerClock.parseHTTPDate("Thu, 01 Jan 1970 00:00:00 GMT")?.timeIntervalSince1970 == 0)

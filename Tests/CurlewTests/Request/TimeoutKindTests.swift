@@ -189,4 +189,29 @@ struct TimeoutKindTests {
             #expect(server.requestCount == 0)
         }
     }
+
+    /// A timeout too long to count in milliseconds (`.seconds(Int64.max)`) stopped the process
+    /// when the engine converted it; past 365 days it is refused, naming the timeout.
+    @Test(arguments: ["connectTimeout", "headTimeout", "idleTimeout", "totalTimeout"])
+    func aTimeoutLongerThanAYearIsRefusedAndNothingIsSent(_ name: String) async throws {
+        try await withLoopback(handler: DeadlineTests.echoPath) { server, client, _ in
+            for value in [Duration.seconds(Int64.max), .seconds(365 * 86_400 + 1)] {
+                let error = await #expect(throws: CurlewError.self) {
+                    try await client.send(Send(method: .post, path: "order", body: .text("one"))) {
+                        switch name {
+                        case "connectTimeout": $0.connectTimeout = value
+                        case "headTimeout": $0.headTimeout = value
+                        case "idleTimeout": $0.idleTimeout = value
+                        default: $0.totalTimeout = value
+                        }
+                    }
+                }
+                #expect(error?.code == .invalidConnectionSettings)
+                #expect(error?.message == "\(name) must be at most 365 days (nil for no limit), not \(value); nothing was sent")
+            }
+            #expect(server.requestCount == 0)
+            let year = try await client.send(Send(path: "year")) { $0.totalTimeout = .seconds(365 * 86_400) }
+            #expect(year == "/year")
+        }
+    }
 }

@@ -22,6 +22,15 @@ struct TransportSettingsRefusalTests {
         ),
         ("connectRetry.initialDelay must be zero or more, not -0.05 seconds", .init(connectRetry: ConnectRetryPolicy(initialDelay: .milliseconds(-50)))),
         ("connectRetry.maximumDelay must be zero or more, not -1.0 seconds", .init(connectRetry: ConnectRetryPolicy(maximumDelay: .seconds(-1)))),
+        ("idleConnectionTimeout must be at most 365 days, not 9.223372036854776e+18 seconds", .init(idleConnectionTimeout: .seconds(Int64.max))),
+        (
+            "connectRetry.initialDelay must be at most 365 days, not 9.223372036854776e+18 seconds",
+            .init(connectRetry: ConnectRetryPolicy(initialDelay: .seconds(Int64.max)))
+        ),
+        (
+            "connectRetry.maximumDelay must be at most 365 days, not 9.223372036854776e+18 seconds",
+            .init(connectRetry: ConnectRetryPolicy(maximumDelay: .seconds(Int64.max)))
+        ),
         ("connectRetry.jitter must be between 0 and 1, not 5.0", .init(connectRetry: ConnectRetryPolicy(jitter: 5))),
         ("connectRetry.jitter must be between 0 and 1, not nan", .init(connectRetry: ConnectRetryPolicy(jitter: .nan))),
     ]
