@@ -15,7 +15,9 @@
 /// session instead (no new token → log off): the credential is cleared,
 /// ``ClientEvent/Kind/sessionEnded`` is published once and the request fails with
 /// `.sessionEnded`. A refresh that never reached its server (a transport failure: cannot connect,
-/// timeout, reset) keeps the session either way.
+/// timeout, reset) keeps the session either way. A logout (``TokenStore/clear()``) while a call
+/// waits for its refresh fails that call with `.notLoggedIn`: it is not resent with the refreshed
+/// token, which the store discards.
 public struct TokenRefreshMiddleware: APIMiddleware {
     /// The credential store, shared with ``AuthorizationMiddleware``.
     public let store: TokenStore
@@ -114,6 +116,13 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                     if started { context.events.report(.credentialRefreshed) { $0.credentialVersion = newVersion } }
                 } catch let failure {
                     if failure is CancellationError || (failure as? CurlewError)?.code == .cancelled { throw CancellationError() }
+                    if (failure as? CurlewError)?.code == .notLoggedIn {
+                        // Logged out while this call waited: it is not resent, with any token.
+                        var loggedOut = CurlewError(
+                            code: .notLoggedIn, message: "logged out while the call waited for a token refresh", request: request.summary, underlying: error)
+                        loggedOut.status = error.status
+                        throw loggedOut
+                    }
                     if var expired = failure as? CurlewError, expired.code == .deadlineExceeded, expired.stage == .deadline {
                         // This call's deadline ended its wait; the refresh itself goes on.
                         expired.request = request.summary

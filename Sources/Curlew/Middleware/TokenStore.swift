@@ -105,7 +105,8 @@ public actor TokenStore {
     /// of the refresh in flight, else of a new refresh. A caller under a deadline
     /// (``withDeadline(in:isolation:operation:)``) stops waiting when it passes, with
     /// `.deadlineExceeded`; the refresh carries on for the others.
-    /// - Throws: `.notLoggedIn` without a credential; otherwise what the refresher threw.
+    /// - Throws: `.notLoggedIn` without a credential, or when it was cleared (``clear()``) while
+    ///   the refresh ran; otherwise what the refresher threw.
     public func refreshed(after failedVersion: Int, using refresher: @escaping @Sendable (Credential) async throws -> Credential) async throws -> (Credential, Int) {
         let (credential, version, _) = try await refresh(after: failedVersion, using: refresher)
         return (credential, version)
@@ -130,7 +131,10 @@ public actor TokenStore {
             try await CallDeadline.$current.withValue(nil) {
                 do {
                     let fresh = try await refresher(current)
-                    return self.install(fresh, from: from)
+                    guard let installed = self.install(fresh, from: from) else {
+                        throw CurlewError(code: .notLoggedIn, message: "the credential was cleared (a logout) while it was being refreshed")
+                    }
+                    return installed
                 } catch {
                     self.abandonRefresh(from: from)
                     throw error
@@ -142,10 +146,12 @@ public actor TokenStore {
         return (fresh, newVersion, true)
     }
 
-    private func install(_ fresh: Credential, from: Int) -> (Credential, Int) {
+    /// Stores the refreshed credential, or returns what replaced the old one meanwhile: a login's
+    /// credential, or `nil` after a logout (the refreshed token must not outlive the session).
+    private func install(_ fresh: Credential, from: Int) -> (Credential, Int)? {
         if refreshInFlight?.from == from { refreshInFlight = nil }
         // A logout or login while refreshing wins over the refreshed token.
-        guard version == from else { return (credential ?? fresh, version) }
+        guard version == from else { return credential.map { ($0, version) } }
         credential = fresh
         version += 1
         publish()

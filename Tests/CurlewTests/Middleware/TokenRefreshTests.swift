@@ -173,6 +173,25 @@ struct TokenRefreshTests {
         }
     }
 
+    @Test func aLogoutDuringTheRefreshFailsTheCallAndTheRefreshedTokenIsNeverSent() async throws {
+        let auth = AuthServerState()
+        auth.state.withLock { $0.holdsRefresh = true }
+        try await withLoopback(handler: { await auth.handle($0) }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
+            let client = makeClient(server, transport, store: store)
+            let call = Task { try await client.send(Secure()) }
+            #expect(await eventually { server.requests(path: "/auth/refresh").count == 1 })
+            await store.clear()
+            auth.state.withLock { $0.holdsRefresh = false }
+            let error = await #expect(throws: CurlewError.self) { try await call.value }
+            #expect(error?.code == .notLoggedIn)
+            #expect(error?.status == .unauthorized)
+            #expect(auth.tokensSeen == ["T1"], "the refreshed T2 must not go out after the logout")
+            #expect(store.snapshot == nil)
+            #expect(await store.refreshCount == 0)
+        }
+    }
+
     @Test func cancellingTheCallerThatStartedTheRefreshDoesNotHurtTheOthers() async throws {
         let auth = AuthServerState()
         auth.state.withLock { $0.refreshDelay = .milliseconds(200) }
