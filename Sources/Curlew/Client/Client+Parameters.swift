@@ -37,7 +37,12 @@ extension APIClient {
         do {
             encoded.query = try encoder.queryItems(parameters.query)
             for entry in parameters.headers {
-                if let value = try encoder.scalarText(entry.value) { encoded.headers.append((entry.name, value)) }
+                if let value = try encoder.scalarText(entry.value) {
+                    encoded.headers.append((entry.name, value))
+                } else if parameters.options.nilStyle != .omit {
+                    // A header has no bare name: `.bareName` and `.emptyValue` both send it empty.
+                    encoded.headers.append((entry.name, ""))
+                }
             }
             if !parameters.fields.isEmpty {
                 switch parameters.encoding {

@@ -59,7 +59,15 @@ extension APIClient {
             do {
                 let (data, contentType) = try requestBody.encoded(with: configuration.encoder)
                 body = data
-                if headers[.contentType] == nil { headers[.contentType] = contentType }
+                if headers[.contentType] == nil {
+                    // A body's own content type is a header value too: HTTPFields would quietly
+                    // turn a CR or LF into a space, so it is refused like any other header's.
+                    guard HeaderValidation.isSafeValue(contentType) else {
+                        throw CurlewError(
+                            code: .invalidHeader, message: "the body's content type contains CR, LF, NUL or another control character", request: summary)
+                    }
+                    headers[.contentType] = contentType
+                }
             } catch var error as CurlewError {
                 error.request = summary
                 throw error

@@ -131,6 +131,11 @@ struct ParameterTests {
                 == #"{"note":null,"owner":null,"public":true,"ratio":1.5,"size":{"h":600,"w":800},"tags":["sand"],"title":"Dunes"}"#)
     }
 
+    @Test func aDeclaredFieldWinsOverTheDictionaryEntryOfTheSameName() throws {
+        let prepared = try client.prepare(NewPictureForm(title: "Declared", tags: ["a"], extra: ["title": "From the dictionary", "album": "7"]))
+        #expect(prepared.body == Data("album=7&tags=a&title=Declared".utf8))
+    }
+
     @Test func fieldsGoToTheQueryWhenAsked() throws {
         let prepared = try client.prepare(NewPictureForm(title: "x", tags: [], encoding: .query))
         #expect(prepared.url == "https://api.test/v1/pictures?dry_run=false&title=x")
@@ -212,10 +217,42 @@ struct ParameterTests {
         let error = #expect(throws: CurlewError.self) { try client.prepare(DeclaredSearch(searchKey: "k", token: "a\r\nX-Evil: 1")) }
         #expect(error?.code == .invalidHeader)
     }
+
+    @Test func headerInjectionThroughABodysContentTypeIsRejected() throws {
+        struct Upload: Endpoint {
+            typealias Response = Data
+            var contentType: String
+            var method: HTTPRequest.Method { .post }
+            var path: String { "upload" }
+            var body: RequestPayload? { .data(Data("x".utf8), contentType: contentType) }
+        }
+        for injected in ["text/plain\r\nX-Evil: 1", "text/plain\nX-Evil: 1", "text/\u{0}plain"] {
+            let error = #expect(throws: CurlewError.self) { try client.prepare(Upload(contentType: injected)) }
+            #expect(error?.code == .invalidHeader)
+            #expect(error?.message == "the body's content type contains CR, LF, NUL or another control character")
+        }
+        #expect(try client.prepare(Upload(contentType: "text/plain; charset=utf-8")).headers[.contentType] == "text/plain; charset=utf-8")
+    }
 }
 
 @Suite("Parameters on the wire")
 struct ParameterWireTests {
+    @Test func aNilHeaderFollowsTheNilStyle() async throws {
+        struct Tagged: Endpoint {
+            typealias Response = Data
+            @Header("X-Tag") var tag: String? = nil
+            var nilStyle: ParameterEncodingOptions.NilStyle
+            var path: String { "tagged" }
+            var parameterEncodingOptions: ParameterEncodingOptions { ParameterEncodingOptions(nilStyle: nilStyle) }
+        }
+        try await withLoopback(handler: { _ in .text("ok") }) { server, client, _ in
+            for style in [ParameterEncodingOptions.NilStyle.omit, .bareName, .emptyValue] {
+                _ = try await client.send(Tagged(nilStyle: style))
+            }
+            #expect(server.requests.map { $0.header("X-Tag") } == [nil, "", ""])
+        }
+    }
+
     @Test func theServerReceivesTheExactWireForm() async throws {
         try await withLoopback(handler: { _ in .text("ok") }) { server, client, _ in
             _ = try await client.send(DeclaredSearch(searchKey: "sun set/ü", page: 3, token: "abc"))

@@ -31,7 +31,9 @@ enum ParameterCollector {
         }
         let dictionary = request.parameters
         if !dictionary.isEmpty {
-            for key in dictionary.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            // A declared `@Field` of the same name wins (the documented rule): the dictionary
+            // only adds names the properties did not declare.
+            for key in dictionary.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) where parameters.fields[key] == nil {
                 parameters.fields[key] = dictionary[key]
             }
         }

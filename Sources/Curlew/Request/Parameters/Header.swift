@@ -4,7 +4,8 @@
 /// ``Endpoint/parameterNames``. Swift only lets a wrapper attribute carry
 /// arguments when the property has an initial value, so a *required* renamed parameter is
 /// renamed in ``Endpoint/parameterNames`` instead. A `nil` value is written per
-/// ``ParameterEncodingOptions/nilStyle`` (omitted by default). The memberwise initializer still
+/// ``ParameterEncodingOptions/nilStyle``: omitted by default, sent with an empty value for
+/// `.bareName` and `.emptyValue` (a header has no bare form). The memberwise initializer still
 /// takes the plain value:
 ///
 /// ```swift
