@@ -403,12 +403,17 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     }
 
     /// Another instance fetches: looks for its answer in the store until it arrives or the wait
-    /// runs out.
+    /// runs out. Once the store counts as down (the circuit breaker opened on failures in a
+    /// row) the flight ends: the answer could only come through the store, so the waiters fetch
+    /// for themselves rather than sit out the whole wait.
     private func poll(_ key: String, fleetKey: String, id: UInt64, _ flight: SingleFlight) async {
         let store = store
         while state.withLock({ $0.flights[key]?.id == id }) {
             try? await Task.sleep(for: flight.pollInterval)
-            guard permit() else { continue }
+            guard permit() else {
+                if resolve(key, id: id, with: nil) { failOpen("breaker open (single-flight wait)") }
+                return
+            }
             switch await withSoftTimeout(configuration.softTimeout, { try await store.read(fleetKey) }) {
             case .answered(let stored):
                 succeeded()

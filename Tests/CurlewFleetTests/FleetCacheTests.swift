@@ -234,6 +234,60 @@ struct FleetCacheTests {
         await server.shutdown()
     }
 
+    /// A `Vary` variant's miss takes the fleet lock of the variant's key. When its fetch stores
+    /// nothing (a `no-store` answer), that lock is given back when the call ends, as the lock of
+    /// the call's own key is — not after its time to live (60 s here).
+    @Test func aVariantsFetchThatStoresNothingGivesItsLockBack() async throws {
+        var router = LoopbackRouter()
+        router.on("GET", "/greeting") { request, _ in
+            let language = request.header("Accept-Language") ?? "-"
+            if language == "fr" { return ServerResponse(status: 503, headers: [("Cache-Control", "no-store")], body: Array("busy".utf8)) }
+            return ServerResponse(headers: [("Cache-Control", "max-age=300"), ("Vary", "Accept-Language")], body: Array("hello \(language)".utf8))
+        }
+        let server = try await LoopbackServer.start(router: router)
+        let store = InMemoryFleetStore()
+        let a = try FleetInstance(baseURL: server.baseURL, store: store)
+        #expect(try await a.client.send(FleetText(path: "greeting", headers: ["Accept-Language": "en"])) == "hello en")
+        #expect(await eventually(within: 5) { await store.lockedKeys.isEmpty })
+        await #expect(throws: CurlewError.self) { try await a.client.send(FleetText(path: "greeting", headers: ["Accept-Language": "fr"])) }
+        #expect(a.storage.statistics.singleFlightLeads == 2, "the base key's miss, then the variant's")
+        #expect(await eventually(within: 5) { await store.lockedKeys.isEmpty })
+        // A second French call leads the variant's flight again at once, instead of waiting.
+        await #expect(throws: CurlewError.self) { try await a.client.send(FleetText(path: "greeting", headers: ["Accept-Language": "fr"])) }
+        #expect(a.storage.statistics.singleFlightLeads == 3)
+        #expect(a.storage.statistics.singleFlightTimeouts == 0)
+        #expect(server.requestCount == 3)
+        await server.shutdown()
+    }
+
+    /// A caller waiting for another instance's fetch polls the store for the answer. When the
+    /// store goes down, the wait ends once the breaker opens and the caller fetches itself,
+    /// instead of sitting out the single-flight wait (60 s here).
+    @Test func aSingleFlightWaitEndsWhenTheStoreGoesDown() async throws {
+        let gate = Gate()
+        let server = try await startOrigin(gate: gate)
+        let store = InMemoryFleetStore()
+        var configuration = FleetCacheStorage.Configuration.generousForTests
+        configuration.softTimeout = .seconds(5)
+        configuration.breakDuration = .seconds(60)
+        let a = try FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        configuration.instance = "b"
+        let b = try FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        let leader = Task { try await a.client.send(FleetText(path: "item/3")) }
+        #expect(await eventually { a.storage.statistics.singleFlightLeads == 1 && server.requestCount == 1 })
+        let follower = Task { try await b.client.send(FleetText(path: "item/3")) }
+        #expect(await eventually { b.storage.waitingCallers == 1 })
+        await store.setOutage(.failing)
+        #expect(await eventually(within: 10) { b.storage.waitingCallers == 0 })
+        #expect(await eventually { server.requestCount == 2 }, "the follower fetches itself")
+        gate.release()
+        #expect(try await leader.value == "item 3")
+        #expect(try await follower.value == "item 3")
+        #expect(b.storage.statistics.singleFlightTimeouts == 0)
+        #expect(b.storage.statistics.breakerOpenings == 1)
+        await server.shutdown()
+    }
+
     @Test func aHangingStoreCostsASoftTimeoutAndWritesAreReplayed() async throws {
         let server = try await startOrigin()
         let store = InMemoryFleetStore()

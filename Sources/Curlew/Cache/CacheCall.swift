@@ -10,6 +10,8 @@ struct CacheCall: Sendable {
     let account: Scope
     let request: PreparedRequest
     let context: MiddlewareContext
+    /// The `Vary` variant keys this call looked up, for a shared tier (`nil` without one).
+    let variantLookups: VariantLookups?
 
     private var configuration: ResponseCache.Configuration { cache.configuration }
 
@@ -193,6 +195,7 @@ struct CacheCall: Sendable {
         guard !base.varyNames.contains("*") else { return nil }
         let tag = CacheKey.varyTag(names: base.varyNames, headers: request.headers)
         if base.varyTag == tag { return base }
+        variantLookups?.record(key.variant(tag))
         guard let variant = await cache.entry(for: key.variant(tag)), variant.varyTag == tag else { return nil }
         return variant
     }

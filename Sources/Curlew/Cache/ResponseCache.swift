@@ -142,26 +142,30 @@ public actor ResponseCache: APIMiddleware {
         let key = CacheKey(
             version: CacheKey.versionPart(cache: configuration.version, options: context.options), scope: account.scope,
             request: CacheKey.requestPart(identity: context.identity, options: context.options, volatileParameters: configuration.volatileParameters))
-        let call = CacheCall(cache: self, policy: policy, key: key, account: account, request: request, context: context)
+        let variants = sharedTier == nil ? nil : VariantLookups()
+        let call = CacheCall(cache: self, policy: policy, key: key, account: account, request: request, context: context, variantLookups: variants)
         let raw: RawResponse
         do {
             raw = try await call.run(next)
         } catch {
-            await endLookup(key.full)
+            await endLookups(key.full, variants)
             throw error
         }
-        await endLookup(key.full)
+        await endLookups(key.full, variants)
         guard let target = CacheDownload.target(context.responseBody) else { return raw }
         return try CacheDownload.materialize(raw, into: target, request: request)
     }
 
-    /// Tells a shared tier that a call's lookup of `full` has ended, and whether an answer for it
-    /// is being stored.
-    private nonisolated func endLookup(_ full: String) async {
+    /// Tells a shared tier that a call's lookups have ended — of `full`, and of each `Vary`
+    /// variant it looked up (a variant's miss holds a single-flight lock too) — and whether an
+    /// answer is being stored under each.
+    private nonisolated func endLookups(_ full: String, _ variants: VariantLookups?) async {
         guard let sharedTier else { return }
-        var storing = false
-        if case .store = pending.operation(for: full) { storing = true }
-        await sharedTier.lookupEnded(for: full, storing: storing)
+        for key in [full] + (variants?.keys ?? []) {
+            var storing = false
+            if case .store = pending.operation(for: key) { storing = true }
+            await sharedTier.lookupEnded(for: key, storing: storing)
+        }
     }
 
     /// Whether a method is unsafe or of unknown safety (RFC 9110 §9.2.1): a successful answer
