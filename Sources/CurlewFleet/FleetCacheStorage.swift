@@ -19,7 +19,9 @@ public import Tracing
 ///   no answer in time is a miss, and a hit is copied into the first tier.
 /// - Writes reach the first tier at once and the store later, in order, off every caller's
 ///   path; while the store is down they wait (at most ``Configuration/maximumPendingWrites``)
-///   and are replayed when it answers again.
+///   and are replayed when it answers again. A replayed write never brings back an older
+///   answer: the store ignores it when its entry was requested before the stored one, or before
+///   an invalidation that covers it (``FleetStore/write(_:)``).
 /// - After ``Configuration/failureThreshold`` failures in a row a circuit breaker stops asking
 ///   the store for ``Configuration/breakDuration``, then lets one call through as a probe.
 /// - ``/Curlew/ResponseCache/invalidate(_:)`` goes to the store, which tells every instance: each one
@@ -104,8 +106,12 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         public var storeWrites = 0
         /// Writes and invalidations that failed and were kept for a retry.
         public var storeWriteFailures = 0
-        /// Writes dropped because too many were pending.
+        /// Writes dropped because too many were pending, or because they waited longer than the
+        /// store remembers invalidations (``FleetInvalidation/memory``).
         public var droppedWrites = 0
+        /// Writes the store refused for their content (``FleetStoreError/isRefusal``: a key too
+        /// long to index); their answers stay in the first tier only.
+        public var refusedWrites = 0
         /// Invalidations heard from the backplane (any instance's, this one's included).
         public var invalidationsReceived = 0
         /// Misses this instance fetched holding the fleet lock.
@@ -377,6 +383,12 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             succeeded()
             Task { await self.poll(key, fleetKey: fleetKey, id: id, flight) }
             return await follow(key, id: id)
+        case .failed(let error as FleetStoreError) where error.isRefusal:
+            // The store is healthy but cannot lock this key (too long to index): fetch unlocked.
+            succeeded()
+            resolve(key, id: id, with: nil)
+            count { $0.misses += 1 }
+            return nil
         case .failed, .timedOut:
             failed()
             failOpen("lock not taken")
@@ -488,9 +500,10 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     // MARK: Invalidation
 
     /// Evicts an invalidation heard from the backplane from the first tier. Queued writes stay:
-    /// this instance's own invalidations dropped the ones they cover when they were queued, and a
-    /// backplane reconnection (``FleetInvalidation/all`` from the store) must not lose writes
-    /// waiting to be replayed.
+    /// this instance's own invalidations dropped the ones they cover when they were queued, the
+    /// store ignores a write of an answer requested before an invalidation that covers it
+    /// (``FleetStore/write(_:)``), and a backplane reconnection (``FleetInvalidation/all`` from
+    /// the store) must not lose writes waiting to be replayed.
     func evict(_ invalidation: FleetInvalidation) async {
         count { $0.invalidationsReceived += 1 }
         metrics.invalidations.increment()
@@ -549,6 +562,15 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
                 return head
             }
             guard let (id, operation) = next else { return }
+            if case .write(let entry) = operation, let requestedAt = entry.requestedAt, Self.isTooOldToReplay(requestedAt) {
+                // The store may have forgotten an invalidation that covers it: dropped, not risked.
+                state.withLock { state in
+                    state.queue.removeAll { $0.id == id }
+                    state.sending = false
+                    state.statistics.droppedWrites += 1
+                }
+                continue
+            }
             guard permit() else {
                 state.withLock { $0.sending = false }
                 try? await Task.sleep(for: configuration.breakDuration / 4)
@@ -561,7 +583,16 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
                 case .unlock(let key): try await store.unlock(key, owner: self.configuration.instance)
                 }
             }
-            if case .answered = outcome {
+            if case .failed(let error) = outcome, (error as? FleetStoreError)?.isRefusal == true {
+                // The store answered: it is healthy, and this operation can never land.
+                succeeded()
+                configuration.logger.debug("fleet store: an operation was refused and dropped (\(error))")
+                state.withLock { state in
+                    state.queue.removeAll { $0.id == id }
+                    state.sending = false
+                    state.statistics.refusedWrites += 1
+                }
+            } else if case .answered = outcome {
                 succeeded()
                 state.withLock { state in
                     // Removed by id: an invalidation may have dropped it (and others) meanwhile.
@@ -579,6 +610,12 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
                 try? await Task.sleep(for: configuration.breakDuration / 4)
             }
         }
+    }
+
+    /// Whether a write whose request was sent at `requestedAt` has waited too long to be sent:
+    /// within five minutes of ``FleetInvalidation/memory``, the margin for clocks that disagree.
+    static func isTooOldToReplay(_ requestedAt: Date, now: Date = Date()) -> Bool {
+        now.timeIntervalSince(requestedAt) > Double(FleetInvalidation.memory.components.seconds) - 300
     }
 
     // MARK: Circuit breaker

@@ -74,7 +74,7 @@ enum FleetEntryCoding {
         let described = FleetKeys.describe(entry.key)
         return FleetEntry(
             key: described.key, tags: described.tags, etag: entry.headers[.eTag], lastModified: entry.headers[.lastModified],
-            expiresAt: entry.discardAfter, payload: payload)
+            expiresAt: entry.discardAfter, payload: payload, requestedAt: entry.requestTime)
     }
 
     /// The entry, or `nil` for damaged bytes or an entry stored under another full key.

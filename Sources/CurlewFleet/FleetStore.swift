@@ -17,10 +17,16 @@ public protocol FleetStore: Sendable {
     /// ``read(_:)`` in a task of its own next to a timer task; a store with timers of its own
     /// does it cheaper (``PostgresFleetStore``: a timer on the connection's event loop).
     func read(_ key: String, timeout: Duration) async throws -> FleetEntry?
-    /// Stores `entry` under ``FleetEntry/key``, replacing any previous one.
+    /// Stores `entry` under ``FleetEntry/key``, replacing any previous one — unless the write
+    /// would bring back an older answer: it is ignored when the stored entry's
+    /// ``FleetEntry/requestedAt`` is later, or when an invalidation covering the entry reached the
+    /// store after the entry's ``FleetEntry/requestedAt`` (within ``FleetInvalidation/memory``).
+    /// A write the store refuses for its content (a key too long to index) throws a
+    /// ``FleetStoreError`` with ``FleetStoreError/isRefusal`` set.
     func write(_ entry: FleetEntry) async throws
-    /// Removes the matching entries from the store and tells every subscriber (this instance's
-    /// too) through ``invalidations()``.
+    /// Removes the matching entries from the store, remembers the invalidation for
+    /// ``FleetInvalidation/memory`` (see ``write(_:)``) and tells every subscriber (this
+    /// instance's too) through ``invalidations()``.
     func invalidate(_ target: FleetInvalidation) async throws
     /// Invalidations published by any instance, as they arrive. Each call returns a new
     /// subscription; it ends when the store shuts down.
@@ -70,15 +76,30 @@ public struct FleetEntry: Sendable, Hashable {
     public var expiresAt: Date?
     /// The encoded entry.
     public var payload: Data
+    /// When the request that fetched the answer was sent, by the fetching instance's clock: a
+    /// write does not replace an entry requested later, and does not land after an invalidation
+    /// that covers it (a write replayed after an outage never brings back what a purge removed
+    /// or what another instance fetched since). `nil`: the write always lands.
+    public var requestedAt: Date?
 
     /// Creates an entry.
-    public init(key: String, tags: [String] = [], etag: String? = nil, lastModified: String? = nil, expiresAt: Date? = nil, payload: Data) {
+    public init(
+        key: String, tags: [String] = [], etag: String? = nil, lastModified: String? = nil, expiresAt: Date? = nil, payload: Data,
+        requestedAt: Date? = nil
+    ) {
         self.key = key
         self.tags = tags
         self.etag = etag
         self.lastModified = lastModified
         self.expiresAt = expiresAt
         self.payload = payload
+        self.requestedAt = requestedAt
+    }
+
+    /// Whether this write must not replace `stored`, which was requested later.
+    func isOlder(than stored: FleetEntry) -> Bool {
+        guard let requestedAt, let storedRequest = stored.requestedAt else { return false }
+        return requestedAt < storedRequest
     }
 }
 
@@ -93,6 +114,11 @@ public enum FleetInvalidation: Sendable, Hashable {
     case tag(String)
     /// Every entry.
     case all
+
+    /// How long a store remembers an invalidation for ``FleetStore/write(_:)``: an hour. A write
+    /// of an answer requested before an invalidation that covers it is ignored when it arrives
+    /// within this time; ``FleetCacheStorage`` drops a queued write older than that.
+    public static let memory: Duration = .seconds(3_600)
 
     /// Whether an entry with `key` and `tags` is affected.
     public func matches(key: String, tags: [String]) -> Bool {
@@ -152,13 +178,27 @@ public struct FleetStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     /// What failed, without secrets.
     public var description: String
 
+    /// Whether the store answered and refused the operation for what it holds (a key too long
+    /// to index, bytes it cannot store): sending it again cannot help, so ``FleetCacheStorage``
+    /// drops it (``FleetCacheStorage/Statistics/refusedWrites``) instead of retrying it, and
+    /// does not count it against the store's health.
+    public var isRefusal: Bool
+
     /// Creates an error.
     public init(_ description: String) {
         self.description = description
+        self.isRefusal = false
     }
 
     /// The store did not answer within the caller's timeout (``FleetStore/read(_:timeout:)``).
     public static let timedOut = FleetStoreError("not answered in time")
+
+    /// The store refused the operation for its content (see ``isRefusal``).
+    public static func refused(_ description: String) -> FleetStoreError {
+        var error = FleetStoreError(description)
+        error.isRefusal = true
+        return error
+    }
 }
 
 extension FleetStoreError: LocalizedError {

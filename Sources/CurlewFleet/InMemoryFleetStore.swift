@@ -15,6 +15,8 @@ public actor InMemoryFleetStore: FleetStore {
     }
 
     private var entries: [String: FleetEntry] = [:]
+    /// Invalidations of the last ``FleetInvalidation/memory``, oldest first, for ``write(_:)``.
+    private var purges: [(target: FleetInvalidation, at: Date)] = []
     private var locks: [String: (owner: String, until: ContinuousClock.Instant)] = [:]
     private var leases: [String: [String: (slots: Int, wanted: Int, until: ContinuousClock.Instant)]] = [:]
     private var outage = Outage.none
@@ -60,17 +62,30 @@ public actor InMemoryFleetStore: FleetStore {
         return entry
     }
 
-    /// Stores the entry, replacing any previous one under its key.
+    /// Stores the entry, replacing any previous one under its key, unless that would bring back
+    /// an older answer (see ``FleetStore/write(_:)``).
     public func write(_ entry: FleetEntry) async throws {
         try await check()
+        if let stored = entries[entry.key], entry.isOlder(than: stored) { return }
+        if let requestedAt = entry.requestedAt, purges.contains(where: { $0.at > requestedAt && $0.target.matches(key: entry.key, tags: entry.tags) }) {
+            return
+        }
         entries[entry.key] = entry
         writes += 1
+        // Expired entries go now and then, as the PostgreSQL store's sweep removes its rows.
+        if writes % 256 == 0 {
+            let now = Date()
+            entries = entries.filter { $0.value.expiresAt.map { $0 > now } ?? true }
+        }
     }
 
-    /// Removes the matching entries and tells every subscriber.
+    /// Removes the matching entries, remembers the invalidation and tells every subscriber.
     public func invalidate(_ target: FleetInvalidation) async throws {
         try await check()
         entries = entries.filter { !target.matches(key: $0.key, tags: $0.value.tags) }
+        let now = Date()
+        purges.removeAll { now.timeIntervalSince($0.at) > Double(FleetInvalidation.memory.components.seconds) }
+        purges.append((target, now))
         subscribers.publish(target)
     }
 
@@ -89,6 +104,7 @@ public actor InMemoryFleetStore: FleetStore {
         try await check()
         let now = ContinuousClock.now
         if let held = locks[key], held.until > now, held.owner != owner { return false }
+        locks = locks.filter { $0.value.until > now }
         locks[key] = (owner, now.advanced(by: ttl))
         return true
     }

@@ -177,6 +177,7 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
                 group.addTask { await self.client.run() }
                 group.addTask { await self.listen() }
                 group.addTask { await self.keepReader() }
+                group.addTask { await self.keepSweeping() }
             }
         }
         subscribers.finish()
@@ -262,6 +263,34 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         }
     }
 
+    /// How often ``sweep()`` runs while the store runs.
+    static let sweepInterval: Duration = .seconds(60)
+
+    /// Sweeps every ``sweepInterval`` until shutdown; a failed sweep waits for the next one.
+    private func keepSweeping() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.sweepInterval)
+            guard !Task.isCancelled else { return }
+            do {
+                try await sweep()
+            } catch {
+                configuration.logger.debug("fleet store: sweep failed (\(String(reflecting: type(of: error)))); trying again in \(Self.sweepInterval)")
+            }
+        }
+    }
+
+    /// Deletes what no read returns any more: expired entries, locks that ran out and
+    /// invalidations older than ``FleetInvalidation/memory``. Reads skip them already; without a
+    /// sweep the tables would only grow. Every instance sweeps; the deletes do not conflict.
+    func sweep() async throws {
+        try await withSchema {
+            let memory = Int(nanoseconds(FleetInvalidation.memory) / 1_000_000)
+            _ = try await client.query("DELETE FROM curlew_fleet_entries WHERE expires_at <= now()")
+            _ = try await client.query("DELETE FROM curlew_fleet_locks WHERE expires_at <= now()")
+            _ = try await client.query("DELETE FROM curlew_fleet_purges WHERE purged_at <= now() - \(memory) * interval '1 millisecond'")
+        }
+    }
+
     /// Takes this store's liveness lock, a session-level advisory lock on the listener's
     /// connection under a random key: PostgreSQL releases it the moment that connection ends —
     /// the process died, was killed, or lost the database — so the single-flight locks this store
@@ -315,6 +344,18 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
             // The key of the holder's liveness lock: a lock whose holder's connection has ended
             // is free before its time to live runs out.
             "ALTER TABLE curlew_fleet_locks ADD COLUMN IF NOT EXISTS holder_token integer"
+        ],
+        [
+            // When an entry's request was sent, and the invalidations of the last hour: a write
+            // never brings back an older answer (``write(_:)``).
+            "ALTER TABLE curlew_fleet_entries ADD COLUMN IF NOT EXISTS requested_at timestamptz",
+            """
+            CREATE UNLOGGED TABLE IF NOT EXISTS curlew_fleet_purges (
+                kind text NOT NULL, argument text NOT NULL, purged_at timestamptz NOT NULL DEFAULT now())
+            """,
+            // A hash index: a key of any length (a btree entry is limited to about 2.7 kB).
+            "CREATE INDEX IF NOT EXISTS curlew_fleet_purges_keys ON curlew_fleet_purges USING hash (argument) WHERE kind = 'k'",
+            "CREATE INDEX IF NOT EXISTS curlew_fleet_purges_time ON curlew_fleet_purges (purged_at)",
         ],
     ]
 
@@ -442,37 +483,77 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
         }
     }
 
-    /// Stores the entry, replacing any previous one under its key.
+    /// Stores the entry, replacing any previous one under its key, unless that would bring back
+    /// an older answer (see ``FleetStore/write(_:)``): in one statement, the insert is skipped when
+    /// a remembered invalidation covers the entry and came after its request, and the update when
+    /// the stored entry was requested later.
+    /// - Throws: ``FleetStoreError/refused(_:)`` when PostgreSQL refuses the entry itself (a
+    ///   key or tags too long to index, a NUL character in text); the error of postgres-nio
+    ///   otherwise.
     public func write(_ entry: FleetEntry) async throws {
         try await withSchema {
+            let requested = entry.requestedAt
             let query: PostgresQuery = try """
-            INSERT INTO curlew_fleet_entries (key, tags, etag, last_modified, expires_at, payload, written_at)
-            VALUES (\(entry.key), \(entry.tags), \(entry.etag), \(entry.lastModified), \(entry.expiresAt), \(entry.payload), now())
+            INSERT INTO curlew_fleet_entries (key, tags, etag, last_modified, expires_at, payload, written_at, requested_at)
+            SELECT \(entry.key), \(entry.tags), \(entry.etag), \(entry.lastModified), \(entry.expiresAt), \(entry.payload), now(), \(requested)
+            WHERE \(requested)::timestamptz IS NULL OR NOT EXISTS (
+                SELECT 1 FROM curlew_fleet_purges p
+                WHERE p.purged_at > \(requested) AND (
+                    (p.kind = 'k' AND p.argument = \(entry.key)) OR p.kind = '*'
+                    OR (p.kind = 'p' AND starts_with(\(entry.key), p.argument)) OR (p.kind = 't' AND p.argument = ANY(\(entry.tags)::text[]))))
             ON CONFLICT (key) DO UPDATE SET tags = EXCLUDED.tags, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
-                expires_at = EXCLUDED.expires_at, payload = EXCLUDED.payload, written_at = EXCLUDED.written_at
+                expires_at = EXCLUDED.expires_at, payload = EXCLUDED.payload, written_at = EXCLUDED.written_at, requested_at = EXCLUDED.requested_at
+            WHERE curlew_fleet_entries.requested_at IS NULL OR EXCLUDED.requested_at IS NULL
+                OR curlew_fleet_entries.requested_at <= EXCLUDED.requested_at
             """
-            try await client.query(query)
+            do {
+                try await client.query(query)
+            } catch let error as PSQLError where Self.isRefusal(error) {
+                throw FleetStoreError.refused("PostgreSQL refused the entry (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))")
+            }
         }
+    }
+
+    /// Whether PostgreSQL refused a statement for the values it carries — a data exception
+    /// (class 22: a NUL in text, a payload too long) or a program limit (class 54: an index row
+    /// too large) — rather than for being unreachable or broken.
+    static func isRefusal(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return state.hasPrefix("22") || state.hasPrefix("54")
     }
 
     /// Removes the matching entries and tells every subscriber.
     public func invalidate(_ target: FleetInvalidation) async throws {
         try await withSchema {
-            let message = target.message
-            let channel = channel
-            // One statement: the rows go and the notification leaves when it commits.
-            let query: PostgresQuery =
+            // A NOTIFY payload holds at most 7,999 bytes: a longer invalidation (a long key or
+            // prefix) is announced as `*`, which evicts more from the first tiers but never less.
+            let message = target.message.utf8.count < 8_000 ? target.message : FleetInvalidation.all.message
+            let (kind, argument): (String, String) =
                 switch target {
-                case .key(let key):
-                    "WITH gone AS (DELETE FROM curlew_fleet_entries WHERE key = \(key)) SELECT pg_notify(\(channel), \(message))"
-                case .prefix(let prefix):
-                    "WITH gone AS (DELETE FROM curlew_fleet_entries WHERE starts_with(key, \(prefix))) SELECT pg_notify(\(channel), \(message))"
-                case .tag(let tag):
-                    "WITH gone AS (DELETE FROM curlew_fleet_entries WHERE tags @> ARRAY[\(tag)]::text[]) SELECT pg_notify(\(channel), \(message))"
-                case .all:
-                    "WITH gone AS (DELETE FROM curlew_fleet_entries) SELECT pg_notify(\(channel), \(message))"
+                case .key(let key): ("k", key)
+                case .prefix(let prefix): ("p", prefix)
+                case .tag(let tag): ("t", tag)
+                case .all: ("*", "")
                 }
-            try await client.query(query)
+            let delete =
+                switch target {
+                case .key: "DELETE FROM curlew_fleet_entries WHERE key = $2"
+                case .prefix: "DELETE FROM curlew_fleet_entries WHERE starts_with(key, $2)"
+                case .tag: "DELETE FROM curlew_fleet_entries WHERE tags @> ARRAY[$2]::text[]"
+                case .all: "DELETE FROM curlew_fleet_entries WHERE $2::text IS NOT NULL"
+                }
+            var bindings = PostgresBindings(capacity: 4)
+            bindings.append(kind)
+            bindings.append(argument)
+            bindings.append(channel)
+            bindings.append(message)
+            // One statement: the rows go, the invalidation is remembered for later writes, and
+            // the notification leaves when it commits.
+            let sql = """
+                WITH gone AS (\(delete)), noted AS (INSERT INTO curlew_fleet_purges (kind, argument) VALUES ($1, $2))
+                SELECT pg_notify($3, $4)
+                """
+            try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings))
         }
     }
 
@@ -505,8 +586,12 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
                             AND l.classid = \(Self.livenessClass)::oid AND l.objid = curlew_fleet_locks.holder_token::oid))
                 RETURNING owner
                 """
-            for try await _ in try await client.query(query) { return true }
-            return false
+            do {
+                for try await _ in try await client.query(query) { return true }
+                return false
+            } catch let error as PSQLError where Self.isRefusal(error) {
+                throw FleetStoreError.refused("PostgreSQL refused the lock (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))")
+            }
         }
     }
 
@@ -554,12 +639,12 @@ public final class PostgresFleetStore: FleetStore, Service, Sendable {
 
 /// The second-tier read, prepared once per connection (the hot path: one round trip, no parse).
 struct ReadEntry: PostgresPreparedStatement {
-    static let name = "curlew_fleet_read_v1"
+    static let name = "curlew_fleet_read_v2"
     static let sql = """
-        SELECT payload, tags, etag, last_modified, expires_at FROM curlew_fleet_entries
+        SELECT payload, tags, etag, last_modified, expires_at, requested_at FROM curlew_fleet_entries
         WHERE key = $1 AND (expires_at IS NULL OR expires_at > now())
         """
-    typealias Row = (Data, [String], String?, String?, Date?)
+    typealias Row = (Data, [String], String?, String?, Date?, Date?)
 
     var key: String
 
@@ -574,7 +659,7 @@ struct ReadEntry: PostgresPreparedStatement {
     }
 
     static func entry(key: String, row: Row) -> FleetEntry {
-        FleetEntry(key: key, tags: row.1, etag: row.2, lastModified: row.3, expiresAt: row.4, payload: row.0)
+        FleetEntry(key: key, tags: row.1, etag: row.2, lastModified: row.3, expiresAt: row.4, payload: row.0, requestedAt: row.5)
     }
 }
 
