@@ -93,11 +93,22 @@ public struct SigningMiddleware: APIMiddleware {
         added.reserveCapacity(3)
         if let timestampParameter { added.append((timestampParameter, String(Int(now().timeIntervalSince1970)))) }
         if let nonceParameter { added.append((nonceParameter, UUID().uuidString.lowercased())) }
-        // The signature covers the added parameters as if they were already in the URL; the URL
-        // is then rewritten once, with them and (as a parameter) the signature.
         let (secret, algorithm) = (secret, algorithm)
-        let signature = Self.signedPairs(of: request, adding: added).withCanonicalBytes {
-            Self.signature(of: $0, secret: secret, algorithm: algorithm)
+        let signature: String
+        if placement == .query {
+            // In the query they are appended: the signature covers them as if they were already
+            // in the URL, which is then rewritten once, with them and the signature.
+            signature = Self.signedPairs(of: request, adding: added).withCanonicalBytes {
+                Self.signature(of: $0, secret: secret, algorithm: algorithm)
+            }
+        } else {
+            // Beside the parameters they replace the request's own of the same name (they are
+            // computed for this attempt): placed first, so the signature covers what is sent.
+            if !added.isEmpty {
+                try ParameterPlacer.place(sorted: added.map { (key: $0.name, value: $0.value ?? "") }, in: &request, at: placement, existing: .replace)
+                added = []
+            }
+            signature = Self.signedPairs(of: request).withCanonicalBytes { Self.signature(of: $0, secret: secret, algorithm: algorithm) }
         }
         switch output {
         case .parameter(let name):
@@ -110,7 +121,6 @@ public struct SigningMiddleware: APIMiddleware {
             if placement == .query {
                 request.replaceURL(QueryString.appending(added, to: request.url))
             } else {
-                // Replacing: these are computed for this attempt, never the request's own.
                 try ParameterPlacer.place(
                     sorted: added.map { (key: $0.name, value: $0.value ?? "") }, in: &request, at: placement, existing: .replace)
             }

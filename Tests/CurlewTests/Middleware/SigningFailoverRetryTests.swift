@@ -80,6 +80,34 @@ struct SigningFailoverRetryTests {
         }
     }
 
+    /// A form that has its own `ts` and `nonce` fields: beside the parameters, the signing
+    /// middleware's replace them, and the signature covers the values sent (it covered the
+    /// replaced ones too, and the server refused it).
+    @Test func aReplacedFormFieldIsNotSigned() async throws {
+        struct StampedForm: Endpoint {
+            typealias Response = String
+            var method: HTTPRequest.Method { .post }
+            var path: String { "orders" }
+            var body: RequestPayload? { .form(["item": "tea", "ts": "1", "nonce": "mine"]) }
+        }
+        let verdicts = Mutex<[Bool]>([])
+        try await withLoopback(handler: { request in
+            let valid = serverSideSignatureIsValid(request, secret: "123456")
+            verdicts.withLock { $0.append(valid) }
+            return valid ? .text("signed") : .text("bad signature", status: 403)
+        }) { server, _, transport in
+            let signing = SigningMiddleware(secret: "123456", timestampParameter: "ts", nonceParameter: "nonce", placement: .alongsideParameters)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
+            let answer = try await client.send(StampedForm())
+            #expect(answer == "signed")
+            let fields = QueryString.pairs(server.requests[0].bodyText, plusIsSpace: true)
+            #expect(fields.map(\.name).sorted() == ["item", "nonce", "sign", "ts"])
+            #expect(fields.first { $0.name == "ts" }?.value != "1")
+            #expect(fields.first { $0.name == "nonce" }?.value != "mine")
+            #expect(verdicts.withLock { $0 } == [true])
+        }
+    }
+
     @Test func aRetryRecomputesTheSignature() async throws {
         let attempts = Mutex(0)
         try await withLoopback(handler: { request in
