@@ -39,7 +39,8 @@ public import Tracing
 public final class FleetCacheStorage: CacheStorage, Sendable {
     /// How the tiers work together.
     public struct Configuration: Sendable {
-        /// How long a lookup waits for the store before going on as a miss; zero or less is
+        /// How long a lookup waits for the store before going on as a miss — in all: the read,
+        /// and on a miss the single-flight lock and the read after it, share it; zero or less is
         /// refused by ``FleetCacheStorage/init(local:store:configuration:)`` (every lookup would
         /// miss). Default: 5 ms.
         public var softTimeout: Duration = .milliseconds(5)
@@ -198,7 +199,10 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             return entry
         }
         let described = FleetKeys.describe(key)
-        switch await readStore(described.key, fullKey: key) {
+        // One soft timeout for the whole lookup — the read, and on a miss the lock and the read
+        // after it — not one per round trip: a slow store costs a miss at most that long.
+        let deadline = ContinuousClock.now.advanced(by: configuration.softTimeout)
+        switch await readStore(described.key, fullKey: key, deadline: deadline) {
         case .hit(let entry):
             return entry
         case .unavailable:
@@ -211,7 +215,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             count { $0.misses += 1 }
             return nil
         }
-        return await singleFlight(key, fleetKey: described.key, flight)
+        return await singleFlight(key, fleetKey: described.key, flight, deadline: deadline)
     }
 
     /// Stores in the first tier at once and queues the write for the store.
@@ -262,7 +266,13 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         case unavailable
     }
 
-    private func readStore(_ fleetKey: String, fullKey: String) async -> Read {
+    /// The lookup's soft timeout left at `deadline`, `nil` once it is spent.
+    private static func remaining(until deadline: ContinuousClock.Instant) -> Duration? {
+        let left = deadline - ContinuousClock.now
+        return left > .zero ? left : nil
+    }
+
+    private func readStore(_ fleetKey: String, fullKey: String, deadline: ContinuousClock.Instant) async -> Read {
         let span = startSpan("fleet read")
         defer { span?.end() }
         guard permit() else {
@@ -270,10 +280,15 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             span?.attributes["curlew.fleet.outcome"] = "breaker open"
             return .unavailable
         }
+        guard let timeout = Self.remaining(until: deadline) else {
+            failOpen("soft timeout spent before the read")
+            span?.attributes["curlew.fleet.outcome"] = "timed out"
+            return .unavailable
+        }
         let started = ContinuousClock.now
         let outcome: StoreOutcome<FleetEntry?>
         do {
-            outcome = .answered(try await store.read(fleetKey, timeout: configuration.softTimeout))
+            outcome = .answered(try await store.read(fleetKey, timeout: timeout))
         } catch let error as FleetStoreError where error == .timedOut {
             outcome = .timedOut
         } catch {
@@ -323,7 +338,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         var leading = false
     }
 
-    private func singleFlight(_ key: String, fleetKey: String, _ flight: SingleFlight) async -> CacheEntry? {
+    private func singleFlight(_ key: String, fleetKey: String, _ flight: SingleFlight, deadline: ContinuousClock.Instant) async -> CacheEntry? {
         // The first caller of this instance decides; later ones join its flight.
         let (id, isFirst) = state.withLock { state -> (UInt64, Bool) in
             if let existing = state.flights[key] { return (existing.id, false) }
@@ -348,10 +363,16 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             resolve(key, id: id, with: nil)
             return nil
         }
+        guard let timeout = Self.remaining(until: deadline) else {
+            failOpen("soft timeout spent before the lock")
+            resolve(key, id: id, with: nil)
+            count { $0.misses += 1 }
+            return nil
+        }
         let store = store
         let owner = configuration.instance
         let span = startSpan("fleet lock")
-        let locked = await withSoftTimeout(configuration.softTimeout) {
+        let locked = await withSoftTimeout(timeout) {
             try await store.tryLock(fleetKey, owner: owner, ttl: flight.lockTimeToLive)
         }
         switch locked {
@@ -365,7 +386,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             succeeded()
             // The lock may be free because another instance's fetch has just ended. Its answer
             // reached the store before its lock was given back, so one more read finds it.
-            if case .hit(let entry) = await readStore(fleetKey, fullKey: key) {
+            if case .hit(let entry) = await readStore(fleetKey, fullKey: key, deadline: deadline) {
                 enqueue(.unlock(fleetKey))
                 resolve(key, id: id, with: entry)
                 return entry

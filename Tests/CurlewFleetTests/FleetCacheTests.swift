@@ -288,6 +288,26 @@ struct FleetCacheTests {
         await server.shutdown()
     }
 
+    /// A slow store (every round trip takes 150 ms) under a soft timeout of 400 ms: a miss makes
+    /// three round trips — the read, the lock, the read after it — and they share the one soft
+    /// timeout, so the last read is given what the first two left (at most 100 ms), not 400 ms
+    /// again.
+    @Test func theRoundTripsOfAMissShareOneSoftTimeout() async throws {
+        let server = try await startOrigin()
+        let store = SlowStore(delay: .milliseconds(150))
+        var configuration = FleetCacheStorage.Configuration.generousForTests
+        configuration.softTimeout = .milliseconds(400)
+        let a = try FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        #expect(try await a.client.send(FleetText(path: "item/8")) == "item 8")
+        let timeouts = store.readTimeouts
+        #expect(timeouts.count == 2)
+        if timeouts.count == 2 {
+            #expect(timeouts[0] <= .milliseconds(400))
+            #expect(timeouts[1] <= .milliseconds(100), "\(timeouts)")
+        }
+        await server.shutdown()
+    }
+
     @Test func aHangingStoreCostsASoftTimeoutAndWritesAreReplayed() async throws {
         let server = try await startOrigin()
         let store = InMemoryFleetStore()
@@ -344,5 +364,42 @@ struct FleetCacheTests {
         }
         #expect(FleetInvalidation(message: "x") == nil)
         #expect(FleetInvalidation(message: "q:1") == nil)
+    }
+}
+
+/// An in-memory store whose reads and locks take `delay` each, recording the timeout every read
+/// was given. `Sendable`: the recorded timeouts are guarded by the mutex.
+final class SlowStore: FleetStore {
+    let inner = InMemoryFleetStore()
+    let delay: Duration
+    private let timeouts = Mutex<[Duration]>([])
+
+    init(delay: Duration) { self.delay = delay }
+
+    var readTimeouts: [Duration] { timeouts.withLock { $0 } }
+
+    func read(_ key: String) async throws -> FleetEntry? {
+        try await Task.sleep(for: delay)
+        return try await inner.read(key)
+    }
+
+    func read(_ key: String, timeout: Duration) async throws -> FleetEntry? {
+        timeouts.withLock { $0.append(timeout) }
+        return try await readUnderSoftTimeout(self, key, timeout)
+    }
+
+    func write(_ entry: FleetEntry) async throws { try await inner.write(entry) }
+    func invalidate(_ target: FleetInvalidation) async throws { try await inner.invalidate(target) }
+    func invalidations() -> AsyncStream<FleetInvalidation> { inner.invalidations() }
+
+    func tryLock(_ key: String, owner: String, ttl: Duration) async throws -> Bool {
+        try await Task.sleep(for: delay)
+        return try await inner.tryLock(key, owner: owner, ttl: ttl)
+    }
+
+    func unlock(_ key: String, owner: String) async throws { try await inner.unlock(key, owner: owner) }
+
+    func lease(_ limit: String, capacity: Int, holder: String, wanted: Int, inUse: Int, ttl: Duration) async throws -> FleetLease {
+        try await inner.lease(limit, capacity: capacity, holder: holder, wanted: wanted, inUse: inUse, ttl: ttl)
     }
 }
