@@ -721,9 +721,14 @@ struct CircuitBreaker: Sendable {
     }
 }
 
+/// Whole nanoseconds, saturating: a setting of `.seconds(Int64.max)` (in effect, forever) is
+/// `Int64.max` nanoseconds, about 292 years, rather than an overflow.
 func nanoseconds(_ duration: Duration) -> Int64 {
     let parts = duration.components
-    return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
+    let (whole, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    if overflow { return parts.seconds < 0 ? .min : .max }
+    let (sum, sumOverflow) = whole.addingReportingOverflow(parts.attoseconds / 1_000_000_000)
+    return sumOverflow ? .max : sum
 }
 
 /// The swift-metrics instruments of the fleet (no-ops until the application bootstraps a

@@ -137,3 +137,21 @@ struct FleetWriteOrderTests {
         await running.stop()
     }
 }
+
+/// A duration of `.seconds(Int64.max)` (a setting meaning "forever") has no nanosecond count:
+/// the PostgreSQL store's read timer and lock time to live stopped the process converting it.
+@Suite("Fleet store: durations too long to count", .timeLimit(.minutes(1)))
+struct FleetLongDurationTests {
+    @Test func theStoreTakesAForeverTimeoutAndTimeToLive() async throws {
+        #expect(nanoseconds(.seconds(Int64.max)) == .max)
+        #expect(nanoseconds(.seconds(-Int64.max)) == .min)
+        #expect(nanoseconds(.milliseconds(1_500)) == 1_500_000_000)
+        let running = try await RunningStore.start(schema: RunningStore.schema())
+        #expect(try await running.store.read("absent", timeout: .seconds(Int64.max)) == nil)
+        #expect(try await running.store.tryLock("forever", owner: "a", ttl: .seconds(Int64.max)))
+        #expect(try await running.store.tryLock("forever", owner: "b", ttl: .seconds(1)) == false)
+        let lease = try await running.store.lease("q", capacity: 2, holder: "a", wanted: 1, inUse: 0, ttl: .seconds(Int64.max))
+        #expect(lease.granted == 1)
+        await running.stop()
+    }
+}

@@ -25,10 +25,10 @@ public struct RetryMiddleware: APIMiddleware {
     /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings`` (stage `configuration`) before
     /// anything is sent. Default: 3.
     public var maximumAttempts: Int
-    /// The first backoff ceiling; it doubles per attempt. Zero or more: a negative delay is
+    /// The first backoff ceiling; it doubles per attempt. Zero to 365 days: a delay outside is
     /// refused like ``maximumAttempts`` below 1.
     public var baseDelay: Duration
-    /// The largest single wait (also caps `Retry-After`). Zero or more: a negative one is
+    /// The largest single wait (also caps `Retry-After`). Zero to 365 days: one outside is
     /// refused like ``maximumAttempts`` below 1.
     public var maximumDelay: Duration
     /// No new attempt starts once this much time has passed since the first. More than zero:
@@ -76,7 +76,9 @@ public struct RetryMiddleware: APIMiddleware {
 
     /// Sends, waiting and resending while the failure is retryable.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
-        guard maximumAttempts >= 1, baseDelay >= .zero, maximumDelay >= .zero, maximumTotalTime > .zero else {
+        let longest = EasyHandleOptions.longestDuration
+        guard maximumAttempts >= 1, baseDelay >= .zero, maximumDelay >= .zero, maximumTotalTime > .zero, baseDelay <= longest, maximumDelay <= longest
+        else {
             throw refusal(request.summary)
         }
         var request = request
@@ -140,6 +142,13 @@ public struct RetryMiddleware: APIMiddleware {
         }
         if baseDelay < .zero { return .refusedSetting("RetryMiddleware.baseDelay", "zero or more", "\(baseDelay)", request: request) }
         if maximumDelay < .zero { return .refusedSetting("RetryMiddleware.maximumDelay", "zero or more", "\(maximumDelay)", request: request) }
+        // Longer has no millisecond count to wait for.
+        if baseDelay > EasyHandleOptions.longestDuration {
+            return .refusedSetting("RetryMiddleware.baseDelay", "at most 365 days", "\(baseDelay)", request: request)
+        }
+        if maximumDelay > EasyHandleOptions.longestDuration {
+            return .refusedSetting("RetryMiddleware.maximumDelay", "at most 365 days", "\(maximumDelay)", request: request)
+        }
         return .refusedSetting(
             "RetryMiddleware.maximumTotalTime", "more than zero (set maximumAttempts to 1 for no retry)", "\(maximumTotalTime)", request: request)
     }

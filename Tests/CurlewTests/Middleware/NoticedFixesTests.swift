@@ -72,6 +72,8 @@ struct NoticedFixesTests {
     @Test(arguments: [
         (RetryMiddleware(baseDelay: .milliseconds(-5)), "RetryMiddleware.baseDelay must be zero or more, not -0.005 seconds"),
         (RetryMiddleware(maximumDelay: .seconds(-1)), "RetryMiddleware.maximumDelay must be zero or more, not -1.0 seconds"),
+        (RetryMiddleware(baseDelay: .seconds(Int64.max)), "RetryMiddleware.baseDelay must be at most 365 days, not 9.223372036854776e+18 seconds"),
+        (RetryMiddleware(maximumDelay: .seconds(Int64.max)), "RetryMiddleware.maximumDelay must be at most 365 days, not 9.223372036854776e+18 seconds"),
         (RetryMiddleware(maximumTotalTime: .zero), "RetryMiddleware.maximumTotalTime must be more than zero (set maximumAttempts to 1 for no retry), not 0.0 seconds"),
     ])
     func aRetryDelayOrTotalTimeThatCannotBeHonouredIsRefusedUnsent(_ retry: RetryMiddleware, _ message: String) async throws {

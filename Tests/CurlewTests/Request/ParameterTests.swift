@@ -213,6 +213,19 @@ struct ParameterTests {
         #expect(error?.code == .encodingFailed)
     }
 
+    @Test func aDateWithoutAMillisecondCountIsAnEncodingError() throws {
+        let far = Date(timeIntervalSince1970: 1e300)
+        let options = ParameterEncodingOptions(dateStyle: .millisecondsSince1970)
+        let query = #expect(throws: CurlewError.self) { try client.prepare(DictionaryOnly(values: ["d": .date(far)], parameterEncodingOptions: options)) }
+        #expect(query?.code == .encodingFailed)
+        let json = #expect(throws: CurlewError.self) {
+            try client.prepare(NewPictureForm(title: "x", tags: [], encoding: .json, encodingOptions: options, extra: ["d": .date(far)]))
+        }
+        #expect(json?.code == .encodingFailed)
+        let fine = try client.prepare(DictionaryOnly(values: ["d": .date(Date(timeIntervalSince1970: 1.5))], parameterEncodingOptions: options))
+        #expect(fine.url.hasSuffix("?d=1500"))
+    }
+
     @Test func headerInjectionThroughADeclaredHeaderIsRejected() {
         let error = #expect(throws: CurlewError.self) { try client.prepare(DeclaredSearch(searchKey: "k", token: "a\r\nX-Evil: 1")) }
         #expect(error?.code == .invalidHeader)

@@ -72,7 +72,7 @@ struct ParameterEncoder {
             case .literal: return flag ? "true" : "false"
             case .numeric: return flag ? "1" : "0"
             }
-        case .date(let date): return dateText(date)
+        case .date(let date): return try dateText(date)
         case .null: return nil
         case .array(let elements):
             var parts: [String] = []
@@ -85,13 +85,22 @@ struct ParameterEncoder {
         }
     }
 
-    private func dateText(_ date: Date) -> String {
+    private func dateText(_ date: Date) throws(ParameterEncodingError) -> String {
         switch options.dateStyle {
         case .iso8601: date.formatted(.iso8601)
         case .secondsSince1970: Self.text(of: date.timeIntervalSince1970)
-        case .millisecondsSince1970: String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        case .millisecondsSince1970: String(try Self.milliseconds(of: date))
         case .custom(let format): format(date)
         }
+    }
+
+    /// Whole milliseconds since 1970, or the reason a date has none (not finite, or past what
+    /// 64 bits count: about 292 million years).
+    static func milliseconds(of date: Date) throws(ParameterEncodingError) -> Int64 {
+        guard let milliseconds = Int64(exactly: (date.timeIntervalSince1970 * 1000).rounded()) else {
+            throw ParameterEncodingError(description: "the date \(date.timeIntervalSince1970) s since 1970 has no millisecond count")
+        }
+        return milliseconds
     }
 
     /// `3` for whole numbers, `2.5` otherwise.
@@ -126,8 +135,8 @@ struct ParameterEncoder {
         case .date(let date):
             switch options.dateStyle {
             case .secondsSince1970: return .double(date.timeIntervalSince1970)
-            case .millisecondsSince1970: return .int(Int((date.timeIntervalSince1970 * 1000).rounded()))
-            default: return .string(dateText(date))
+            case .millisecondsSince1970: return .int(Int(try Self.milliseconds(of: date)))
+            default: return .string(try dateText(date))
             }
         case .array(let elements):
             var values: [JSONValue] = []
