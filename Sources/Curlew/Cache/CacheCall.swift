@@ -319,7 +319,9 @@ struct CacheCall: Sendable {
 
     /// Stores an accepted answer unless HTTP forbids it or the account changed meanwhile.
     private func store(_ raw: RawResponse, sent: Date) async {
-        guard raw.status.code != 206, raw.status.code != 304 else { return }
+        // A range answer (206, or 416 to a resumed download's `Range`, added below the cache) is
+        // not the resource: never stored under its plain key.
+        guard raw.status.code != 206, raw.status.code != 304, raw.status.code != 416 else { return }
         let body: Data
         switch raw.content {
         case .data(let data):

@@ -30,7 +30,7 @@ enum HTTPCacheRules {
             for header in entry.headers {
                 switch header.name {
                 case .age:
-                    if age == nil { age = HTTPCacheRules.deltaSeconds(HTTPCacheRules.trimmed(Substring(header.value))) }
+                    if age == nil { age = HTTPCacheRules.ageSeconds(header.value) }
                 case .date:
                     if date == nil { date = CacheDateParser.parse(header.value) }
                 case .expires:
@@ -202,6 +202,13 @@ enum HTTPCacheRules {
     static let deltaSecondsCap: Double = 2_147_483_648
 
     /// `text` without leading and trailing spaces and tabs.
+    /// An `Age` value's seconds. A list (`3600, 3600`: a proxy appended its own) is read by its
+    /// first member (RFC 9111 §5.1), not dropped — a dropped age made a stale answer fresh.
+    static func ageSeconds(_ value: String) -> Double? {
+        let first = value.utf8.firstIndex(of: UInt8(ascii: ",")).map { value[..<$0] } ?? Substring(value)
+        return deltaSeconds(trimmed(first))
+    }
+
     static func trimmed(_ text: Substring) -> Substring {
         var text = text
         while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
@@ -283,7 +290,7 @@ enum HTTPCacheRules {
         var age: Double?
         for header in entry.headers {
             if header.name == .age {
-                if age == nil { age = deltaSeconds(trimmed(Substring(header.value))) }
+                if age == nil { age = ageSeconds(header.value) }
             } else if header.name == .date, date == nil {
                 date = CacheDateParser.parse(header.value)
             }

@@ -152,7 +152,10 @@ public actor ResponseCache: APIMiddleware {
             throw error
         }
         await endLookups(key.full, variants)
-        guard let target = CacheDownload.target(context.responseBody) else { return raw }
+        // Only a stored answer is written to the download's file here: a network answer that
+        // stayed in memory (an error status, a refused media type) is the client's to fail, and
+        // must not overwrite a partial file it may still resume.
+        guard let target = CacheDownload.target(context.responseBody), raw.source != .network else { return raw }
         return try CacheDownload.materialize(raw, into: target, request: request)
     }
 

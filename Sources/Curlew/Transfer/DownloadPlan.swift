@@ -31,6 +31,9 @@ struct DownloadPlan: Sendable {
         if let stall = options.stallTimeout, stall <= .zero {
             throw .refusedSetting("DownloadOptions.stallTimeout", "longer than zero (nil turns the stall detector off)", "\(stall)", request: nil)
         }
+        if let stall = options.stallTimeout, stall > EasyHandleOptions.longestDuration {
+            throw .refusedSetting("DownloadOptions.stallTimeout", "at most 365 days (nil turns the stall detector off)", "\(stall)", request: nil)
+        }
         if options.minimumSpeed < 1 {
             throw .refusedSetting("DownloadOptions.minimumSpeed", "at least 1 byte a second", "\(options.minimumSpeed)", request: nil)
         }

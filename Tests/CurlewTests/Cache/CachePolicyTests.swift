@@ -251,6 +251,22 @@ struct CachePolicyTests {
         }
     }
 
+    /// Two caches on the way each appended an `Age`: the list's first member counts (RFC 9111
+    /// §5.1). It was dropped, and the stale answer served as fresh for its whole max-age.
+    @Test func anAgeListCountsItsFirstMember() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, handler: counting(counter, headers: [("Cache-Control", "max-age=60"), ("Age", "50, 55")])) { server, client in
+            _ = try await client.send(CachedText(path: "age", policy: .http))
+            clock.advance(9)
+            #expect(try await client.send(CachedText(path: "age", policy: .http)) == "answer 1")
+            clock.advance(2)
+            #expect(try await client.send(CachedText(path: "age", policy: .http)) == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+    }
+
     @Test func validatorsAreSentAndA304ServesTheStoredBytes() async throws {
         let cache = makeCache(clock: CacheTestClock())
         let counter = HitCounter()

@@ -14,6 +14,10 @@ struct DownloadOptionsRefusalTests {
         ("DownloadOptions.minimumSpeed must be at least 1 byte a second, not -1024", { $0.minimumSpeed = -1024 }),
         ("DownloadOptions.stallTimeout must be longer than zero (nil turns the stall detector off), not 0.0 seconds", { $0.stallTimeout = .zero }),
         ("DownloadOptions.stallTimeout must be longer than zero (nil turns the stall detector off), not -2.0 seconds", { $0.stallTimeout = .seconds(-2) }),
+        (
+            "DownloadOptions.stallTimeout must be at most 365 days (nil turns the stall detector off), not 9.223372036854776e+18 seconds",
+            { $0.stallTimeout = .seconds(Int64.max) + .milliseconds(1) }
+        ),
     ]
 
     @Test(arguments: 0..<refused.count)

@@ -51,6 +51,48 @@ struct DownloadPrepareTests {
         }
     }
 
+    /// A resumable download through a cache whose partial file already holds every byte: the
+    /// server answers its `Range` with `416` and an HTML page. The partial file is completed as
+    /// it is — the page neither overwrites it nor is stored as the resource.
+    @Test func aCachedResumableDownloadKeepsItsPartialFileWhenTheServerAnswers416() async throws {
+        let folder = try temporaryDirectory("cached-416")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let length = 20_000
+        var router = LoopbackRouter()
+        router.on("GET", "/doc") { request, _ in
+            if request.header("Range") != nil {
+                return ServerResponse(
+                    status: 416, headers: [("Content-Type", "text/html"), ("Content-Range", "bytes */\(length)"), ("Cache-Control", "max-age=300")],
+                    body: Array("<html>range not satisfiable</html>".utf8))
+            }
+            return ServerResponse(headers: [("ETag", "\"d1\""), ("Cache-Control", "max-age=300")], body: PatternBody.bytes(length))
+        }
+        struct Doc: Endpoint {
+            typealias Response = Data
+            var path: String { "doc" }
+            var options: RequestOptions {
+                var options = RequestOptions()
+                options.cache = .maxAge(.hours(1))
+                return options
+            }
+        }
+        try await withLoopback(router: router) { server, _, transport in
+            let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [cache]), transport: transport)
+            let target = folder.appendingPathComponent("doc.bin")
+            let options = DownloadOptions(resumable: true)
+            try leavePartialDownload(of: server.baseURL + "/doc", at: target, bytes: length, validator: "\"d1\"", completeLength: length, options: options)
+            _ = try await client.download(Doc(), to: target, options: options)
+            #expect(try Data(contentsOf: target) == Data(PatternBody.bytes(length)))
+            await cache.waitForPendingWrites()
+            // The 416 was not stored: a fresh download gets the resource.
+            let again = folder.appendingPathComponent("again.bin")
+            let file = try await client.download(Doc(), to: again)
+            #expect(file.status == .ok)
+            #expect(try Data(contentsOf: again) == Data(PatternBody.bytes(length)))
+        }
+    }
+
     /// A queued download that restarts hands its tracker ticket back once, when the file is in
     /// place — not at the end of the abandoned exchange (HAccess's `queue:finish:`).
     @Test func aRestartingQueuedDownloadFinishesItsTicketWhenTheFileLands() async throws {
