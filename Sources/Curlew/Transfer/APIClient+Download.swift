@@ -189,13 +189,22 @@ extension APIClient {
             throw error
         }
         var expected: Int64?
+        // Whether the body ended before the last byte its range names (a connection cut short).
+        var cutShort = false
         if raw.status.code == 206 {
-            expected = raw.headers[.contentRange].flatMap(ContentRange.init)?.complete
+            // The file ends where the range ends, which must be the whole resource: a range
+            // whose total is `*` still names its last byte.
+            let range = raw.headers[.contentRange].flatMap(ContentRange.init)
+            let rangeEnd = range?.last.map { $0 + 1 }
+            expected = range?.complete ?? rangeEnd
+            cutShort = rangeEnd.map { length < $0 } ?? false
         } else if raw.headers[.contentEncoding] == nil {
             expected = raw.headers[.contentLength].flatMap { Int64($0) }
         }
         if let expected, expected != length {
-            plan.discardPartial()
+            // A resumable download cut short keeps what arrived: the next attempt resumes there.
+            // Bytes that contradict the server's lengths are not kept.
+            if !(download.resumable && cutShort) { plan.discardPartial() }
             throw CurlewError(
                 code: .downloadIncomplete, message: "the download has \(length) bytes, the server announced \(expected)",
                 request: summary, status: raw.status)

@@ -93,6 +93,31 @@ struct DownloadPrepareTests {
         }
     }
 
+    /// A resumed `206` whose total is `*` ends before the last byte its range names (a
+    /// close-delimited body cut short): the download fails with `.downloadIncomplete` — it was
+    /// reported complete — and keeps the 700 bytes it has, for the next attempt to resume.
+    @Test func aResumedRangeCutShortIsIncompleteAndKeepsItsBytes() async throws {
+        let folder = try temporaryDirectory("short-206")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try ScriptedServer { _, _ in
+            let head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 500-999/*\r\nETag: \"s1\"\r\nConnection: close\r\n\r\n"
+            return .send(Data(head.utf8) + Data(PatternBody.bytes(700).suffix(200)), close: true)
+        }
+        defer { server.stop() }
+        try await withTransport { transport in
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport)
+            let target = folder.appendingPathComponent("s.bin")
+            let options = DownloadOptions(resumable: true)
+            try leavePartialDownload(of: server.baseURL + "/s", at: target, bytes: 500, validator: "\"s1\"", completeLength: 1_000, options: options)
+            let error = await #expect(throws: CurlewError.self) { try await client.download(Send(path: "s"), to: target, options: options) }
+            #expect(error?.code == .downloadIncomplete)
+            #expect(error?.message == "the download has 700 bytes, the server announced 1000")
+            let plan = try DownloadPlan(destination: target, url: server.baseURL + "/s", options: options)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: plan.partialPath)) == Data(PatternBody.bytes(700)))
+            #expect(!FileManager.default.fileExists(atPath: target.path))
+        }
+    }
+
     /// A queued download that restarts hands its tracker ticket back once, when the file is in
     /// place — not at the end of the abandoned exchange (HAccess's `queue:finish:`).
     @Test func aRestartingQueuedDownloadFinishesItsTicketWhenTheFileLands() async throws {
