@@ -168,14 +168,7 @@ struct TimeoutKindTests {
     func aTimeoutOfZeroOrLessIsRefusedAndNothingIsSent(_ name: String, _ value: Duration) async throws {
         try await withLoopback(handler: DeadlineTests.echoPath) { server, client, _ in
             let error = await #expect(throws: CurlewError.self) {
-                try await client.send(Send(method: .post, path: "order", body: .text("one"))) {
-                    switch name {
-                    case "connectTimeout": $0.connectTimeout = value
-                    case "headTimeout": $0.headTimeout = value
-                    case "idleTimeout": $0.idleTimeout = value
-                    default: $0.totalTimeout = value
-                    }
-                }
+                try await client.send(Send(method: .post, path: "order", body: .text("one"))) { Self.set(name, to: value, in: &$0) }
             }
             #expect(error?.code == .invalidConnectionSettings)
             #expect(error?.level == .invalidRequest)
@@ -197,14 +190,7 @@ struct TimeoutKindTests {
         try await withLoopback(handler: DeadlineTests.echoPath) { server, client, _ in
             for value in [Duration.seconds(Int64.max), .seconds(365 * 86_400 + 1)] {
                 let error = await #expect(throws: CurlewError.self) {
-                    try await client.send(Send(method: .post, path: "order", body: .text("one"))) {
-                        switch name {
-                        case "connectTimeout": $0.connectTimeout = value
-                        case "headTimeout": $0.headTimeout = value
-                        case "idleTimeout": $0.idleTimeout = value
-                        default: $0.totalTimeout = value
-                        }
-                    }
+                    try await client.send(Send(method: .post, path: "order", body: .text("one"))) { Self.set(name, to: value, in: &$0) }
                 }
                 #expect(error?.code == .invalidConnectionSettings)
                 #expect(error?.message == "\(name) must be at most 365 days (nil for no limit), not \(value); nothing was sent")
@@ -212,6 +198,16 @@ struct TimeoutKindTests {
             #expect(server.requestCount == 0)
             let year = try await client.send(Send(path: "year")) { $0.totalTimeout = .seconds(365 * 86_400) }
             #expect(year == "/year")
+        }
+    }
+
+    /// Sets the timeout called `name`.
+    static func set(_ name: String, to value: Duration, in options: inout RequestOptions) {
+        switch name {
+        case "connectTimeout": options.connectTimeout = value
+        case "headTimeout": options.headTimeout = value
+        case "idleTimeout": options.idleTimeout = value
+        default: options.totalTimeout = value
         }
     }
 }
