@@ -254,7 +254,9 @@ public struct CurlewTransport: ClientTransport {
             return error
         }
         var data = Data()
-        data.reserveCapacity(Int(length))
+        // The declared length is the body's word, not yet checked: memory is reserved for at most
+        // 1 MiB of it up front, the rest as the bytes arrive.
+        data.reserveCapacity(Int(min(length, 1 << 20)))
         do {
             for try await chunk in body {
                 guard Int64(data.count + chunk.count) <= length else {

@@ -141,6 +141,8 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
             var check = SettingCheck("AdaptiveConcurrencyMiddleware.Policy")
             check.require(minimumLimit >= 1, "minimumLimit", "at least 1", "\(minimumLimit)")
             check.require(maximumLimit >= minimumLimit, "maximumLimit", "at least minimumLimit (\(minimumLimit))", "\(maximumLimit)")
+            // The limits are computed in `Double`: past a million, they lose meaning and then bits.
+            check.require(maximumLimit <= 1_000_000, "maximumLimit", "at most 1000000", "\(maximumLimit)")
             check.require(
                 initialLimit >= minimumLimit && initialLimit <= maximumLimit, "initialLimit", "between minimumLimit and maximumLimit (\(minimumLimit)…\(maximumLimit))",
                 "\(initialLimit)")
@@ -158,7 +160,7 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                 check.require(gradient.probeInterval >= 1, "Gradient.probeInterval", "at least 1", "\(gradient.probeInterval)")
                 check.require(gradient.minimumWindow >= 1, "Gradient.minimumWindow", "at least 1", "\(gradient.minimumWindow)")
                 if let windows = gradient.averagedBaselineWindows {
-                    check.require(windows >= 1, "Gradient.averagedBaselineWindows", "at least 1", "\(windows)")
+                    check.require((1...1_000_000).contains(windows), "Gradient.averagedBaselineWindows", "between 1 and 1000000", "\(windows)")
                 }
             }
             return check.refusal
@@ -274,7 +276,7 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
                     }
                     // A gradient probe sheds nothing the limit itself would let through: calls
                     // it holds back wait for it besides the policy's places in line.
-                    guard let entry = state.origins[origin], entry.waiters.count < maximumWaiting + entry.limit.heldBack else {
+                    guard let entry = state.origins[origin], entry.waiters.count - entry.limit.heldBack < maximumWaiting else {
                         return .shed(state.origins[origin]?.limit.capacity ?? 0)
                     }
                     state.origins[origin]?.waiters.append((id, continuation))

@@ -14,8 +14,10 @@ struct HedgeBudget: Sendable, Equatable {
     /// other settings and builds its budget only from ones it accepts).
     init(ratio: Double, burst: Int) {
         self.perCall = Int((ratio * 1000).rounded())
-        self.capacity = burst * 1000
-        self.thousandths = capacity
+        // Saturating: a burst of `.max` is "no limit", not an overflow.
+        let (product, overflow) = burst.multipliedReportingOverflow(by: 1000)
+        self.capacity = overflow ? .max : product
+        self.thousandths = self.capacity
     }
 
     /// Whole hedges saved up.
@@ -23,7 +25,7 @@ struct HedgeBudget: Sendable, Equatable {
 
     /// A call starts: it earns its share of a hedge.
     mutating func deposit() {
-        thousandths = min(capacity, thousandths + perCall)
+        thousandths = capacity - thousandths <= perCall ? capacity : thousandths + perCall
     }
 
     /// Takes one hedge when the budget has one.

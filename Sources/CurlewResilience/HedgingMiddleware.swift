@@ -6,8 +6,10 @@ internal import Synchronization
 /// first: the tail latency of one slow server or connection stops being the caller's.
 ///
 /// When a call has no answer after ``delay``, one more attempt goes out (up to ``maximumHedges``),
-/// each on a connection of its own. The first response wins; the other transfers are cancelled at
-/// once (the server sees the disconnect). A failure is an answer only when no other attempt is
+/// each on a connection of its own over HTTP/1.1, and as another stream of a shared connection
+/// where HTTP/2 multiplexes them (HTTPS, by default) — there a hedge rides out a slow server, not a
+/// slow connection. The first response wins; the other transfers are cancelled at once (the
+/// server sees the disconnect, or on HTTP/2 a stream reset). A failure is an answer only when no other attempt is
 /// still running. A budget caps the extra load: every call earns ``budget`` of a hedge (0.1: at
 /// most one hedge per ten calls, in the long run), at most ``burst`` are saved up, and a hedge
 /// without a token is not sent.
@@ -97,6 +99,8 @@ public final class HedgingMiddleware: APIMiddleware {
         self.burst = burst
         var check = SettingCheck("HedgingMiddleware")
         check.require(delay >= .zero, "delay", "zero or longer", "\(delay)")
+        // A longer wait has no millisecond count (`Task.sleep` stops the process on it).
+        check.require(delay <= .seconds(365 * 86_400), "delay", "at most 365 days (maximumHedges 0 turns hedging off)", "\(delay)")
         if let percentile { check.require((0...1).contains(percentile), "percentile", "between 0 and 1", "\(percentile)") }
         check.require(minimumSamples >= 1, "minimumSamples", "at least 1", "\(minimumSamples)")
         check.require(maximumHedges >= 0, "maximumHedges", "zero or more", "\(maximumHedges)")

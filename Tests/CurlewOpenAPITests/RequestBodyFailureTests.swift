@@ -1,5 +1,5 @@
 import Curlew
-import CurlewOpenAPI
+@testable import CurlewOpenAPI
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -98,5 +98,17 @@ struct RequestBodyFailureTests {
         #expect(curlew?.code == .bodyStreamFailed, "\(label): \(String(describing: error?.underlyingError))")
         #expect(curlew?.message == "the request body stream produced more than its declared 3 bytes", "\(label)")
         #expect(store.uploads.isEmpty, "\(label)")
+    }
+
+    /// A body read into memory reserves at most 1 MiB of its declared length up front: a
+    /// declared 100 TB (the body's word, not yet checked) stopped the process in the reservation.
+    @Test("A body read into memory that declares 100 TB: .bodyStreamFailed, no reservation of it")
+    func aHugeDeclaredLengthIsNotReserved() async throws {
+        let body = HTTPBody(ScriptedChunks(chunks: [[1, 2, 3]], failure: nil), length: .known(100_000_000_000_000), iterationBehavior: .multiple)
+        let error = await #expect(throws: CurlewError.self) {
+            _ = try await CurlewTransport.collect(body, length: 100_000_000_000_000, request: RequestSummary(method: .post, url: "http://127.0.0.1/blob"))
+        }
+        #expect(error?.code == .bodyStreamFailed)
+        #expect(error?.message == "the request body stream ended after 3 of its declared 100000000000000 bytes")
     }
 }

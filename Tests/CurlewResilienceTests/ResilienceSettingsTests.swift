@@ -21,6 +21,10 @@ struct ResilienceSettingsTests {
 
     static let cases: [(String, any APIMiddleware)] = [
         ("HedgingMiddleware.delay must be zero or longer, not -0.001 seconds", HedgingMiddleware(delay: .milliseconds(-1))),
+        (
+            "HedgingMiddleware.delay must be at most 365 days (maximumHedges 0 turns hedging off), not 9.223372036854776e+18 seconds",
+            HedgingMiddleware(delay: .seconds(Int64.max))
+        ),
         ("HedgingMiddleware.percentile must be between 0 and 1, not 1.5", HedgingMiddleware(delay: .milliseconds(50), percentile: 1.5)),
         ("HedgingMiddleware.minimumSamples must be at least 1, not 0", HedgingMiddleware(delay: .milliseconds(50), minimumSamples: 0)),
         ("HedgingMiddleware.maximumHedges must be zero or more, not -1", HedgingMiddleware(delay: .milliseconds(50), maximumHedges: -1)),
@@ -53,6 +57,14 @@ struct ResilienceSettingsTests {
         (
             "AdaptiveConcurrencyMiddleware.Policy.maximumLimit must be at least minimumLimit (8), not 4",
             AdaptiveConcurrencyMiddleware(policy: Limiter(minimumLimit: 8, maximumLimit: 4))
+        ),
+        (
+            "AdaptiveConcurrencyMiddleware.Policy.maximumLimit must be at most 1000000, not 9223372036854775807",
+            AdaptiveConcurrencyMiddleware(policy: Limiter(maximumLimit: .max))
+        ),
+        (
+            "AdaptiveConcurrencyMiddleware.Policy.Gradient.averagedBaselineWindows must be between 1 and 1000000, not 9223372036854775807",
+            AdaptiveConcurrencyMiddleware(policy: Limiter(algorithm: .gradient(.init(averagedBaselineWindows: .max))))
         ),
         (
             "AdaptiveConcurrencyMiddleware.Policy.initialLimit must be between minimumLimit and maximumLimit (1…10), not 50",
@@ -88,7 +100,7 @@ struct ResilienceSettingsTests {
             AdaptiveConcurrencyMiddleware(policy: Limiter(algorithm: .gradient(.init(minimumWindow: -1))))
         ),
         (
-            "AdaptiveConcurrencyMiddleware.Policy.Gradient.averagedBaselineWindows must be at least 1, not 0",
+            "AdaptiveConcurrencyMiddleware.Policy.Gradient.averagedBaselineWindows must be between 1 and 1000000, not 0",
             AdaptiveConcurrencyMiddleware(policy: Limiter(algorithm: .gradient(.init(averagedBaselineWindows: 0))))
         ),
     ]
@@ -130,5 +142,38 @@ struct ResilienceSettingsTests {
         #expect(Limiter(maximumLimit: 10).initialLimit == 10)
         #expect(Limiter(minimumLimit: 30).initialLimit == 30)
         #expect(Limiter(maximumLimit: 10).refusal() == nil)
+    }
+
+    /// Settings that mean "no limit" are taken as such, not as an overflow: a budget of
+    /// `burst: .max` hedges, a queue of `maximumWaiting: .max` lets every call wait, and a
+    /// breaker open "until restart" (`.seconds(Int64.max)`) refuses with `.circuitOpen`.
+    @Test func unboundedSettingsAreTakenAtTheirWord() async throws {
+        var budget = HedgeBudget(ratio: 0.1, burst: .max)
+        budget.deposit()
+        let withdrew = budget.withdraw()
+        #expect(withdrew)
+        #expect(budget.tokens == Int.max / 1000 - 1 || budget.tokens == Int.max / 1000)
+        let gate = TestGate()
+        try await withLoopback(handler: { request in
+            while request.path == "/slow", !gate.isOpen, !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
+            return request.path == "/down" ? .text("down", status: 503) : .text("sent")
+        }) { server, _, transport in
+            // The default gradient starts with a probe that holds slots back: the calls beyond it wait.
+            let limiter = AdaptiveConcurrencyMiddleware(policy: Limiter(maximumWaiting: .max))
+            let limited = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
+            let calls = (0..<6).map { _ in Task { try await limited.send(Send(path: "slow")) } }
+            #expect(await eventually { server.requestCount >= 1 })
+            gate.open()
+            for call in calls {
+                let answer = try await call.value
+                #expect(answer == "sent")
+            }
+
+            let breaker = CircuitBreakerMiddleware(policy: Breaker(minimumThroughput: 1, breakDuration: .seconds(Int64.max)))
+            let guarded = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [breaker]), transport: transport)
+            await #expect(throws: CurlewError.self) { try await guarded.send(Send(path: "down")) }
+            let refused = await #expect(throws: CurlewError.self) { try await guarded.send(Send(path: "down")) }
+            #expect(refused?.code == .circuitOpen)
+        }
     }
 }
