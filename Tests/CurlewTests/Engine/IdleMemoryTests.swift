@@ -1,6 +1,7 @@
 @testable import Curlew
 import Foundation
 import LoopbackServer
+import Synchronization
 import TestSupport
 import Testing
 #if canImport(Glibc)
@@ -53,8 +54,21 @@ struct IdleMemoryTests {
             await transport.shutdown()
             return
         }
-        let server = try await LoopbackServer.start { _ in
-            try? await Task.sleep(for: .milliseconds(50))
+        // Each call of the burst is held until all 256 have arrived (at most 10 s), so each needs
+        // a connection of its own: a fixed delay let early calls finish and their connections
+        // serve later ones on a loaded machine (157 opened in a CI run).
+        let arrived = Mutex(0)
+        let server = try await LoopbackServer.start { request in
+            let count = arrived.withLock { count in
+                count += 1
+                return count
+            }
+            if count > 1 {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while arrived.withLock({ $0 }) < 257, ContinuousClock.now < deadline, !request.connection.isClosed {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            }
             return .text(String(repeating: "x", count: 16 * 1024))
         }
         let output = NSTemporaryDirectory() + "curlew-idle-memory-\(getpid()).txt"
