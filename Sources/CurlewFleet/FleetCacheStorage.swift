@@ -722,13 +722,9 @@ struct CircuitBreaker: Sendable {
 }
 
 /// Whole nanoseconds, saturating: a setting of `.seconds(Int64.max)` (in effect, forever) is
-/// `Int64.max` nanoseconds, about 292 years, rather than an overflow.
+/// about 292 years rather than an overflow.
 func nanoseconds(_ duration: Duration) -> Int64 {
-    let parts = duration.components
-    let (whole, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
-    if overflow { return parts.seconds < 0 ? .min : .max }
-    let (sum, sumOverflow) = whole.addingReportingOverflow(parts.attoseconds / 1_000_000_000)
-    return sumOverflow ? .max : sum
+    duration.saturatingNanoseconds
 }
 
 /// The swift-metrics instruments of the fleet (no-ops until the application bootstraps a

@@ -164,11 +164,14 @@ public actor ResponseCache: APIMiddleware {
     /// answer is being stored under each.
     private nonisolated func endLookups(_ full: String, _ variants: VariantLookups?) async {
         guard let sharedTier else { return }
-        for key in [full] + (variants?.keys ?? []) {
-            var storing = false
-            if case .store = pending.operation(for: key) { storing = true }
-            await sharedTier.lookupEnded(for: key, storing: storing)
-        }
+        await endLookup(of: full, in: sharedTier)
+        for key in variants?.keys ?? [] { await endLookup(of: key, in: sharedTier) }
+    }
+
+    private nonisolated func endLookup(of key: String, in sharedTier: any SharedCacheTier) async {
+        var storing = false
+        if case .store = pending.operation(for: key) { storing = true }
+        await sharedTier.lookupEnded(for: key, storing: storing)
     }
 
     /// Whether a method is unsafe or of unknown safety (RFC 9110 §9.2.1): a successful answer

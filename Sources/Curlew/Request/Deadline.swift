@@ -114,13 +114,8 @@ package enum CallDeadline {
         return value < 100_000_000 ? "\(max(0, value))m" : "\(min(99_999_999, value / 1000))S"
     }
 
-    /// Whole milliseconds, saturating at `Int64.max` (`.min`): a duration of `.seconds(Int64.max)`
-    /// — a breaker open "until restart" — has no millisecond count.
+    /// Whole milliseconds, saturating (a breaker open "until restart" is `.seconds(Int64.max)`).
     package static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, sumOverflow) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
-        return sumOverflow ? .max : sum
+        duration.saturatingMilliseconds
     }
 }

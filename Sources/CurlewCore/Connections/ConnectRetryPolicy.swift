@@ -72,7 +72,6 @@ public struct ConnectRetryPolicy: Sendable, Hashable {
     }
 
     private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        UInt64(max(0, duration.saturatingNanoseconds))
     }
 }

@@ -454,8 +454,6 @@ package final class CurlEasyTransfer: @unchecked Sendable {
     /// options are checked (``EasyHandleOptions/checkRanges(_:request:)`` then refuses a timeout
     /// this long), so the conversion itself must not trap.
     package static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = UInt64(max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : whole &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+        UInt64(max(0, duration.saturatingNanoseconds))
     }
 }

@@ -117,11 +117,9 @@ package struct EasyHandleOptions: Sendable, Equatable {
     /// count; a timeout that should never fire is `nil`.
     package static let longestDuration: Duration = .seconds(365 * 86_400)
 
-    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout"); saturating, like
-    /// ``CurlEasyTransfer/nanoseconds(_:)``, for a duration ``checkRanges(_:request:)`` refuses.
+    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no timeout"); saturating for a
+    /// duration ``checkRanges(_:request:)`` refuses.
     package static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = Int(seconds).multipliedReportingOverflow(by: 1000)
-        return overflow ? (seconds < 0 ? 1 : .max) : max(1, whole &+ Int(attoseconds / 1_000_000_000_000_000))
+        max(1, Int(duration.saturatingMilliseconds))
     }
 }

@@ -19,6 +19,24 @@ func serverSideSignatureIsValid(_ request: ServerRequest, secret: String) -> Boo
     return SigningMiddleware.signature(of: canonical, secret: secret, algorithm: .md5) == sent
 }
 
+/// A server that checks every request's signature (``serverSideSignatureIsValid(_:secret:)``),
+/// answers `signed` or a 403, and keeps its verdicts, guarded by the mutex.
+final class SignatureVerifier: Sendable {
+    let secret: String
+    private let seen = Mutex<[Bool]>([])
+
+    init(secret: String) { self.secret = secret }
+
+    /// Each request's verdict, in order.
+    var verdicts: [Bool] { seen.withLock { $0 } }
+
+    func answer(_ request: ServerRequest) -> ServerResponse {
+        let valid = serverSideSignatureIsValid(request, secret: secret)
+        seen.withLock { $0.append(valid) }
+        return valid ? .text("signed") : .text("bad signature", status: 403)
+    }
+}
+
 struct SignedForm: Endpoint {
     typealias Response = String
     var method: HTTPRequest.Method { .post }
@@ -30,12 +48,8 @@ struct SignedForm: Endpoint {
 @Suite("Signing, failover and retry")
 struct SigningFailoverRetryTests {
     @Test func theServerVerifiesTheSignatureOverWhatItReceived() async throws {
-        let verdicts = Mutex<[Bool]>([])
-        try await withLoopback(handler: { request in
-            let valid = serverSideSignatureIsValid(request, secret: "123456")
-            verdicts.withLock { $0.append(valid) }
-            return valid ? .text("signed") : .text("bad signature", status: 403)
-        }) { server, _, transport in
+        let verifier = SignatureVerifier(secret: "123456")
+        try await withLoopback(handler: { verifier.answer($0) }) { server, _, transport in
             let signing = SigningMiddleware(secret: "123456", algorithm: .md5, output: .parameter("sign"), timestampParameter: "ts")
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
             let answer1 = try await client.send(SignedForm())
@@ -45,7 +59,7 @@ struct SigningFailoverRetryTests {
             let seen = server.requests
             #expect(seen[0].queryValue("ts") != nil)
             #expect(seen[0].queryValue("sign")?.count == 32)
-            #expect(verdicts.withLock { $0 } == [true, true])
+            #expect(verifier.verdicts == [true, true])
         }
     }
 
@@ -54,12 +68,8 @@ struct SigningFailoverRetryTests {
     /// verifies the signature over what it received; a request without a body keeps them in
     /// the query. The server clock's timestamp follows its own placement the same way.
     @Test func signingAndTheServerClockPlaceTheirParametersBesideTheBodyParameters() async throws {
-        let verdicts = Mutex<[Bool]>([])
-        try await withLoopback(handler: { request in
-            let valid = serverSideSignatureIsValid(request, secret: "123456")
-            verdicts.withLock { $0.append(valid) }
-            return valid ? .text("signed") : .text("bad signature", status: 403)
-        }) { server, _, transport in
+        let verifier = SignatureVerifier(secret: "123456")
+        try await withLoopback(handler: { verifier.answer($0) }) { server, _, transport in
             let middleware: [any APIMiddleware] = [
                 ServerClock(timestampParameter: "time", placement: .alongsideParameters),
                 SigningMiddleware(secret: "123456", timestampParameter: "ts", nonceParameter: "nonce", placement: .alongsideParameters),
@@ -76,7 +86,7 @@ struct SigningFailoverRetryTests {
             #expect(fields["sign"]?.count == 32)
             #expect(Set(seen[1].queryItems.map(\.name)) == ["a", "time", "ts", "nonce", "sign"])
             #expect(seen[1].bodyText.isEmpty)
-            #expect(verdicts.withLock { $0 } == [true, true])
+            #expect(verifier.verdicts == [true, true])
         }
     }
 
@@ -90,12 +100,8 @@ struct SigningFailoverRetryTests {
             var path: String { "orders" }
             var body: RequestPayload? { .form(["item": "tea", "ts": "1", "nonce": "mine"]) }
         }
-        let verdicts = Mutex<[Bool]>([])
-        try await withLoopback(handler: { request in
-            let valid = serverSideSignatureIsValid(request, secret: "123456")
-            verdicts.withLock { $0.append(valid) }
-            return valid ? .text("signed") : .text("bad signature", status: 403)
-        }) { server, _, transport in
+        let verifier = SignatureVerifier(secret: "123456")
+        try await withLoopback(handler: { verifier.answer($0) }) { server, _, transport in
             let signing = SigningMiddleware(secret: "123456", timestampParameter: "ts", nonceParameter: "nonce", placement: .alongsideParameters)
             let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
             let answer = try await client.send(StampedForm())
@@ -104,7 +110,7 @@ struct SigningFailoverRetryTests {
             #expect(fields.map(\.name).sorted() == ["item", "nonce", "sign", "ts"])
             #expect(fields.first { $0.name == "ts" }?.value != "1")
             #expect(fields.first { $0.name == "nonce" }?.value != "mine")
-            #expect(verdicts.withLock { $0 } == [true])
+            #expect(verifier.verdicts == [true])
         }
     }
 
