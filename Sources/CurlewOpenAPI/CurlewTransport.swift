@@ -120,7 +120,7 @@ public struct CurlewTransport: ClientTransport {
             let limit = options.maximumBodySize.map { ResponseBodyLimit(bytes: $0, request: summary) }
             // A body announced longer than the operation's limit fails the call, as it does
             // when collected: the head never reaches the generated client.
-            if let limit, case .known(let announced) = length, announced > Int64(limit.bytes) {
+            if let limit, limit.refuses(length) {
                 response.value.cancel()
                 throw limit.exceeded
             }
@@ -136,7 +136,7 @@ public struct CurlewTransport: ClientTransport {
         } catch let error as CurlewError {
             guard let forwarded = ForwardedResponse.find(in: error) else { throw error }
             try Task.checkCancellation()
-            return forwarded.converted(isHead: isHead, limit: options.maximumBodySize.map { ResponseBodyLimit(bytes: $0, request: summary) })
+            return try forwarded.converted(isHead: isHead, limit: options.maximumBodySize.map { ResponseBodyLimit(bytes: $0, request: summary) })
         }
     }
 

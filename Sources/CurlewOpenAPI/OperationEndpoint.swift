@@ -92,14 +92,19 @@ struct ForwardedResponse: Error, Sendable {
         return nil
     }
 
-    /// The response as the generated client receives it; a streamed body is read up to `limit`.
-    func converted(isHead: Bool, limit: ResponseBodyLimit?) -> (HTTPResponse, HTTPBody?) {
+    /// The response as the generated client receives it; a streamed body is read up to `limit`,
+    /// and one announced longer fails the call, as it does when it is not forwarded.
+    func converted(isHead: Bool, limit: ResponseBodyLimit?) throws(CurlewError) -> (HTTPResponse, HTTPBody?) {
         let head = HTTPResponse(status: response.status, headerFields: response.headers)
         guard !isHead else { return (head, nil) }
         switch response.content {
         case .stream(let stream):
-            let body = ResponseChunks(stream: stream, limit: limit)
-            return (head, HTTPBody(body, length: CurlewTransport.length(of: response.headers), iterationBehavior: .single))
+            let length = CurlewTransport.length(of: response.headers)
+            if let limit, limit.refuses(length) {
+                stream.cancel()
+                throw limit.exceeded
+            }
+            return (head, HTTPBody(ResponseChunks(stream: stream, limit: limit), length: length, iterationBehavior: .single))
         case .data(let data):
             return (head, HTTPBody(data))
         case .file:
@@ -135,6 +140,12 @@ struct RequestChunks: AsyncSequence, Sendable {
 struct ResponseBodyLimit: Sendable {
     let bytes: Int
     let request: RequestSummary
+
+    /// Whether a body of the announced `length` is longer than the limit.
+    func refuses(_ length: HTTPBody.Length) -> Bool {
+        guard case .known(let announced) = length else { return false }
+        return announced > Int64(bytes)
+    }
 
     var exceeded: CurlewError {
         var error = CurlewError(code: .bodyTooLarge, message: "response body exceeds the maximum of \(bytes) bytes", request: request)

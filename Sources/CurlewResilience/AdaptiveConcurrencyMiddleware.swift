@@ -22,7 +22,9 @@ internal import Synchronization
 ///
 /// Beside the fixed named queues (`QueueActor`), which limit what you decide; this limits what
 /// the origin can take. Its phase, `MiddlewarePhase.limiter`, is inside hedging and outside the
-/// circuit breaker and retry: a call holds one slot for all its attempts.
+/// circuit breaker and retry: a call holds one slot for all its attempts. A streamed body
+/// (`APIClient.stream(_:highWaterMark:adjust:)`) holds it until the body has ended — read to
+/// its end, failed or cancelled — and its latency is the time to its head.
 ///
 /// ```swift
 /// let limiter = AdaptiveConcurrencyMiddleware(policy: .init(maximumWaiting: 100))
@@ -215,6 +217,12 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
         return state.withLock { $0.origins[origin]?.limit.capacity ?? policy.initialLimit }
     }
 
+    /// Calls holding a slot at `url`'s origin.
+    func inFlight(at url: String) -> Int {
+        guard let origin = TrustedOrigins.origin(of: url) else { return 0 }
+        return state.withLock { $0.origins[origin]?.limit.inFlight ?? 0 }
+    }
+
     /// Calls waiting for a slot at `url`'s origin.
     func waiting(at url: String) -> Int {
         guard let origin = TrustedOrigins.origin(of: url) else { return 0 }
@@ -229,7 +237,19 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
         let started = ContinuousClock.now
         do {
             let raw = try await next(request, context)
-            release(origin, latency: .now - started, dropped: raw.status.code == 429 || raw.status.code >= 500, generation: generation, context: context)
+            let latency = ContinuousClock.now - started
+            let dropped = raw.status.code == 429 || raw.status.code >= 500
+            guard case .stream(let body) = raw.content else {
+                release(origin, latency: latency, dropped: dropped, generation: generation, context: context)
+                return raw
+            }
+            // A streamed body still comes from the origin: the call keeps its slot until the body
+            // ends. Its latency is the head's (a long body says nothing about the origin's load),
+            // and a body cut off by the origin counts as dropped.
+            body.whenEnded { end in
+                let cutOff = end.error.map { CircuitBreakerMiddleware.outcome(of: $0) == .failure } ?? false
+                self.release(origin, latency: latency, dropped: dropped || cutOff, generation: generation, context: context)
+            }
             return raw
         } catch {
             switch CircuitBreakerMiddleware.outcome(of: error) {

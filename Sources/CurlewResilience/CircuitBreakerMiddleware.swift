@@ -17,7 +17,9 @@ internal import Synchronization
 /// Only failures that say something about the origin count: no connection (refused, DNS, connect
 /// timeout), a timeout, a reset or empty reply, and a status of 500 or above. A status below 500
 /// counts as a success (the origin answered); a cancellation, the caller's deadline or a request
-/// refused before sending does not count at all.
+/// refused before sending does not count at all. A streamed body
+/// (`APIClient.stream(_:highWaterMark:adjust:)`) is counted when it ends: a reset or a timeout in
+/// mid-body is a failure; a probe is counted at its head.
 ///
 /// Its phase, `MiddlewarePhase.circuitBreaker`, is outside `RetryMiddleware`: a call is one
 /// outcome however many attempts it took, and an open breaker keeps retries from starting. It sees
@@ -172,7 +174,17 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
         }
         do {
             let raw = try await next(request, context)
-            record(raw.status.code >= 500 ? .failure : .success, of: admission, key: key, origin: origin, context: context)
+            let outcome: CircuitBreaker.Outcome = raw.status.code >= 500 ? .failure : .success
+            // A streamed body that the origin cuts off is a failure, known at the body's end. A
+            // probe is answered by its head: the breaker does not stay half-open for a long body.
+            guard outcome == .success, admission != .probe, case .stream(let body) = raw.content else {
+                record(outcome, of: admission, key: key, origin: origin, context: context)
+                return raw
+            }
+            body.whenEnded { end in
+                let cutOff = end.error.map { Self.outcome(of: $0) == .failure } ?? false
+                self.record(cutOff ? .failure : .success, of: admission, key: key, origin: origin, context: context)
+            }
             return raw
         } catch {
             record(Self.outcome(of: error), of: admission, key: key, origin: origin, context: context)

@@ -60,4 +60,23 @@ struct ResponseBodyLimitTests {
         #expect(received <= 1 << 20)
         #expect(await eventually { server.inFlight(path: "/endless") == 0 })
     }
+
+    @Test("A forwarded answer (a status the middleware saw, handed back to the generated client) announced longer than the limit fails the call too")
+    func forwardedAnnouncedTooLarge() async throws {
+        let server = try await LoopbackServer.start { _ in
+            ServerResponse(status: 503, headers: [("Content-Type", "application/octet-stream")], body: [UInt8](repeating: 1, count: 2 << 20))
+        }
+        defer { Task { await server.shutdown() } }
+        var configuration = CurlewTransport.Configuration()
+        configuration.middlewareStatuses = [503]
+        configuration.defaultPolicy = OperationPolicy(options: RequestOptions(maximumBodySize: 1 << 20))
+        let transport = CurlewTransport(client: APIClient(configuration: ClientConfiguration(baseURL: server.baseURL)), configuration: configuration)
+        let base = try #require(URL(string: server.baseURL))
+        let error = await #expect(throws: CurlewError.self) {
+            _ = try await transport.send(
+                HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/busy"), body: nil, baseURL: base, operationID: "busy")
+        }
+        #expect(error?.code == .bodyTooLarge)
+        #expect(error?.stage == .transport)
+    }
 }

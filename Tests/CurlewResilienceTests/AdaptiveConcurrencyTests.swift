@@ -105,6 +105,40 @@ struct AdaptiveConcurrencyTests {
         }
     }
 
+    /// A streamed body holds its slot until it ends: with a limit of one, a call made while the
+    /// first call's body is still arriving is shed, unsent; once that body has been read to its
+    /// end the next call goes out, and a stream its reader cancels gives its slot back too.
+    @Test func aStreamedBodyHoldsItsSlotUntilItEnds() async throws {
+        let gate = Mutex(false)
+        try await withLoopback(handler: { request in
+            guard request.path == "/n/1" || request.path == "/n/4" else { return .text(request.path) }
+            return .stream { writer in
+                try await writer.write(Array("first ".utf8))
+                while !gate.withLock({ $0 }) && request.path == "/n/1" { try? await Task.sleep(for: .milliseconds(5)) }
+                while request.path == "/n/4" && !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
+                try await writer.write(Array("last".utf8))
+            }
+        }) { server, _, transport in
+            let limiter = AdaptiveConcurrencyMiddleware(policy: .init(initialLimit: 1, maximumLimit: 1))
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [limiter]), transport: transport)
+            let streamed = try await client.stream(Numbered(index: 1))
+            #expect(limiter.inFlight(at: server.baseURL) == 1)
+            let shed = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 2)) }
+            #expect(shed?.code == .concurrencyLimitExceeded)
+            gate.withLock { $0 = true }
+            let body = try await streamed.value.collect(upTo: 1 << 10)
+            #expect(String(decoding: body, as: UTF8.self) == "first last")
+            #expect(limiter.inFlight(at: server.baseURL) == 0)
+            #expect(try await client.send(Numbered(index: 3)) == "/n/3")
+            let cancelled = try await client.stream(Numbered(index: 4))
+            #expect(limiter.inFlight(at: server.baseURL) == 1)
+            cancelled.value.cancel()
+            #expect(await eventually { limiter.inFlight(at: server.baseURL) == 0 })
+            #expect(try await client.send(Numbered(index: 5)) == "/n/5")
+            #expect(server.requests.map(\.uri) == ["/n/1", "/n/3", "/n/4", "/n/5"])
+        }
+    }
+
     struct Failing: Endpoint {
         typealias Response = String
         var path: String { "fail" }

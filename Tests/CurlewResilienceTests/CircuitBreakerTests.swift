@@ -166,6 +166,31 @@ struct CircuitBreakerTests {
         }
     }
 
+    /// A streamed body that the origin cuts off in mid-body is a failure, counted when the body
+    /// ends (its head said 200); one read to its end is a success.
+    @Test func aStreamedBodyCutOffCountsAsAFailure() async throws {
+        try await withLoopback(handler: { request in
+            .stream(headers: [("Content-Length", "100")]) { writer in
+                try await writer.write(Array(repeating: 1, count: request.path == "/n/1" ? 100 : 10))
+                if request.path != "/n/1" { throw CancellationError() }
+            }
+        }) { server, _, transport in
+            let policy = CircuitBreakerMiddleware.Policy(failureRatio: 0.5, minimumThroughput: 2, breakDuration: .seconds(600))
+            let breaker = CircuitBreakerMiddleware(policy: policy)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [breaker]), transport: transport)
+            let whole = try await client.stream(Numbered(index: 1)).value.collect(upTo: 1 << 10)
+            #expect(whole.count == 100)
+            let cut = try await client.stream(Numbered(index: 2))
+            #expect(cut.status == .ok)
+            let failed = await #expect(throws: CurlewError.self) { _ = try await cut.value.collect(upTo: 1 << 10) }
+            #expect(failed?.code == .connectionReset)
+            #expect(breaker.state(of: server.baseURL) == .open)
+            let refused = await #expect(throws: CurlewError.self) { try await client.send(Numbered(index: 3)) }
+            #expect(refused?.code == .circuitOpen)
+            #expect(server.requests.map(\.uri) == ["/n/1", "/n/2"])
+        }
+    }
+
     struct Broken: Endpoint {
         typealias Response = String
         var path: String { "broken" }

@@ -40,6 +40,12 @@ struct SignedPairs {
         pairs.append((nameRange, append(contentsOf: value)))
     }
 
+    /// Drops every pair called `name`.
+    mutating func removeAll(named name: String) {
+        let name = Array(name.utf8)
+        pairs.removeAll { storage[$0.name].elementsEqual(name) }
+    }
+
     /// `a=1&b=2`, sorted by name, then value.
     func canonicalBytes() -> [UInt8] {
         withCanonicalBytes { Array($0) }

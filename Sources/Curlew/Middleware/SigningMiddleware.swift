@@ -103,12 +103,15 @@ public struct SigningMiddleware: APIMiddleware {
             }
         } else {
             // Beside the parameters they replace the request's own of the same name (they are
-            // computed for this attempt): placed first, so the signature covers what is sent.
+            // computed for this attempt): placed first, so the signature covers what is sent. A
+            // field named like the signature parameter is replaced by it, so it is not signed.
             if !added.isEmpty {
                 try ParameterPlacer.place(sorted: added.map { (key: $0.name, value: $0.value ?? "") }, in: &request, at: placement, existing: .replace)
                 added = []
             }
-            signature = Self.signedPairs(of: request).withCanonicalBytes { Self.signature(of: $0, secret: secret, algorithm: algorithm) }
+            var pairs = Self.signedPairs(of: request)
+            if case .parameter(let name) = output { pairs.removeAll(named: name) }
+            signature = pairs.withCanonicalBytes { Self.signature(of: $0, secret: secret, algorithm: algorithm) }
         }
         switch output {
         case .parameter(let name):

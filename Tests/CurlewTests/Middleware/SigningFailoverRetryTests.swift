@@ -114,6 +114,28 @@ struct SigningFailoverRetryTests {
         }
     }
 
+    /// A form with its own `sign` field: beside the parameters, the signature replaces it, and
+    /// the signature does not cover the replaced value (the server never sees it).
+    @Test func aFormFieldNamedLikeTheSignatureIsReplacedAndNotSigned() async throws {
+        struct PresignedForm: Endpoint {
+            typealias Response = String
+            var method: HTTPRequest.Method { .post }
+            var path: String { "orders" }
+            var body: RequestPayload? { .form(["item": "tea", "sign": "stale"]) }
+        }
+        let verifier = SignatureVerifier(secret: "123456")
+        try await withLoopback(handler: { verifier.answer($0) }) { server, _, transport in
+            let signing = SigningMiddleware(secret: "123456", timestampParameter: "ts", placement: .alongsideParameters)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
+            let answer = try await client.send(PresignedForm())
+            #expect(answer == "signed")
+            let fields = QueryString.pairs(server.requests[0].bodyText, plusIsSpace: true)
+            #expect(fields.map(\.name).sorted() == ["item", "sign", "ts"])
+            #expect(fields.first { $0.name == "sign" }?.value.count == 32)
+            #expect(verifier.verdicts == [true])
+        }
+    }
+
     @Test func aRetryRecomputesTheSignature() async throws {
         let attempts = Mutex(0)
         try await withLoopback(handler: { request in
