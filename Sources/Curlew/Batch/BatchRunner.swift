@@ -34,7 +34,7 @@ enum BatchRunner {
         await withTaskGroup(of: Event<T>.self) { group in
             if let deadline = options.deadline {
                 group.addTask {
-                    try? await Task.sleep(for: deadline)
+                    try? await CallDeadline.sleep(until: .now + deadline)
                     return .deadline
                 }
             }

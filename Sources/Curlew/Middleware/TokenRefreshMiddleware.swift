@@ -5,7 +5,10 @@
 /// checked by the endpoint's ``Endpoint/envelope`` inside the chain). All concurrent requests that
 /// fail with the same credential version share one refresh; a request that failed with an older
 /// version simply resends with the current credential. Session-ended codes (e.g. `"802"`) or
-/// statuses clear the credential and publish ``ClientEvent/Kind/sessionEnded``.
+/// statuses clear the credential the request was sent with and publish
+/// ``ClientEvent/Kind/sessionEnded`` once; a late answer for an older credential fails its call
+/// with `.sessionEnded` but leaves a newer login alone. Answers from origins the client does not
+/// trust (which never receive the credential) neither refresh nor end the session.
 ///
 /// It runs outside ``AuthorizationMiddleware`` (so every attempt gets a fresh header) wherever it
 /// is registered: the client places it by phase (``MiddlewarePhase/tokenRefresh``).
@@ -78,6 +81,9 @@ public struct TokenRefreshMiddleware: APIMiddleware {
             throw CurlewError.refusedSetting(
                 "TokenRefreshMiddleware.maximumAttempts", "at least 1 (1 sends once, without a refresh)", "\(maximumAttempts)", request: request.summary)
         }
+        // A server that is not trusted never received the credential: its 401 or "session
+        // ended" says nothing about it, and reaches the caller as it is.
+        guard context.trusts(request.url) else { return try await next(request, context) }
         var context = context
         var snapshot = store.snapshot
         // This middleware's own sends, for ``maximumAttempts``; `context.attempt` numbers every
@@ -89,8 +95,11 @@ public struct TokenRefreshMiddleware: APIMiddleware {
                 return try await next(request, context)
             } catch let error as CurlewError {
                 if let reason = sessionEndReason(error) {
-                    await store.clear()
-                    context.events.report(.sessionEnded) { $0.reason = reason }
+                    // The session the request was sent in ends, once: not a newer login's (a late
+                    // answer for an old token), and not again for every call that saw it end.
+                    if let (_, version) = snapshot, await store.endSession(ifStill: version) {
+                        context.events.report(.sessionEnded) { $0.reason = reason }
+                    }
                     var ended = CurlewError(code: .sessionEnded, message: "the server ended the session (\(reason))", request: request.summary, underlying: error)
                     ended.status = error.status
                     ended.businessCode = error.businessCode

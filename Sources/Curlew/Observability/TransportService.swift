@@ -126,10 +126,10 @@ public final class TransportService: Transport, Service {
             return (now + gracePeriod, true)
         }
         if started {
-            let (seconds, attoseconds) = gracePeriod.components
-            let grace = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+            let grace = UInt64(max(0, gracePeriod.saturatingNanoseconds))
+            let (due, overflow) = EngineClock.now().addingReportingOverflow(grace)
             transport.engines.impose(
-                deadline: EngineClock.now() &+ grace,
+                deadline: overflow ? .max : due,
                 message: "the transport service is shutting down and its grace period of \(gracePeriod) ended before the call finished")
         }
         return deadline
@@ -202,7 +202,7 @@ public final class TransportService: Transport, Service {
         let deadline = drainDeadline()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitUntilIdle() }
-            group.addTask { try? await Task.sleep(until: deadline) }
+            group.addTask { try? await CallDeadline.sleep(until: deadline) }
             _ = await group.next()
             group.cancelAll()
         }

@@ -62,9 +62,18 @@ package enum CallDeadline {
     /// resumes it.
     package static func alarm(at deadline: ContinuousClock.Instant, _ expire: @escaping @Sendable () -> Void) -> Task<Void, Never> {
         Task.detached {
-            do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+            do { try await sleep(until: deadline) } catch { return }
             expire()
         }
+    }
+
+    /// Sleeps until `instant`; one too far away for the clock to sleep to (more than about 136
+    /// years: `Task.sleep` would overflow its count of seconds and stop the process, and a
+    /// `.seconds(Int64.max)` budget means "no deadline") is slept to until cancelled.
+    package static func sleep(until instant: ContinuousClock.Instant) async throws {
+        let furthest = Duration.seconds(1 << 32)
+        while instant - .now > furthest { try await Task.sleep(for: furthest) }
+        try await Task.sleep(until: instant, clock: .continuous)
     }
 
     /// The error for a call whose deadline passed while it waited for `what`, before anything

@@ -48,6 +48,24 @@ struct ProxyTests {
         }
     }
 
+    /// A tunnel is authenticated when it opens: a request with other proxy credentials, or none,
+    /// never rides one that other credentials opened (libcurl compares them before it reuses a
+    /// tunnel), and the first tunnel still carries its own requests over HTTP/2 afterwards.
+    @Test func aTunnelIsNeverReusedWithOtherProxyCredentials() async throws {
+        let servers = try ConnectionServers.fromEnvironment()
+        try await withTransport(configuration: .init(engineCount: 1)) { transport in
+            let owner = connectionClient(servers.tlsURL, viaProxy(servers, httpProxy(servers)), transport: transport)
+            _ = try await owner.send(ConnectionProbe())
+            let anonymous = ProxyConfiguration.http(host: servers.httpProxy.host, port: servers.httpProxy.port)
+            #expect(await curlewCode { try await connectionClient(servers.tlsURL, viaProxy(servers, anonymous), transport: transport).send(ConnectionProbe()) } == .proxyFailure)
+            let wrong = connectionClient(servers.tlsURL, viaProxy(servers, httpProxy(servers, password: "wrong")), transport: transport)
+            #expect(await curlewCode { try await wrong.send(ConnectionProbe()) } == .proxyFailure)
+            let again = try await owner.response(for: ConnectionProbe())
+            #expect(ProbeAnswer(again.value).protocolName == "HTTP/2.0")
+            #expect(again.metrics?.reusedConnection == true)
+        }
+    }
+
     /// An http URL is forwarded, so the proxy's refusal arrives as a response: a 407 used to
     /// reach the caller as the origin's `.unacceptableStatus` (and a middleware could take it for
     /// the upstream's answer); it is a `.proxyFailure`, like a refused `CONNECT`.

@@ -243,4 +243,64 @@ struct TokenRefreshTests {
             #expect(seen.first?.requestID != seen.last?.requestID, "two calls, two ids")
         }
     }
+
+    /// A "session ended" answer that arrives after the user logged in again ends the old
+    /// session, not the new one: the call fails with `.sessionEnded` and the new credential
+    /// stays, until an answer for it ends that session too.
+    @Test func aLateSessionEndForAnOldTokenKeepsTheNewLogin() async throws {
+        let open = Mutex(false)
+        try await withLoopback(handler: { request in
+            while !open.withLock({ $0 }), !request.connection.isClosed { try? await Task.sleep(for: .milliseconds(5)) }
+            return .text("forced logout", status: 403)
+        }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "T1"))
+            let middleware: [any APIMiddleware] = [TokenRefreshMiddleware(store: store, sessionEndedStatuses: [403]) { $0 }, AuthorizationMiddleware(store: store)]
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+            let events = client.events
+            let late = Task { try await client.send(Secure()) }
+            await waitForRequests(server, count: 1)
+            await store.update(.init(accessToken: "T2"))
+            open.withLock { $0 = true }
+            let ended = await #expect(throws: CurlewError.self) { try await late.value }
+            #expect(ended?.code == .sessionEnded)
+            #expect(await store.current()?.0.accessToken == "T2")
+            // The next call, with T2, is refused too: that one ends the session (one event).
+            _ = await #expect(throws: CurlewError.self) { try await client.send(Secure()) }
+            #expect(await store.current() == nil)
+            // One event, from the call that ended the session in force.
+            for await event in events where event.kind == .sessionEnded {
+                #expect(event.reason == "HTTP 403")
+                break
+            }
+        }
+    }
+
+    /// An origin the client does not trust never receives the credential, so its 401 refreshes
+    /// nothing and its "session ended" status logs nobody out: the caller gets the answer.
+    @Test func anUntrustedOriginsAnswersNeitherRefreshNorEndTheSession() async throws {
+        let other = try await LoopbackServer.start { request in
+            request.path == "/gone" ? .text("bye", status: 403) : .text("who are you", status: 401)
+        }
+        defer { Task { await other.shutdown() } }
+        let auth = AuthServerState()
+        try await withLoopback(handler: { await auth.handle($0) }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
+            let refreshes = Mutex(0)
+            let refresh = TokenRefreshMiddleware(store: store, sessionEndedStatuses: [403]) { credential in
+                refreshes.withLock { $0 += 1 }
+                return credential
+            }
+            let client = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [refresh, AuthorizationMiddleware(store: store)]), transport: transport)
+            let refused = await #expect(throws: CurlewError.self) { try await client.send(Secure(path: other.baseURL + "/image")) }
+            #expect(refused?.code == .unacceptableStatus)
+            #expect(refused?.status == .unauthorized)
+            let gone = await #expect(throws: CurlewError.self) { try await client.send(Secure(path: other.baseURL + "/gone")) }
+            #expect(gone?.code == .unacceptableStatus)
+            #expect(refreshes.withLock { $0 } == 0)
+            #expect(other.requestCount == 2)
+            #expect(other.requests.allSatisfy { $0.header("Authorization") == nil })
+            #expect(await store.current()?.0.accessToken == "T1")
+        }
+    }
 }
