@@ -99,8 +99,13 @@ public final class CookieJar: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``CurlewError/Code/fileNotWritable`` when the file cannot be written.
     public func save() throws(CurlewError) {
         guard let path else { return }
-        let current = lines()
+        // Read and written under one lock: two exchanges ending at once never write an older
+        // list over a newer one.
         try state.withLock { state throws(CurlewError) in
+            guard let handle = UnsafeMutableRawPointer(bitPattern: state.handle) else {
+                throw CurlewError(code: .transportFailure, message: "libcurl could not create the cookie jar")
+            }
+            let current = Self.lines(of: handle)
             guard state.savedLines != current else { return }
             try CookieFile.write(current, to: path)
             state.savedLines = current
@@ -114,21 +119,37 @@ public final class CookieJar: Sendable, Hashable, CustomStringConvertible {
         try? save()
     }
 
-    /// `CURLINFO_COOKIELIST` in libcurl's Netscape format, one cookie a line.
+    /// The live cookies in libcurl's Netscape format, one a line.
     private func lines() -> [String] {
-        (try? withHandle { handle -> [String] in
-            var raw: UnsafeMutableRawPointer?
-            guard curlew_easy_getinfo_pointer(handle, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else { return [] }
-            let list = raw.assumingMemoryBound(to: curl_slist.self)
-            defer { curl_slist_free_all(list) }
-            var lines: [String] = []
-            var node: UnsafeMutablePointer<curl_slist>? = list
-            while let current = node {
-                if let data = current.pointee.data { lines.append(String(cString: data)) }
-                node = current.pointee.next
+        (try? withHandle { handle in Self.lines(of: handle) }) ?? []
+    }
+
+    /// `CURLINFO_COOKIELIST` without the cookies that have expired: libcurl keeps a cookie the
+    /// server deleted (`Max-Age=0`) in its list, expired, until a later request purges it.
+    /// Called under the state's lock.
+    private static func lines(of handle: UnsafeMutableRawPointer) -> [String] {
+        var raw: UnsafeMutableRawPointer?
+        guard curlew_easy_getinfo_pointer(handle, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else { return [] }
+        let list = raw.assumingMemoryBound(to: curl_slist.self)
+        defer { curl_slist_free_all(list) }
+        let now = Int64(Date().timeIntervalSince1970)
+        var lines: [String] = []
+        var node: UnsafeMutablePointer<curl_slist>? = list
+        while let current = node {
+            if let data = current.pointee.data {
+                let line = String(cString: data)
+                if !isExpired(line, now: now) { lines.append(line) }
             }
-            return lines
-        }) ?? []
+            node = current.pointee.next
+        }
+        return lines
+    }
+
+    /// Whether a Netscape line's expiry (its fifth field; 0 for a session cookie) has passed.
+    private static func isExpired(_ line: String, now: Int64) -> Bool {
+        let fields = line.split(separator: "\t", maxSplits: 5, omittingEmptySubsequences: false)
+        guard fields.count > 4, let expiry = Int64(fields[4]) else { return false }
+        return expiry != 0 && expiry <= now
     }
 
     private func withHandle<T>(_ body: (UnsafeMutableRawPointer) throws(CurlewError) -> T) throws(CurlewError) -> T {

@@ -9,6 +9,8 @@ package import CCurlShim
 package final class CurlConnectionAttachment {
     private let jar: CookieJar?
     package var sharesCookies = false
+    /// Whether `CURLOPT_COOKIE` carries the request's own cookies.
+    package var setsCookie = false
     package private(set) var connectTo: UnsafeMutablePointer<curl_slist>?
 
     package init(jar: CookieJar?) {
@@ -32,6 +34,7 @@ package final class CurlConnectionAttachment {
             _ = curlew_easy_setopt_string(handle, CURLOPT_COOKIEFILE, nil)
             _ = curlew_easy_setopt_pointer(handle, CURLOPT_SHARE, nil)
         }
+        if setsCookie { _ = curlew_easy_setopt_string(handle, CURLOPT_COOKIE, nil) }
         if connectTo != nil { _ = curlew_easy_setopt_slist(handle, CURLOPT_CONNECT_TO, nil) }
     }
 }

@@ -48,6 +48,11 @@ package enum CurlConnectionOptions {
             // libcurl's cookie engine runs for a handle once a cookie file is named; an empty
             // name turns it on without reading a file (the jar reads and writes its own).
             try setter.set(CURLOPT_COOKIEFILE, "")
+            // The request's own cookies join the jar's line (``HeaderLines``).
+            if let cookies = HeaderLines.cookieValue(in: setter.prepared.headers) {
+                try setter.set(CURLOPT_COOKIE, cookies)
+                attachment.setsCookie = true
+            }
         }
         if !connection.hostOverrides.isEmpty {
             for override in connection.hostOverrides { attachment.appendConnectTo(override.connectToLine) }

@@ -6,7 +6,15 @@ internal import Foundation
 extension CurlEasyTransfer {
     /// `CURLOPT_HEADERFUNCTION`: one header line of any response (redirects and 1xx included).
     package func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
-        head.consume(line: bytes)
+        switch head.consume(line: bytes) {
+        case .status:
+            framing.startHead()
+            return bytes.count
+        case .trailer:
+            return bytes.count
+        case .field:
+            break
+        }
         if let violation = framing.consume(line: bytes) {
             // Aborting here makes libcurl close the connection rather than cache it.
             machine.abort(CurlewError(code: .protocolError, message: violation, request: request.summary))

@@ -101,11 +101,12 @@ extension CurlEasyTransfer {
         var extras: HeaderListExtras = []
         if hasBody { extras.insert(.bodyRemovals) }
         if request.options.acceptsCompressedResponses { extras.insert(.acceptEncoding) }
+        if request.options.connection.cookies != nil { extras.insert(.cookiesAside) }
         let code = pooled.ensureHeaders(headers, extras: extras) {
             var lines: [String] = []
             lines.reserveCapacity(headers.count + 3)
             // Empty values as `Name;`, cookie fields joined into one line (``HeaderLines``).
-            let hasContentType = HeaderLines.forEach(in: headers) { lines.append($0) }
+            let hasContentType = HeaderLines.forEach(in: headers, cookies: !extras.contains(.cookiesAside)) { lines.append($0) }
             // The header set is part of what the list is kept for, so its own `Accept-Encoding`
             // is looked for only when a list is built.
             if extras.contains(.acceptEncoding), headers[.acceptEncoding] == nil { lines.append("Accept-Encoding: " + ResponseContentDecoder.acceptEncoding) }

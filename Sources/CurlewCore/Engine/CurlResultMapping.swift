@@ -50,6 +50,9 @@ package enum CurlResultMapping {
         case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING:
             .protocolError
         case CURLE_FILESIZE_EXCEEDED: .bodyTooLarge
+        // A URL that reached the transport unchecked (`PreparedRequest(url:)` given to it
+        // directly) and that libcurl refuses: a space or control character, a bad port.
+        case CURLE_URL_MALFORMAT: .malformedURL
         default: .transportFailure
         }
     }

@@ -11,15 +11,19 @@ package import HTTPTypes
 ///   `Cookie` line (RFC 6265 §5.4). Every other repeated field is a list whose lines a server
 ///   joins with `", "` (RFC 9110 §5.3), so each stays its own line. (swift-http-types combines no
 ///   other field, and splits only `Cookie`.) Over HTTP/2 libcurl splits the joined line again.
+///
+/// With a cookie jar, libcurl writes a `Cookie` line of its own from the jar, so the request's
+/// cookies go to `CURLOPT_COOKIE` instead (``cookieValue(in:)``), which libcurl appends to that
+/// line: still one line.
 package enum HeaderLines {
-    /// Calls `body` with each line, in order (the joined `Cookie` line last); returns whether a
-    /// `Content-Type` field was among them.
-    package static func forEach(in fields: HTTPFields, _ body: (String) -> Void) -> Bool {
+    /// Calls `body` with each line, in order (the joined `Cookie` line last, unless `cookies` is
+    /// false); returns whether a `Content-Type` field was among them.
+    package static func forEach(in fields: HTTPFields, cookies includesCookies: Bool = true, _ body: (String) -> Void) -> Bool {
         var hasContentType = false
         var cookies: String?
         for field in fields {
             if field.name == .cookie {
-                guard !field.value.isEmpty else { continue }
+                guard includesCookies, !field.value.isEmpty else { continue }
                 cookies = cookies.map { $0 + "; " + field.value } ?? field.value
                 continue
             }
@@ -28,5 +32,11 @@ package enum HeaderLines {
         }
         if let cookies { body("Cookie: " + cookies) }
         return hasContentType
+    }
+
+    /// The request's `Cookie` fields joined with `"; "`, `nil` for none.
+    package static func cookieValue(in fields: HTTPFields) -> String? {
+        let values = fields[values: .cookie].filter { !$0.isEmpty }
+        return values.isEmpty ? nil : values.joined(separator: "; ")
     }
 }

@@ -191,4 +191,7 @@ package struct HeaderListExtras: OptionSet, Sendable {
     /// through its `printf`; Curlew decodes the
     /// body itself either way (``ResponseContentDecoder``).
     package static let acceptEncoding = HeaderListExtras(rawValue: 1 << 1)
+    /// No `Cookie` line: a cookie jar is attached, and the request's cookies go to
+    /// `CURLOPT_COOKIE` (``HeaderLines``).
+    package static let cookiesAside = HeaderListExtras(rawValue: 1 << 2)
 }

@@ -81,6 +81,10 @@ package struct RequestTarget: Equatable {
         var pathStart = authorityStart
         while pathStart < question, bytes[pathStart] != UInt8(ascii: "/") { pathStart += 1 }
         let end = bytes.firstIndex(ofByte: UInt8(ascii: "#"), in: question..<bytes.count) ?? bytes.count
+        // The target goes into the request line as it is: one with a space or a control
+        // character (CR LF would start a header of its own) is not split, and libcurl, which
+        // checks a whole URL, refuses it.
+        for byte in bytes[pathStart..<end] where byte <= 0x20 || byte == 0x7F { return nil }
         // Path and query are contiguous in the URL.
         return Ranges(url: 0..<question, target: pathStart..<end, prependsSlash: pathStart == question)
     }

@@ -22,14 +22,15 @@ package struct ResponseFraming {
     /// (``ResponseContentDecoder`` decodes them; empty for almost every response).
     package private(set) var contentCodings: [Substring] = []
 
-    /// Records one header line (status line, field line or the blank line). Returns the
+    /// A status line started a new head (``ResponseHeadParser/Line/status``).
+    package mutating func startHead() {
+        self = ResponseFraming()
+        sawStatusLine = true
+    }
+
+    /// Records one field line of the current head, or the blank line that ends it. Returns the
     /// violation, if this line completes one.
     package mutating func consume(line bytes: UnsafeRawBufferPointer) -> String? {
-        if ResponseHeadParser.isStatusLine(bytes) {
-            self = ResponseFraming()
-            sawStatusLine = true
-            return nil
-        }
         var end = bytes.count
         while end > 0, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         if end == 0 {

@@ -1,9 +1,25 @@
 package import HTTPTypes
 
 /// Collects libcurl's header lines on the engine thread, keeping only the last response's block
-/// (each status line — a redirect, a `100 Continue` — starts over), and parses a block into
-/// `HTTPFields` on the caller's thread.
+/// (each status line — a redirect, a `100 Continue`, a proxy's `CONNECT` answer — starts over),
+/// and parses a block into `HTTPFields` on the caller's thread.
+///
+/// A status line starts a head only where a head can start: first, or after the blank line that
+/// ended one. A field line that merely begins with `HTTP/` is a (malformed) field, never a new
+/// head. Lines after the last head's blank line are trailer fields (libcurl hands a chunked
+/// body's trailers to the same callback): they are not header fields (RFC 9110 §6.5.1) and are
+/// dropped, so a trailer can neither add to the head nor break its framing checks.
 package struct ResponseHeadParser {
+    /// What one line of libcurl's header callback was.
+    package enum Line: Equatable {
+        /// A status line that starts a new head.
+        case status
+        /// A field line of the current head, or the blank line that ends it.
+        case field
+        /// A trailer field after the body (or its terminating blank line), dropped.
+        case trailer
+    }
+
     /// The final response's header lines as received, without its status line.
     package private(set) var block: [UInt8] = []
     /// Header bytes seen so far, across all responses (activity for idle detection).
@@ -12,21 +28,41 @@ package struct ResponseHeadParser {
     /// arrived or when it has no three-digit code.
     package private(set) var status = 0
 
+    /// Whether the next line may start a head: none has started, or the last one has ended.
+    private var atHeadStart = true
+    /// Whether a head has ended: a line at a head's start that is no status line is a trailer.
+    private var headEnded = false
+
     /// The block's first allocation: room for a typical response head. Under 1 KiB with the
     /// array header, so glibc serves it from its per-thread cache (1 KiB took its slow path).
     package static let initialCapacity = 960
 
-    /// Engine thread: records one header line.
-    package mutating func consume(line bytes: UnsafeRawBufferPointer) {
+    /// Engine thread: records one header line and says what it was.
+    @discardableResult
+    package mutating func consume(line bytes: UnsafeRawBufferPointer) -> Line {
         bytesSeen += bytes.count
-        if Self.isStatusLine(bytes) {
-            block.removeAll(keepingCapacity: true)
-            status = Self.statusCode(of: bytes)
-            return
+        if atHeadStart {
+            if Self.isStatusLine(bytes) {
+                block.removeAll(keepingCapacity: true)
+                status = Self.statusCode(of: bytes)
+                atHeadStart = false
+                return .status
+            }
+            if headEnded { return .trailer }
+        }
+        if Self.isBlank(bytes) {
+            atHeadStart = true
+            headEnded = true
         }
         // One allocation for a typical head (a few hundred bytes) instead of three as it grows.
         if block.capacity == 0 { block.reserveCapacity(Self.initialCapacity) }
         block.append(contentsOf: bytes)
+        return .field
+    }
+
+    /// Whether a line is empty but for its CR LF (the end of a head).
+    private static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.allSatisfy { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
     }
 
     /// The three-digit code after the status line's first space, 0 when there is none.

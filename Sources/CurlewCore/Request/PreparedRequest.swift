@@ -47,9 +47,13 @@ public struct PreparedRequest: Sendable {
 
     /// Replaces the URL — a middleware moving a request to a mirror, adding a query item — and
     /// keeps ``summary`` (what errors and logs show) in step.
-    /// - Throws: ``CurlewError`` `.malformedURL` unless `url` is an absolute URL with a host, or
-    ///   `.unsupportedScheme` unless it is http or https; the request is then unchanged.
+    /// - Throws: ``CurlewError`` `.malformedURL` unless `url` is an absolute URL with a host,
+    ///   `.unsupportedScheme` unless it is http or https, or `.invalidPath` when it contains a
+    ///   space or a control character (percent-encode them); the request is then unchanged.
     public mutating func setURL(_ url: String) throws(CurlewError) {
+        if url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            throw CurlewError(code: .invalidPath, message: "a request URL may not contain a space or control character (percent-encode it)", request: summary)
+        }
         let lowered = url.prefix(8).lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
             let code: CurlewError.Code = url.contains("://") ? .unsupportedScheme : .malformedURL

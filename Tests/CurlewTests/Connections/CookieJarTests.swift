@@ -17,6 +17,8 @@ struct CookieJarTests {
         case "/set/foreign": cookies = ["foreign=1; Domain=elsewhere.test; Path=/"]
         case "/set/secure": cookies = ["sneaky=1; Secure; Path=/"]
         case "/set/remembered": cookies = ["remember=1; Path=/; Max-Age=3600; HttpOnly"]
+        case "/set/logout": cookies = ["sid=; Path=/; Max-Age=0", "remember=; Path=/; Max-Age=0"]
+        case "/echo-all": return .text(request.headerValues("Cookie").joined(separator: "|"))
         default: return .text(request.header("Cookie") ?? "")
         }
         var response = ServerResponse.text("set")
@@ -143,5 +145,48 @@ struct CookieJarTests {
         } catch {
             #expect(error.code == .fileUnreadable)
         }
+    }
+
+    /// A request's own `Cookie` header and the jar's cookies go out as one `Cookie` line (HTTP/1.1
+    /// allows one, RFC 6265 §5.4): libcurl writes the jar's line, and the request's cookies join it.
+    @Test func aRequestsOwnCookieJoinsTheJarsLine() async throws {
+        struct WithCookie: Endpoint {
+            typealias Response = String
+            var path: String { "echo-all" }
+            var headers: [String: String] { ["Cookie": "csrf=1"] }
+        }
+        let server = try await LoopbackServer.start(handler: Self.cookieServer)
+        try await withTransport { transport in
+            let jar = CookieJar()
+            let client = try client(server, jar: jar, transport: transport)
+            #expect(try await client.send(WithCookie()) == "csrf=1", "without jar cookies the request's own line")
+            _ = try await client.send(TextGet(path: "set/session"))
+            #expect(try await client.send(WithCookie()) == "sid=s3ss10n; csrf=1")
+            #expect(try await client.send(TextGet(path: "echo-all")) == "sid=s3ss10n", "the next request carries no leftover cookie")
+            #expect(try await self.client(server, jar: nil, transport: transport).send(WithCookie()) == "csrf=1")
+        }
+        await server.shutdown()
+    }
+
+    /// A cookie the server deletes (`Max-Age=0`) leaves the jar's list and its file at once,
+    /// not only after the next request.
+    @Test func aDeletedCookieLeavesTheJarAndItsFile() async throws {
+        let server = try await LoopbackServer.start(handler: Self.cookieServer)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-cookies-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("cookies.txt").path
+        try await withTransport { transport in
+            let jar = try CookieJar(persistingTo: path)
+            let client = try client(server, jar: jar, transport: transport)
+            _ = try await client.send(TextGet(path: "set/session"))
+            _ = try await client.send(TextGet(path: "set/remembered"))
+            #expect(Set(jar.cookies().map(\.name)) == ["sid", "remember"])
+            _ = try await client.send(TextGet(path: "set/logout"))
+            #expect(jar.cookies().isEmpty)
+            #expect(try CookieJar(persistingTo: path).cookies().isEmpty)
+            #expect(try !String(contentsOfFile: path, encoding: .utf8).contains("remember"))
+        }
+        await server.shutdown()
     }
 }

@@ -25,6 +25,19 @@ struct EngineUnitTests {
         #expect(!parser.hasField(named: "location"), "the redirect's Location went with its head")
     }
 
+    /// A status line starts a head only at a head's start; after the last head's blank line,
+    /// lines are trailers.
+    @Test func headParserTellsStatusLinesFieldsAndTrailersApart() {
+        var parser = ResponseHeadParser()
+        let lines = [
+            "HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "X-A: 1\r\n", "HTTP/1.1 404 Spoof: x\r\n", "\r\n",
+            "X-Trailer: t\r\n", "HTTP/1.1 500 Late\r\n", "\r\n",
+        ]
+        let kinds = lines.map { line in Array(line.utf8).withUnsafeBytes { parser.consume(line: $0) } }
+        #expect(kinds == [.status, .field, .status, .field, .field, .field, .trailer, .status, .field])
+        #expect(parser.status == 500, "after a head has ended, a status line starts the next one (a proxy's CONNECT answer, a 1xx)")
+    }
+
     @Test func statusCodesComeFromTheStatusLine() {
         func code(_ line: String) -> Int { Array(line.utf8).withUnsafeBytes { ResponseHeadParser.statusCode(of: $0) } }
         #expect(code("HTTP/1.1 200 OK\r\n") == 200)

@@ -1,5 +1,6 @@
 import Curlew
 import Foundation
+import HTTPTypes
 import Testing
 
 /// Responses whose framing cannot be trusted fail with `.protocolError`, and the connection they
@@ -50,6 +51,7 @@ struct FramingTests {
         ("chunked not last", .raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n5\r\nhello\r\n0\r\n\r\n")),
         ("chunked not last, two lines", .raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\nhello")),
         ("gzip without chunked", .raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nhello")),
+        ("gzip without chunked, behind a field that looks like a status line", .raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nHTTP/1.1 200 x: y\r\n\r\nhello")),
         ("identity coding", .raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\n\r\nhello")),
         ("chunked beside Content-Length", keepAlive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n")),
         ("a malformed chunk", .raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n")),
@@ -86,6 +88,42 @@ struct FramingTests {
             #expect(response.status.code == 200, "answer \(index)")
         }
         #expect(Set(server.requests.map(\.connection)).count == 1, "one kept-alive connection served them all")
+        await transport.shutdown()
+    }
+
+    /// A field line that begins with `HTTP/` inside a head is a (malformed, dropped) field, not a
+    /// new head: the status and the fields before it stay.
+    @Test func aFieldThatLooksLikeAStatusLineStartsNoNewHead() async throws {
+        let server = try ScriptedServer { _, _ in .send(Data("HTTP/1.1 200 OK\r\nX-A: 1\r\nHTTP/1.1 404 Spoof: x\r\nContent-Length: 2\r\n\r\nok".utf8), close: false) }
+        defer { server.stop() }
+        let transport = CurlTransport()
+        var options = TransferOptions()
+        options.httpVersion = .http1Only
+        let response = try await transport.send(PreparedRequest(method: .get, url: server.baseURL + "/spoof", options: options))
+        #expect(response.status.code == 200)
+        #expect(response.headers[HTTPField.Name("X-A")!] == "1")
+        #expect(response.body == Data("ok".utf8))
+        await transport.shutdown()
+    }
+
+    /// A chunked body's trailer fields are not header fields (RFC 9110 §6.5.1): they do not reach
+    /// the response's headers, and a malformed one does not fail an answer that arrived whole.
+    @Test func trailerFieldsAreNotHeaderFields() async throws {
+        let answer = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Head: 1\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: abc\r\nContent-Length: 1, 2\r\n\r\n"
+        let server = try ScriptedServer { _, _ in .send(Data(answer.utf8), close: false) }
+        defer { server.stop() }
+        let transport = CurlTransport()
+        var options = TransferOptions()
+        options.httpVersion = .http1Only
+        for path in ["/one", "/two"] {
+            let response = try await transport.send(PreparedRequest(method: .get, url: server.baseURL + path, options: options))
+            #expect(response.status.code == 200)
+            #expect(response.body == Data("hello".utf8))
+            #expect(response.headers[HTTPField.Name("X-Head")!] == "1")
+            #expect(response.headers[HTTPField.Name("X-Checksum")!] == nil)
+            #expect(response.headers[.contentLength] == nil)
+        }
+        #expect(Set(server.requests.map(\.connection)).count == 1, "the connection stays reusable")
         await transport.shutdown()
     }
 }

@@ -1,5 +1,6 @@
 @testable import Curlew
 @testable import CurlewCore
+import LoopbackServer
 import Testing
 
 /// `RequestTarget.split`: what libcurl parses and what it sends as the request target.
@@ -33,5 +34,28 @@ struct RequestTargetTests {
         #expect(!http.sendsOriginForm(https: false), "a forwarding proxy needs the whole URL")
         #expect(http.sendsOriginForm(https: true), "a CONNECT tunnel carries origin form")
         #expect(ProxyConfiguration.socks5(host: "127.0.0.1", port: 1080).sendsOriginForm(https: false))
+    }
+
+    /// The target goes into the request line as it is, so one with a space or a control
+    /// character is never split: libcurl checks the whole URL and refuses it.
+    @Test func aTargetWithASpaceOrControlCharacterIsLeftToLibcurl() {
+        #expect(RequestTarget.split("http://host/a?x=1\r\nX-Injected: yes") == nil)
+        #expect(RequestTarget.split("http://host/a b?x=1") == nil)
+        #expect(RequestTarget.split("http://host/a?x=\u{0}") == nil)
+        #expect(RequestTarget.split("http://host/a?x=1#frag with space") == RequestTarget(url: "http://host/a", target: "/a?x=1"))
+    }
+
+    /// A URL with CR LF in its query, given straight to the transport, fails with
+    /// `.malformedURL`: nothing reaches the server, no injected header line.
+    @Test func aQueryWithCRLFIsNeverSent() async throws {
+        let server = try await LoopbackServer.start { _ in .text("ok") }
+        defer { Task { await server.shutdown() } }
+        let transport = CurlTransport()
+        let error = await #expect(throws: CurlewError.self) {
+            _ = try await transport.send(PreparedRequest(method: .get, url: server.baseURL + "/a?x=1\r\nX-Injected: yes"))
+        }
+        #expect(error?.code == .malformedURL, "\(String(describing: error))")
+        #expect(server.requestCount == 0)
+        await transport.shutdown()
     }
 }

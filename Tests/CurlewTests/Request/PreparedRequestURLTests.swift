@@ -21,6 +21,9 @@ struct PreparedRequestURLTests {
         ("https:///no-host", .malformedURL),
         ("https://", .malformedURL),
         ("", .malformedURL),
+        ("https://api.example.com/a?x=1\r\nX-Injected: yes", .invalidPath),
+        ("https://api.example.com/a b", .invalidPath),
+        ("https://api.example.com/a?x=\u{7F}", .invalidPath),
     ])
     func setURLRefusesWhatIsNotAnAbsoluteHTTPURL(url: String, code: CurlewError.Code) {
         var request = PreparedRequest(method: .get, url: "https://api.example.com/a")
