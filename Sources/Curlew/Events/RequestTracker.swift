@@ -39,7 +39,8 @@ public final class RequestTracker: Sendable {
 
     private struct State {
         var outstanding = 0
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var lastWaiter: UInt64 = 0
     }
 
     /// Guards the outstanding count and the waiters.
@@ -57,15 +58,28 @@ public final class RequestTracker: Sendable {
     /// How many tickets are not finished.
     public var outstanding: Int { state.withLock { $0.outstanding } }
 
-    /// Returns once every ticket handed out so far has finished (at once when none is outstanding).
+    /// Returns once every ticket handed out so far has finished (at once when none is
+    /// outstanding, or when the calling task is cancelled).
     public func waitUntilFinished() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.outstanding == 0 { return true }
-                state.waiters.append(continuation)
-                return false
+        let id = state.withLock { state in
+            state.lastWaiter += 1
+            return state.lastWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.outstanding == 0 || Task.isCancelled { return true }
+                    state.waiters.append((id, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 
@@ -74,7 +88,7 @@ public final class RequestTracker: Sendable {
             state.outstanding -= 1
             guard state.outstanding == 0 else { return [] }
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return state.waiters.map(\.continuation)
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -123,20 +123,29 @@ public actor QueueActor {
     /// Fails everything waiting in the queue with `CancellationError` and opens the gate.
     /// Running work is not affected.
     public func cancelHeld(_ queue: String) {
-        guard let aftermath = book.withLock({ $0.cancelHeld(queue) }) else { return }
+        let (wasHeld, aftermath) = book.withLock { book in (book.status(of: queue).isHeld, book.cancelHeld(queue)) }
+        guard let aftermath else { return }
+        if wasHeld { publish(.queueResumed, queue) }
         carryOut(aftermath, queue)
     }
 
-    /// Returns once the named queue has nothing running and nothing waiting.
+    /// Returns once the named queue has nothing running and nothing waiting, or at once when
+    /// the calling task is cancelled.
     ///
     /// It sees only work that has already reached the queue: a call started in a task that has
     /// not run yet is not counted. To wait for a known set of calls, whether or not they have
     /// reached the queue, use a ``RequestTracker``.
     public func waitUntilIdle(_ queue: String) async {
         if book.withLock({ $0.isIdle(queue) }) { return }
-        await withCheckedContinuation { (waiter: QueueBook.IdleWaiter) in
-            // Asked again under the lock: the queue may have drained since.
-            if book.withLock({ $0.isIdleOrWait(queue, waiter: waiter) }) { waiter.resume() }
+        let ticket = book.withLock { $0.idleTicket() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: QueueBook.IdleWaiter) in
+                // Asked again under the lock: the queue may have drained, or the task been
+                // cancelled, since.
+                if book.withLock({ $0.isIdleOrWait(queue, ticket: ticket, waiter: waiter) }) { waiter.resume() }
+            }
+        } onCancel: {
+            book.withLock { $0.leaveIdleWait(ticket, of: queue) }?.resume()
         }
     }
 

@@ -36,7 +36,9 @@ struct QueueBook {
     /// Limits below 1 that were asked for, by queue: refused rather than clamped, until a valid
     /// limit is set. Empty in a sound configuration, so the usual entry looks it up not at all.
     private var refusedLimits: [String: Int]
-    private var idleWaiters: [String: [IdleWaiter]] = [:]
+    /// Callers of ``QueueActor/waitUntilIdle(_:)`` by queue, each with its ticket (to leave when
+    /// cancelled).
+    private var idleWaiters: [String: [(ticket: UInt64, waiter: IdleWaiter)]] = [:]
     private var lastTicket: UInt64 = 0
 
     init(limits: [String: Int]) {
@@ -107,11 +109,27 @@ struct QueueBook {
         return aftermath
     }
 
-    /// Returns `true` when the queue is idle now; otherwise keeps `waiter` until it drains.
-    mutating func isIdleOrWait(_ queue: String, waiter: IdleWaiter) -> Bool {
-        if queues[queue]?.isIdle ?? true { return true }
-        idleWaiters[queue, default: []].append(waiter)
+    /// A ticket for a caller of ``QueueActor/waitUntilIdle(_:)``.
+    mutating func idleTicket() -> UInt64 {
+        lastTicket += 1
+        return lastTicket
+    }
+
+    /// Returns `true` when the queue is idle now (or the caller is cancelled); otherwise keeps
+    /// `waiter` until it drains or ``leaveIdleWait(_:of:)`` takes it out.
+    mutating func isIdleOrWait(_ queue: String, ticket: UInt64, waiter: IdleWaiter) -> Bool {
+        if Task.isCancelled || queues[queue]?.isIdle ?? true { return true }
+        idleWaiters[queue, default: []].append((ticket, waiter))
         return false
+    }
+
+    /// Takes a cancelled caller of ``QueueActor/waitUntilIdle(_:)`` out; `nil` when it no longer
+    /// waits (the queue drained first).
+    mutating func leaveIdleWait(_ ticket: UInt64, of queue: String) -> IdleWaiter? {
+        guard let index = idleWaiters[queue]?.firstIndex(where: { $0.ticket == ticket }) else { return nil }
+        let waiter = idleWaiters[queue]?.remove(at: index).waiter
+        if idleWaiters[queue]?.isEmpty == true { idleWaiters[queue] = nil }
+        return waiter
     }
 
     func isIdle(_ queue: String) -> Bool {
@@ -131,7 +149,7 @@ struct QueueBook {
         guard queues.values[index].isIdle else { return aftermath }
         aftermath.drained = true
         // Only when someone waits: the common release touches no second table.
-        if !idleWaiters.isEmpty, let waiters = idleWaiters.removeValue(forKey: queue) { aftermath.idleWaiters = waiters }
+        if !idleWaiters.isEmpty, let waiters = idleWaiters.removeValue(forKey: queue) { aftermath.idleWaiters = waiters.map(\.waiter) }
         return aftermath
     }
 }

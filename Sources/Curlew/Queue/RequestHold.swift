@@ -14,7 +14,9 @@ public struct RequestHold: Sendable, Hashable {
         case whenFinished
         /// They start if it succeeded, and fail with `CancellationError` if it failed. Success is
         /// what the caller gets: a response whose body cannot be decoded (a `200` with a login
-        /// page instead of the session) fails the call, and the held calls with it.
+        /// page instead of the session) fails the call, and the held calls with it. When several
+        /// calls hold under one tag, the hold ends with the last of them, and the held calls
+        /// start if any of them succeeded.
         case onSuccess
         /// They wait for ``RequestHolds/release(_:)`` or ``RequestHolds/cancel(_:)``.
         case manually

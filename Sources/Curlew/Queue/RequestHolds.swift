@@ -3,7 +3,8 @@ internal import Synchronization
 /// Holds calls behind a call that declared ``RequestOptions/holdsLaterRequests``:
 /// while it runs, every call that reaches this middleware waits; when it ends
 /// they start, or fail with `CancellationError`, per its ``RequestHold/Release``. Calls already
-/// running are not affected; a call with ``RequestOptions/ignoresHolds`` passes.
+/// running are not affected; a call with ``RequestOptions/ignoresHolds`` passes. Several calls
+/// may hold under one tag: the hold lasts until the last of them ends.
 ///
 /// Register one instance on the client (it places itself first, in phase
 /// ``MiddlewarePhase/scheduling``) and keep it to release or cancel manual holds. Named queues
@@ -22,8 +23,11 @@ public final class RequestHolds: APIMiddleware, Sendable {
     private typealias Waiter = CheckedContinuation<Bool, any Error>
 
     private struct Hold {
-        /// Whether the holding call is still running.
-        var holderRunning = true
+        /// The holding calls still running: two calls may hold under one tag (one that ignores
+        /// holds, or two that started together), and the hold lasts until the last one ends.
+        var holders = 0
+        /// Whether a holding call succeeded (``RequestHold/Release/onSuccess``).
+        var succeeded = false
         var waiters: [UInt64: Waiter] = [:]
     }
 
@@ -66,7 +70,7 @@ public final class RequestHolds: APIMiddleware, Sendable {
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         if !context.options.ignoresHolds { try await waitWhileHeld(context, request: request.summary) }
         guard let hold = context.options.holdsLaterRequests else { return try await next(request, context) }
-        state.withLock { $0.holds[hold.tag, default: Hold()].holderRunning = true }
+        state.withLock { $0.holds[hold.tag, default: Hold()].holders += 1 }
         do {
             let response = try await next(request, context)
             if hold.release == .onSuccess, let outcome = context.callOutcome {
@@ -83,11 +87,22 @@ public final class RequestHolds: APIMiddleware, Sendable {
         }
     }
 
+    /// One holding call ended. When it was the last, a hold that ends by itself ends: its
+    /// waiters start, or, for ``RequestHold/Release/onSuccess`` when no holder succeeded, fail.
     private func finish(_ hold: RequestHold, succeeded: Bool) {
-        switch hold.release {
-        case .whenFinished: release(hold.tag)
-        case .onSuccess: succeeded ? release(hold.tag) : cancel(hold.tag)
-        case .manually: state.withLock { $0.holds[hold.tag]?.holderRunning = false }
+        let (waiters, proceed) = state.withLock { state -> ([Waiter], Bool) in
+            guard var entry = state.holds[hold.tag] else { return ([], true) }
+            entry.holders -= 1
+            entry.succeeded = entry.succeeded || succeeded
+            guard entry.holders <= 0, hold.release != .manually else {
+                state.holds[hold.tag] = entry
+                return ([], true)
+            }
+            state.holds[hold.tag] = nil
+            return (Array(entry.waiters.values), hold.release == .whenFinished || entry.succeeded)
+        }
+        for waiter in waiters {
+            if proceed { waiter.resume(returning: true) } else { waiter.resume(throwing: CancellationError()) }
         }
     }
 
