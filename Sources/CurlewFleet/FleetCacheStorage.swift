@@ -275,14 +275,16 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     private func readStore(_ fleetKey: String, fullKey: String, deadline: ContinuousClock.Instant) async -> Read {
         let span = startSpan("fleet read")
         defer { span?.end() }
-        guard permit() else {
-            failOpen("breaker open")
-            span?.attributes["curlew.fleet.outcome"] = "breaker open"
-            return .unavailable
-        }
+        // The time left is asked first: a call let through an open breaker is its probe, and
+        // must report back (a probe that gave up unasked would keep the breaker open for good).
         guard let timeout = Self.remaining(until: deadline) else {
             failOpen("soft timeout spent before the read")
             span?.attributes["curlew.fleet.outcome"] = "timed out"
+            return .unavailable
+        }
+        guard permit() else {
+            failOpen("breaker open")
+            span?.attributes["curlew.fleet.outcome"] = "breaker open"
             return .unavailable
         }
         let started = ContinuousClock.now
@@ -333,7 +335,8 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     /// the rest wait with it.
     struct Flight {
         var id: UInt64
-        var waiters: [CheckedContinuation<CacheEntry?, Never>] = []
+        /// By waiter (a cancelled waiter leaves).
+        var waiters: [UInt64: CheckedContinuation<CacheEntry?, Never>] = [:]
         /// This instance holds the fleet lock: the answer arrives through ``store(_:)``.
         var leading = false
     }
@@ -358,15 +361,16 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             return entry
         }
         scheduleTimeout(key, id: id, after: flight.wait)
-        guard permit() else {
-            failOpen("breaker open (lock)")
-            resolve(key, id: id, with: nil)
-            return nil
-        }
+        // The time left first, as for a read: a permitted call must report back.
         guard let timeout = Self.remaining(until: deadline) else {
             failOpen("soft timeout spent before the lock")
             resolve(key, id: id, with: nil)
             count { $0.misses += 1 }
+            return nil
+        }
+        guard permit() else {
+            failOpen("breaker open (lock)")
+            resolve(key, id: id, with: nil)
             return nil
         }
         let store = store
@@ -419,15 +423,24 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         }
     }
 
-    /// Waits for the flight's answer (`nil`: fetch yourself).
+    /// Waits for the flight's answer (`nil`: fetch yourself); a cancelled caller stops waiting
+    /// at once (and then fails as its call does, cancelled).
     private func follow(_ key: String, id: UInt64) async -> CacheEntry? {
-        let entry = await withCheckedContinuation { (continuation: CheckedContinuation<CacheEntry?, Never>) in
-            let joined = state.withLock { state -> Bool in
-                guard state.flights[key]?.id == id else { return false }
-                state.flights[key]?.waiters.append(continuation)
-                return true
+        let waiter = state.withLock { state in
+            state.nextFlight += 1
+            return state.nextFlight
+        }
+        let entry = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<CacheEntry?, Never>) in
+                let joined = state.withLock { state -> Bool in
+                    guard !Task.isCancelled, state.flights[key]?.id == id else { return false }
+                    state.flights[key]?.waiters[waiter] = continuation
+                    return true
+                }
+                if !joined { continuation.resume(returning: nil) }
             }
-            if !joined { continuation.resume(returning: nil) }
+        } onCancel: {
+            state.withLock { $0.flights[key]?.waiters.removeValue(forKey: waiter) }?.resume(returning: nil)
         }
         count {
             if entry != nil { $0.singleFlightFollows += 1 } else { $0.misses += 1 }
@@ -442,7 +455,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     private func poll(_ key: String, fleetKey: String, id: UInt64, _ flight: SingleFlight) async {
         let store = store
         while state.withLock({ $0.flights[key]?.id == id }) {
-            try? await Task.sleep(for: flight.pollInterval)
+            try? await CallDeadline.sleep(for: flight.pollInterval)
             guard permit() else {
                 if resolve(key, id: id, with: nil) { failOpen("breaker open (single-flight wait)") }
                 return
@@ -485,7 +498,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
 
     private func scheduleTimeout(_ key: String, id: UInt64, after wait: Duration) {
         Task {
-            try? await Task.sleep(for: wait)
+            try? await CallDeadline.sleep(for: wait)
             if self.resolve(key, id: id, with: nil) {
                 self.count { $0.singleFlightTimeouts += 1 }
                 self.failOpen("single-flight wait ran out")
@@ -499,7 +512,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<CacheEntry?, Never>]? in
             guard let flight = state.flights[key], flight.id == id else { return nil }
             state.flights[key] = nil
-            return flight.waiters
+            return Array(flight.waiters.values)
         }
         guard let waiters else { return false }
         waiters.forEach { $0.resume(returning: entry) }
@@ -512,7 +525,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         let finished = state.withLock { state -> (waiters: [CheckedContinuation<CacheEntry?, Never>], leading: Bool) in
             let leading = state.leading.remove(entry.key) != nil
             guard let flight = state.flights.removeValue(forKey: entry.key) else { return ([], leading) }
-            return (flight.waiters, leading)
+            return (Array(flight.waiters.values), leading)
         }
         finished.waiters.forEach { $0.resume(returning: entry) }
         if finished.leading { enqueue(.unlock(FleetKeys.describe(entry.key).key)) }
@@ -594,7 +607,7 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
             }
             guard permit() else {
                 state.withLock { $0.sending = false }
-                try? await Task.sleep(for: configuration.breakDuration / 4)
+                try? await CallDeadline.sleep(for: retryPause)
                 continue
             }
             let outcome = await withSoftTimeout(configuration.writeTimeout) {
@@ -628,10 +641,14 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
                     state.statistics.storeWriteFailures += 1
                 }
                 metrics.writeFailures.increment()
-                try? await Task.sleep(for: configuration.breakDuration / 4)
+                try? await CallDeadline.sleep(for: retryPause)
             }
         }
     }
+
+    /// How long the write queue waits after a failure or while the breaker is open: a quarter of
+    /// the break, at least 10 ms (a zero break would otherwise retry a down store back to back).
+    private var retryPause: Duration { max(configuration.breakDuration / 4, .milliseconds(10)) }
 
     /// Whether a write whose request was sent at `requestedAt` has waited too long to be sent:
     /// within five minutes of ``FleetInvalidation/memory``, the margin for clocks that disagree.
@@ -755,7 +772,7 @@ extension FleetCacheStorage: SharedCacheTier {
         guard !storing else { return }
         let ended = state.withLock { state -> (waiters: [CheckedContinuation<CacheEntry?, Never>], leading: Bool) in
             guard state.leading.remove(key) != nil else { return ([], false) }
-            let waiters = state.flights.removeValue(forKey: key)?.waiters ?? []
+            let waiters = state.flights.removeValue(forKey: key).map { Array($0.waiters.values) } ?? []
             return (waiters, true)
         }
         guard ended.leading else { return }

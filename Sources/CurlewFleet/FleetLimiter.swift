@@ -252,7 +252,7 @@ public final class FleetLimiter: Service, Sendable {
                     await apply(name, slots: share)
                 }
             }
-            try? await Task.sleep(for: configuration.checkInterval)
+            try? await CallDeadline.sleep(for: configuration.checkInterval)
         }
     }
 

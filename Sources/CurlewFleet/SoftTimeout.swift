@@ -1,3 +1,4 @@
+internal import Curlew
 internal import Synchronization
 
 /// How a call to the store under a soft timeout ended.
@@ -16,7 +17,7 @@ func withSoftTimeout<Value: Sendable>(_ timeout: Duration, _ operation: @escapin
     await withCheckedContinuation { (continuation: CheckedContinuation<StoreOutcome<Value>, Never>) in
         let once = ResumeOnce(continuation)
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await CallDeadline.sleep(for: timeout)
             once.resume(.timedOut)
         }
         Task {

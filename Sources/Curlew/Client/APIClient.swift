@@ -49,8 +49,13 @@ public actor APIClient {
     /// A new subscription to every event of every call of this client: started, queued, attempt,
     /// redirected, retry scheduled, credential refreshed, session ended, head received, progress,
     /// finished, failed. Each access returns a new stream that receives every event from then on
-    /// (the newest 1024 are kept while it is not read); subscribers never split events.
+    /// (the newest 1024 are kept while it is not read); subscribers never split events. The
+    /// streams end when the client is released.
     public nonisolated var events: AsyncStream<ClientEvent> { eventHub.subscribe() }
+
+    deinit {
+        eventHub.finish()
+    }
 
     /// The server's current time, from the first middleware that keeps it (``ServerClock``; the
     /// local time when there is none or no response has been seen).

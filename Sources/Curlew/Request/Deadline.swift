@@ -67,9 +67,14 @@ package enum CallDeadline {
         }
     }
 
-    /// Sleeps until `instant`; one too far away for the clock to sleep to (more than about 136
-    /// years: `Task.sleep` would overflow its count of seconds and stop the process, and a
-    /// `.seconds(Int64.max)` budget means "no deadline") is slept to until cancelled.
+    /// Sleeps for `duration`; one too long for the clock to sleep (more than about 136 years:
+    /// `Task.sleep` would overflow its count of seconds and stop the process, and a
+    /// `.seconds(Int64.max)` setting means "forever") lasts until the task is cancelled.
+    package static func sleep(for duration: Duration) async throws {
+        try await sleep(until: .now + duration)
+    }
+
+    /// ``sleep(for:)`` to an instant.
     package static func sleep(until instant: ContinuousClock.Instant) async throws {
         let furthest = Duration.seconds(1 << 32)
         while instant - .now > furthest { try await Task.sleep(for: furthest) }

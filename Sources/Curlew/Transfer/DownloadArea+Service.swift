@@ -15,7 +15,7 @@ extension DownloadArea: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 self.sweep()
-                try? await Task.sleep(for: self.sweepInterval)
+                try? await CallDeadline.sleep(for: self.sweepInterval)
             }
         }
     }

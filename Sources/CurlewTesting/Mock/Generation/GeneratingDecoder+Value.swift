@@ -21,8 +21,16 @@ extension GeneratingDecoder {
         if let special = try specialValue(T.self) { return special }
         if let hooked = T.self as? any GenerationHook.Type, let value = try hooked.generate(in: self) as? T { return value }
         if let cases = T.self as? any (CaseIterable & RawRepresentable).Type, let value = try someCase(of: cases, as: T.self) { return value }
+        guard codingPath.count <= Self.maximumDepth else {
+            throw CurlewError(
+                code: .mockGenerationFailed,
+                message: "\(T.self) at \(keyPath) is nested \(codingPath.count) levels deep: the model requires itself, so no value of it ends")
+        }
         var decoder = self
         if let hinted = T.self as? any MockHinted.Type { decoder.hints = hinted.mockHints }
+        let type = ObjectIdentifier(T.self)
+        decoder.truncates = truncates || ancestors.lazy.filter { $0 == type }.count >= Self.recursionLimit
+        decoder.ancestors.append(type)
         return try T(from: decoder)
     }
 

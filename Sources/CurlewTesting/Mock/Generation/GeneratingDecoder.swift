@@ -20,6 +20,18 @@ struct GeneratingDecoder: Decoder {
     var forced: [String: JSONValue] = [:]
     /// For a polymorphic array: the discriminator and the members to cycle through.
     var family: FamilyCycle?
+    /// The types being generated around this value, outermost first (``value(_:)``).
+    var ancestors: [ObjectIdentifier] = []
+    /// Whether the values below are cut short: a recursive model (a comment with replies, a
+    /// category with subcategories) gets empty arrays and absent optionals once its type has
+    /// repeated ``recursionLimit`` times, so its tree ends.
+    var truncates = false
+
+    /// How often a type may enclose itself before its arrays and optionals are left empty.
+    static let recursionLimit = 2
+    /// The deepest a value may sit: a model that can only end deeper (it requires itself)
+    /// fails with `.mockGenerationFailed`.
+    static let maximumDepth = 200
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -38,6 +50,8 @@ struct GeneratingDecoder: Decoder {
             state: state, node: node.member(jsonKey), codingPath: codingPath + [key], keyPath: path,
             randomPath: randomPath + "." + key.stringValue)
         child.hint = state.generator.overrides[path] ?? hints[key.stringValue]
+        child.ancestors = ancestors
+        child.truncates = truncates
         return child
     }
 
@@ -47,6 +61,8 @@ struct GeneratingDecoder: Decoder {
             state: state, node: node.element(index), codingPath: codingPath + [AnyCodingKey(intValue: index)], keyPath: keyPath,
             randomPath: randomPath + "[\(index)]")
         if let hint, case .count = hint.kind {} else { child.hint = hint }
+        child.ancestors = ancestors
+        child.truncates = truncates
         if let family, !family.members.isEmpty {
             let member = index % family.members.count
             child.forced[family.discriminator] = .string(family.members[member])
@@ -57,6 +73,7 @@ struct GeneratingDecoder: Decoder {
 
     /// The element count for an array or dictionary here.
     var count: Int {
+        if truncates { return 0 }
         if let hint, case .count(let count) = hint.kind { return count }
         return max(state.generator.arrayCount, family?.members.count ?? 0)
     }

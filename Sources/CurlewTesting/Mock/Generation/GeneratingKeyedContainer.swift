@@ -29,6 +29,8 @@ struct GeneratingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
 
     func contains(_ key: Key) -> Bool {
         if decoder.node.existing(jsonKey(key)) != nil || decoder.forced[key.stringValue] != nil { return true }
+        // A recursive model's optionals end its tree (``GeneratingDecoder/truncates``).
+        if decoder.truncates { return false }
         let path = decoder.keyPath.isEmpty ? key.stringValue : decoder.keyPath + "." + key.stringValue
         if let hint = decoder.state.generator.overrides[path] ?? decoder.hints[key.stringValue] {
             switch hint.kind {
