@@ -193,6 +193,12 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
     /// The first tier's entry, else the store's (under the soft timeout), else — for a `GET`
     /// with single-flight on — the entry another caller fetched meanwhile, else `nil`.
     public func entry(for key: String) async -> CacheEntry? {
+        await entry(for: key, lookupBegan: ContinuousClock.now)
+    }
+
+    /// ``entry(for:)`` within what is left of the soft timeout of a lookup that began at
+    /// `lookupBegan`: a `Vary` variant's lookup, which follows its primary key's.
+    package func entry(for key: String, lookupBegan: ContinuousClock.Instant) async -> CacheEntry? {
         if let entry = await local.entry(for: key) {
             count { $0.firstTierHits += 1 }
             metrics.firstTierHits.increment()
@@ -200,8 +206,9 @@ public final class FleetCacheStorage: CacheStorage, Sendable {
         }
         let described = FleetKeys.describe(key)
         // One soft timeout for the whole lookup — the read, and on a miss the lock and the read
-        // after it — not one per round trip: a slow store costs a miss at most that long.
-        let deadline = ContinuousClock.now.advanced(by: configuration.softTimeout)
+        // after it, and a `Vary` variant's lookup after its primary key's — not one per round
+        // trip: a slow store costs a miss at most that long.
+        let deadline = lookupBegan.advanced(by: configuration.softTimeout)
         switch await readStore(described.key, fullKey: key, deadline: deadline) {
         case .hit(let entry):
             return entry

@@ -309,6 +309,37 @@ struct FleetCacheTests {
         await server.shutdown()
     }
 
+    /// A `Vary` variant's lookup follows its primary key's: it is given what the primary read
+    /// left of the soft timeout (at most 19.75 s after a 250 ms read), not a soft timeout of its
+    /// own, so a slow store costs a call one soft timeout however its answer varies.
+    @Test func aVariantsLookupSharesThePrimaryKeysSoftTimeout() async throws {
+        var router = LoopbackRouter()
+        router.on("GET", "/greeting") { request, _ in
+            let language = request.header("Accept-Language") ?? "-"
+            return ServerResponse(headers: [("Cache-Control", "max-age=300"), ("Vary", "Accept-Language")], body: Array("hello \(language)".utf8))
+        }
+        let server = try await LoopbackServer.start(router: router)
+        let store = SlowStore(delay: .milliseconds(250))
+        let a = try FleetInstance(baseURL: server.baseURL, store: store.inner)
+        for language in ["en", "fr"] {
+            #expect(try await a.client.send(FleetText(path: "greeting", headers: ["Accept-Language": language])) == "hello \(language)")
+        }
+        await a.cache.waitForPendingWrites()
+        #expect(await a.storage.flush())
+        var configuration = FleetCacheStorage.Configuration.generousForTests
+        configuration.softTimeout = .seconds(20)
+        let b = try FleetInstance(baseURL: server.baseURL, store: store, configuration: configuration)
+        // The primary key holds the last answer stored (French): English is a variant's lookup.
+        #expect(try await b.client.send(FleetText(path: "greeting", headers: ["Accept-Language": "en"])) == "hello en")
+        #expect(server.requestCount == 2, "the answer came from the second tier")
+        let timeouts = store.readTimeouts
+        #expect(timeouts.count == 2, "the primary key, then the variant")
+        if timeouts.count == 2 {
+            #expect(timeouts[0] <= .seconds(20))
+            #expect(timeouts[1] <= .milliseconds(19_750), "\(timeouts)")
+        }
+        await server.shutdown()
+    }
     @Test func aHangingStoreCostsASoftTimeoutAndWritesAreReplayed() async throws {
         let server = try await startOrigin()
         let store = InMemoryFleetStore()

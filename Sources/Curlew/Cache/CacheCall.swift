@@ -190,13 +190,14 @@ struct CacheCall: Sendable {
 
     /// The stored answer for this request's variant, `nil` when there is none.
     private func lookup() async -> CacheEntry? {
+        let began = ContinuousClock.now
         guard let base = await cache.entry(for: key.full) else { return nil }
         guard !base.varyNames.isEmpty else { return base }
         guard !base.varyNames.contains("*") else { return nil }
         let tag = CacheKey.varyTag(names: base.varyNames, headers: request.headers)
         if base.varyTag == tag { return base }
         variantLookups?.record(key.variant(tag))
-        guard let variant = await cache.entry(for: key.variant(tag)), variant.varyTag == tag else { return nil }
+        guard let variant = await cache.entry(for: key.variant(tag), lookupBegan: began), variant.varyTag == tag else { return nil }
         return variant
     }
 

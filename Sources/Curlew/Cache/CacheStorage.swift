@@ -35,8 +35,13 @@ package protocol InlineWritableCacheStorage: CacheStorage {}
 ///   the shared store and the other instances; called after the local removal;
 /// - the end of every call that looked a key up, with whether an answer is on its way to
 ///   ``CacheStorage/store(_:)``: a tier that made other callers wait for this one's answer
-///   (single-flight) releases them at once when none is coming.
+///   (single-flight) releases them at once when none is coming;
+/// - when a lookup began, so a call's `Vary` variant lookup, which follows the lookup of its
+///   primary key, spends what is left of the same time budget rather than a budget of its own.
 package protocol SharedCacheTier: CacheStorage {
+    /// The entry for `key`, looked up as part of a call's lookup that began at `lookupBegan`
+    /// (``CacheStorage/entry(for:)`` is a lookup that begins now).
+    func entry(for key: String, lookupBegan: ContinuousClock.Instant) async -> CacheEntry?
     /// `target` was invalidated through the cache.
     func didInvalidate(_ target: CacheInvalidation) async
     /// A call that looked up `key` has its answer; `storing` says whether the cache accepted an

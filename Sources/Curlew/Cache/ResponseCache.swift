@@ -235,12 +235,16 @@ public actor ResponseCache: APIMiddleware {
         await pending.waitUntilIdle()
     }
 
-    /// The stored entry for a full key, pending writes first.
-    nonisolated func entry(for key: String) async -> CacheEntry? {
+    /// The stored entry for a full key, pending writes first. `lookupBegan` is when the call's
+    /// lookup began: a shared tier gives a variant's lookup what is left of the call's time
+    /// budget (``SharedCacheTier``).
+    nonisolated func entry(for key: String, lookupBegan: ContinuousClock.Instant? = nil) async -> CacheEntry? {
         switch pending.operation(for: key) {
         case .store(let entry): return entry
         case .remove: return nil
-        case nil: return await configuration.storage.entry(for: key)
+        case nil:
+            if let lookupBegan, let sharedTier { return await sharedTier.entry(for: key, lookupBegan: lookupBegan) }
+            return await configuration.storage.entry(for: key)
         }
     }
 
