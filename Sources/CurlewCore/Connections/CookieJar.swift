@@ -32,7 +32,7 @@ public final class CookieJar: Sendable, Hashable, CustomStringConvertible {
 
     private struct State {
         var handle: UInt
-        var savedLines: [String]?
+        var savedLines: [CookieFile.CookieLine]?
     }
 
     /// An empty jar in memory.
@@ -50,7 +50,8 @@ public final class CookieJar: Sendable, Hashable, CustomStringConvertible {
         let fileLines = try CookieFile.read(path)
         try withHandle { handle throws(CurlewError) in
             for line in fileLines {
-                guard curlew_easy_setopt_string(handle, CURLOPT_COOKIELIST, line) == CURLE_OK else {
+                let cString = line.map { CChar(bitPattern: $0) } + [0]
+                guard curlew_easy_setopt_string(handle, CURLOPT_COOKIELIST, cString) == CURLE_OK else {
                     throw CurlewError(code: .fileUnreadable, message: "the cookie file \(path) has a line libcurl refuses")
                 }
             }
@@ -80,7 +81,7 @@ public final class CookieJar: Sendable, Hashable, CustomStringConvertible {
 
     /// Every cookie in the jar, expired ones dropped.
     public func cookies() -> [StoredCookie] {
-        lines().compactMap { StoredCookie(netscapeLine: Substring($0)) }
+        lines().compactMap { StoredCookie(netscapeLine: Substring(decoding: $0, as: UTF8.self)) }
     }
 
     /// Forgets every cookie (logout) and, for a persisted jar, empties its file.
@@ -120,24 +121,24 @@ public final class CookieJar: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The live cookies in libcurl's Netscape format, one a line.
-    private func lines() -> [String] {
+    private func lines() -> [CookieFile.CookieLine] {
         (try? withHandle { handle in Self.lines(of: handle) }) ?? []
     }
 
     /// `CURLINFO_COOKIELIST` without the cookies that have expired: libcurl keeps a cookie the
     /// server deleted (`Max-Age=0`) in its list, expired, until a later request purges it.
     /// Called under the state's lock.
-    private static func lines(of handle: UnsafeMutableRawPointer) -> [String] {
+    private static func lines(of handle: UnsafeMutableRawPointer) -> [CookieFile.CookieLine] {
         var raw: UnsafeMutableRawPointer?
         guard curlew_easy_getinfo_pointer(handle, CURLINFO_COOKIELIST, &raw) == CURLE_OK, let raw else { return [] }
         let list = raw.assumingMemoryBound(to: curl_slist.self)
         defer { curl_slist_free_all(list) }
         let now = Int64(Date().timeIntervalSince1970)
-        var lines: [String] = []
+        var lines: [CookieFile.CookieLine] = []
         var node: UnsafeMutablePointer<curl_slist>? = list
         while let current = node {
             if let data = current.pointee.data {
-                let line = String(cString: data)
+                let line = Array(UnsafeRawBufferPointer(start: data, count: strlen(data)))
                 if !isExpired(line, now: now) { lines.append(line) }
             }
             node = current.pointee.next
@@ -146,9 +147,9 @@ public final class CookieJar: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether a Netscape line's expiry (its fifth field; 0 for a session cookie) has passed.
-    private static func isExpired(_ line: String, now: Int64) -> Bool {
-        let fields = line.split(separator: "\t", maxSplits: 5, omittingEmptySubsequences: false)
-        guard fields.count > 4, let expiry = Int64(fields[4]) else { return false }
+    private static func isExpired(_ line: CookieFile.CookieLine, now: Int64) -> Bool {
+        let fields = line.split(separator: UInt8(ascii: "\t"), maxSplits: 5, omittingEmptySubsequences: false)
+        guard fields.count > 4, let expiry = Int64(String(decoding: fields[4], as: UTF8.self)) else { return false }
         return expiry != 0 && expiry <= now
     }
 

@@ -146,7 +146,10 @@ struct RequestPathTests {
     }
 
     @Test func cancellationInARetryBackOffIsACancellationError() async throws {
-        try await withLoopback(handler: { _ in .text("busy", status: 503) }) { server, _, transport in
+        // Retry-After fixes the back-off at 30 s: full jitter alone may pick a wait of a few
+        // milliseconds, and the second attempt would go out before the cancel.
+        try await withLoopback(handler: { _ in ServerResponse(status: 503, headers: [("Retry-After", "30")], body: Array("busy".utf8)) }) {
+            server, _, transport in
             let client = APIClient(
                 configuration: ClientConfiguration(
                     baseURL: server.baseURL,

@@ -138,6 +138,30 @@ struct CookieJarTests {
         await server.shutdown()
     }
 
+    /// A cookie value need not be UTF-8 (an old server's Latin-1, a file written by curl): the
+    /// jar loads such a file, sends the cookie, and writes its bytes back unchanged.
+    @Test func aCookieThatIsNotUTF8IsKeptByteForByte() async throws {
+        let server = try await LoopbackServer.start(handler: Self.cookieServer)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("curlew-cookies-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("cookies.txt").path
+        let latin: [UInt8] = Array("127.0.0.1\tFALSE\t/\tFALSE\t0\tlatin\tcaf".utf8) + [0xE9]
+        try Data(Array("# Netscape HTTP Cookie File\n".utf8) + latin + [0x0A]).write(to: URL(fileURLWithPath: path))
+        try await withTransport { transport in
+            let jar = try CookieJar(persistingTo: path)
+            #expect(jar.cookies().map(\.name) == ["latin"])
+            let client = try client(server, jar: jar, transport: transport)
+            #expect(try await client.send(TextGet(path: "echo")).hasPrefix("latin=caf"))
+            _ = try await client.send(TextGet(path: "set/session"))
+            let written = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(written.range(of: Data(latin + [0x0A])) != nil, "the Latin-1 byte is written back as it was")
+            #expect(written.range(of: Data("\tsid\ts3ss10n\n".utf8)) != nil)
+            #expect(try CookieJar(persistingTo: path).cookies().map(\.name).sorted() == ["latin", "sid"])
+        }
+        await server.shutdown()
+    }
+
     @Test func aCookieFileThatIsNotARegularFileIsRefused() throws {
         #expect(throws: CurlewError.self) { try CookieJar(persistingTo: "/") }
         do {
