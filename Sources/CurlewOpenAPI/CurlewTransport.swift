@@ -42,8 +42,8 @@ public import OpenAPIRuntime
 /// field reaches the generated client in the order received, so two `Set-Cookie` lines stay two.
 ///
 /// **Statuses.** Every status is an answer, not an error: the generated client decides. The
-/// statuses that the client's `RetryMiddleware` and `TokenRefreshMiddleware`
-/// act on (the operation's own included) are shown to them as errors first, so they retry or
+/// statuses that the client's middleware act on (`MiddlewareCapabilities.handledStatuses`:
+/// `RetryMiddleware`, `TokenRefreshMiddleware`, the operation's own included) are shown to them as errors first, so they retry or
 /// refresh; when their attempts are spent, the last answer reaches the generated client as it
 /// came (``Configuration/middlewareStatuses``).
 ///
@@ -320,12 +320,13 @@ public struct CurlewTransport: ClientTransport {
         return client.configuration.middleware.contains(where: reads) || options.middleware.contains(where: reads)
     }
 
-    /// The statuses the client's (and the call's) retry and token-refresh middleware act on.
+    /// The statuses the client's (and the call's) middleware act on
+    /// (``/Curlew/MiddlewareCapabilities/handledStatuses``): retry and token refresh, or a
+    /// middleware of the user's own that declares them.
     static func statusesHandledByMiddleware(client: APIClient, options: RequestOptions) -> Set<Int> {
         var statuses: Set<Int> = []
         for middleware in client.configuration.middleware + options.middleware where !options.skippedMiddleware.contains(middleware.kind) {
-            if let retry = middleware as? RetryMiddleware { statuses.formUnion(retry.retryableStatuses) }
-            if let refresh = middleware as? TokenRefreshMiddleware { statuses.formUnion(refresh.refreshStatuses.union(refresh.sessionEndedStatuses)) }
+            statuses.formUnion(middleware.capabilities.handledStatuses)
         }
         return statuses
     }

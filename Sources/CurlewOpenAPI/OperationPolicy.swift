@@ -78,10 +78,10 @@ extension CurlewTransport {
         public var requestBodyBufferingLimit: Int
         /// The statuses shown to Curlew's middleware as errors (so they retry or refresh) before
         /// reaching the generated client as responses. `nil` (the default): the
-        /// `RetryMiddleware.retryableStatuses` and
-        /// `TokenRefreshMiddleware.refreshStatuses` (and `sessionEndedStatuses`) of the
-        /// client's and the operation's middleware; set it for middleware of your own that acts
-        /// on a status error.
+        /// `MiddlewareCapabilities.handledStatuses` that the client's and the operation's
+        /// middleware declare (`RetryMiddleware.retryableStatuses`,
+        /// `TokenRefreshMiddleware.refreshStatuses` and `sessionEndedStatuses`, and those of a
+        /// middleware of your own); set it to override them.
         public var middlewareStatuses: Set<Int>?
 
         /// Creates a configuration.

@@ -237,6 +237,28 @@ struct CurlewTransportTests {
         #expect(store.count("PUT /v1/blobs/flaky") == 2)
     }
 
+    @Test("A middleware of the user's own that declares handledStatuses sees a 503 as the failure it retries, with no transport setting")
+    func aUsersMiddlewareDeclaringHandledStatusesRetries() async throws {
+        /// Sends again once when the call fails with a 503: the user's own retry.
+        struct RetryOnce503: APIMiddleware {
+            var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(handledStatuses: [503]) }
+            func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+                do {
+                    return try await next(request, context)
+                } catch let error as CurlewError where error.status?.code == 503 {
+                    return try await next(request, context)
+                }
+            }
+        }
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        store.state.withLock { $0.flakyStatuses = [503] }
+        let (client, _) = try makeClient(store, middleware: [RetryOnce503()])
+        let receipt = try await client.uploadBlob(path: .init(name: "flaky"), body: .binary(HTTPBody("small"))).ok.body.json
+        #expect(receipt.bytes == 5)
+        #expect(store.count("PUT /v1/blobs/flaky") == 2)
+    }
+
     @Test("A per-operation total timeout fails that operation with .totalTimeout")
     func perOperationTimeout() async throws {
         let store = try await PetStoreServer.start()

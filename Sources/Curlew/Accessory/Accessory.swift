@@ -85,8 +85,3 @@ public struct Activity: Sendable, Hashable, CustomStringConvertible {
         "\(kind.rawValue) \(name)" + (request.map { " (\($0))" } ?? "")
     }
 }
-
-/// How a unit of work ended, as accessories are told: `.success(())`, or `.failure` with the
-/// error (for a batch, the number of failed members is in the error's message).
-@available(*, deprecated, message: "accessories receive Result<Void, any Error>: match `case .success` / `case .failure(let error)`")
-public typealias ActivityOutcome = Result<Void, any Error>

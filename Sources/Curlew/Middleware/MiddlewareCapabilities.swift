@@ -29,16 +29,22 @@ public struct MiddlewareCapabilities: Sendable {
     public var serverTime: (@Sendable () -> Date)?
     /// The response cache the middleware is (``APIClient/responseCache``).
     public var responseCache: ResponseCache?
+    /// Statuses the middleware acts on when an answer carries them — resending the call
+    /// (``RetryMiddleware``) or refreshing a credential (``TokenRefreshMiddleware``). A transport
+    /// that hands every status to its caller as an answer (the OpenAPI transport) shows these
+    /// to the middleware as the failure it expects, so it still gets its turn.
+    public var handledStatuses: Set<Int>
 
     /// Declares capabilities; every one is off by default.
     public init(
         trustedOrigins: [String] = [], providesCredentials: Bool = false, serverTime: (@Sendable () -> Date)? = nil,
-        responseCache: ResponseCache? = nil
+        responseCache: ResponseCache? = nil, handledStatuses: Set<Int> = []
     ) {
         self.trustedOrigins = trustedOrigins
         self.providesCredentials = providesCredentials
         self.serverTime = serverTime
         self.responseCache = responseCache
+        self.handledStatuses = handledStatuses
     }
 
     /// No capability: what a middleware declares unless it says otherwise.

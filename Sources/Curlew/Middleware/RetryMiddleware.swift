@@ -74,6 +74,9 @@ public struct RetryMiddleware: APIMiddleware {
     /// ``MiddlewarePhase/retry``.
     public var phase: MiddlewarePhase? { .retry }
 
+    /// ``retryableStatuses`` as ``MiddlewareCapabilities/handledStatuses``.
+    public var capabilities: MiddlewareCapabilities { MiddlewareCapabilities(handledStatuses: retryableStatuses) }
+
     /// Sends, waiting and resending while the failure is retryable.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let longest = EasyHandleOptions.longestDuration

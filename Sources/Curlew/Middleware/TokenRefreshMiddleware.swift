@@ -75,6 +75,12 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     /// ``MiddlewarePhase/tokenRefresh``.
     public var phase: MiddlewarePhase? { .tokenRefresh }
 
+    /// ``refreshStatuses`` and ``sessionEndedStatuses`` as
+    /// ``MiddlewareCapabilities/handledStatuses``.
+    public var capabilities: MiddlewareCapabilities {
+        MiddlewareCapabilities(handledStatuses: refreshStatuses.union(sessionEndedStatuses))
+    }
+
     /// Sends, refreshing and resending while the server answers "expired".
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard maximumAttempts >= 1 else {

@@ -13,7 +13,7 @@ struct EngineUnitTests {
             "HTTP/1.1 200 OK\r\n", "Content-Type: text/plain\r\n", "X-Many:  a \r\n", "x-many: b\r\n",
             "Bad Name: dropped\r\n", " folded continuation\r\n", "NoColon\r\n", "\r\n",
         ] {
-            Array(line.utf8).withUnsafeBytes { parser.consume(line: $0) }
+            _ = Array(line.utf8).withUnsafeBytes { parser.consume(line: $0) }
         }
         let fields = ResponseHeadParser.fields(of: parser.block)
         #expect(fields[.location] == nil)

@@ -1,8 +1,3 @@
-/// What ``APIClient/stream(_:highWaterMark:options:)`` returns is an ``APIResponse`` whose
-/// ``APIResponse/value`` is the body stream (read `response.value` where you read `response.body`).
-@available(*, deprecated, message: "APIClient.stream returns APIResponse<ResponseBodyStream>; its body stream is `value`")
-public typealias StreamedResponse = APIResponse<ResponseBodyStream>
-
 extension ResponseBodyStream {
     /// A response's body as a stream: the stream itself, a collected body as one chunk, and an
     /// error for a body written to a file.
