@@ -20,6 +20,8 @@ internal import Synchronization
 /// When the store does not answer within ``Configuration/leaseTimeout``, the instance falls back
 /// to a local share of the limit (limit ÷ the last known instance count) and says so
 /// (``Status/isFallback``, the `curlew_fleet_fail_open` metric with `what=limit`); calls go on.
+/// The request that did not answer is not repeated while the store is still working on it (for
+/// up to ``Configuration/leaseTimeToLive``), so a slow store is not sent more and more of them.
 ///
 /// Metrics, each with the dimension `queue` (swift-metrics, ``Configuration/metricsFactory``):
 /// `curlew_fleet_limit_slots` (gauge: slots this instance may use now),
@@ -199,6 +201,12 @@ public final class FleetLimiter: Service, Sendable {
         var wanted = 0
         // When the demand last reached `wanted`.
         var wantedSince = ContinuousClock.now
+        // A lease request that outlived its timeout goes on unobserved; until it ends (or a
+        // lease's lifetime has passed, when it is taken for lost) no other goes out, so a slow
+        // store is not sent a new request every retry interval on top of the ones it is still
+        // working on.
+        let requests = LeaseRequests()
+        var abandonedAt: ContinuousClock.Instant?
         while !Task.isCancelled {
             let (running, waiting, _) = await queues.status(of: name)
             let demand = min(capacity, running + waiting)
@@ -210,17 +218,21 @@ public final class FleetLimiter: Service, Sendable {
             let due = now - lastLease >= renewEvery || first
             let changed = wanted != localLimit
             let retryAllowed = lastShortfall.map { now - $0 >= configuration.retryInterval } ?? true
-            if due || (changed && retryAllowed) {
+            let previousRunning = abandonedAt.map { requests.areRunning && now - $0 < configuration.leaseTimeToLive } ?? false
+            if (due || (changed && retryAllowed)) && !previousRunning {
                 first = false
                 let inUse = max(running, localLimit)
                 let store = store
                 let holder = configuration.instance
                 let ttl = configuration.leaseTimeToLive
                 let asked = wanted
+                requests.begin()
                 let outcome = await withSoftTimeout(configuration.leaseTimeout) {
-                    try await store.lease(name, capacity: capacity, holder: holder, wanted: asked, inUse: inUse, ttl: ttl)
+                    defer { requests.end() }
+                    return try await store.lease(name, capacity: capacity, holder: holder, wanted: asked, inUse: inUse, ttl: ttl)
                 }
                 lastLease = ContinuousClock.now
+                if case .timedOut = outcome { abandonedAt = lastLease } else { abandonedAt = nil }
                 switch outcome {
                 case .answered(let lease):
                     localLimit = lease.granted
@@ -265,6 +277,19 @@ public final class FleetLimiter: Service, Sendable {
             if await queues.status(of: name).isHeld { await queues.resume(name) }
         }
     }
+}
+
+/// How many of one queue's lease requests are running, the ones that outlived their timeout
+/// included. `Sendable` through its `Atomic`.
+final class LeaseRequests: Sendable {
+    private let running = Atomic<Int>(0)
+
+    /// A request goes out.
+    func begin() { running.add(1, ordering: .relaxed) }
+    /// A request ended, answered or not.
+    func end() { running.subtract(1, ordering: .relaxed) }
+    /// Whether one is still running.
+    var areRunning: Bool { running.load(ordering: .relaxed) > 0 }
 }
 
 /// The swift-metrics instruments of one fleet-limited queue.

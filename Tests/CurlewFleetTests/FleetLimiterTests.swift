@@ -3,6 +3,7 @@ import Curlew
 import Foundation
 import LoopbackServer
 import MetricsTestKit
+import Synchronization
 import Testing
 import TestSupport
 
@@ -125,6 +126,57 @@ struct FleetLimiterTests {
         let leases = try #require(limiter.status(of: "partner")?.leases)
         #expect(try metrics.expectCounter("curlew_fleet_limit_leases_total", queue).totalValue == Int64(leases))
         await server.shutdown()
+    }
+
+    /// A store whose lease requests take `delay` each, counting how many run at once.
+    /// `Sendable`: the counts are guarded by the mutex.
+    final class SlowLeaseStore: FleetStore {
+        let inner = InMemoryFleetStore()
+        let delay: Duration
+        private let counts = Mutex<(running: Int, peak: Int, started: Int)>((0, 0, 0))
+
+        init(delay: Duration) { self.delay = delay }
+
+        var peakRunning: Int { counts.withLock { $0.peak } }
+        var started: Int { counts.withLock { $0.started } }
+
+        func read(_ key: String) async throws -> FleetEntry? { try await inner.read(key) }
+        func write(_ entry: FleetEntry) async throws { try await inner.write(entry) }
+        func invalidate(_ target: FleetInvalidation) async throws { try await inner.invalidate(target) }
+        func invalidations() -> AsyncStream<FleetInvalidation> { inner.invalidations() }
+        func tryLock(_ key: String, owner: String, ttl: Duration) async throws -> Bool { try await inner.tryLock(key, owner: owner, ttl: ttl) }
+        func unlock(_ key: String, owner: String) async throws { try await inner.unlock(key, owner: owner) }
+
+        func lease(_ limit: String, capacity: Int, holder: String, wanted: Int, inUse: Int, ttl: Duration) async throws -> FleetLease {
+            counts.withLock {
+                $0.running += 1
+                $0.started += 1
+                $0.peak = max($0.peak, $0.running)
+            }
+            defer { counts.withLock { $0.running -= 1 } }
+            try? await Task.sleep(for: delay)
+            return try await inner.lease(limit, capacity: capacity, holder: holder, wanted: wanted, inUse: inUse, ttl: ttl)
+        }
+    }
+
+    @Test func aLeaseRequestThatTimedOutIsNotRepeatedWhileTheStoreStillWorksOnIt() async throws {
+        let store = SlowLeaseStore(delay: .milliseconds(1_500))
+        var configuration = Self.configuration()
+        configuration.leaseTimeout = .milliseconds(50)
+        configuration.retryInterval = .milliseconds(10)
+        let queues = QueueActor()
+        let limiter = try FleetLimiter(queues: queues, store: store, limits: ["partner": 8], configuration: configuration)
+        let running = Task { try await limiter.run() }
+        // Within the first request's 1.5 s the limiter falls back, and sends no second request.
+        #expect(await eventually { limiter.status(of: "partner")?.isFallback == true })
+        try await Task.sleep(for: .milliseconds(1_000))
+        #expect(store.started == 1)
+        #expect(store.peakRunning == 1)
+        // Once it has ended, the next goes out (and, taking as long, is again the only one).
+        #expect(await eventually { store.started >= 2 })
+        #expect(store.peakRunning == 1)
+        running.cancel()
+        _ = await running.result
     }
 
     @Test func theGrantIsCappedToAFairShareWhileOthersWant() {
