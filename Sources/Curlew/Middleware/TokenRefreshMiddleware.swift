@@ -100,6 +100,10 @@ public struct TokenRefreshMiddleware: APIMiddleware {
             do {
                 return try await next(request, context)
             } catch let error as CurlewError {
+                // The answer came from the hop that gave it: after a redirect to an origin the
+                // client does not trust (which got no credential), its 401 or "session ended"
+                // says nothing about the credential either.
+                if let answered = error.request?.sentURL, answered != request.url, !context.trusts(answered) { throw error }
                 if let reason = sessionEndReason(error) {
                     // The session the request was sent in ends, once: not a newer login's (a late
                     // answer for an old token), and not again for every call that saw it end.

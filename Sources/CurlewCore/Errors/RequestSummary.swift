@@ -14,6 +14,9 @@ public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
     /// made for every request but read only for errors and logs.
     public var redactedURL: String { Self.redact(url: url, secretKeyFragments: secretKeyFragments) }
 
+    /// The URL as sent, for decisions inside the package (whose origin answered), never printed.
+    package var sentURL: String { url }
+
     /// Query keys whose values are redacted when they contain one of these fragments
     /// (compared case-insensitively).
     public static let defaultSecretKeyFragments: Set<String> = [

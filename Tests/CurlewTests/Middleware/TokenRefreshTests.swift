@@ -275,6 +275,37 @@ struct TokenRefreshTests {
         }
     }
 
+    /// A trusted URL that redirects to an untrusted origin (a storage host): that origin got no
+    /// credential, so its 401 refreshes nothing and its "session ended" status logs nobody out.
+    @Test func aRedirectToAnUntrustedOriginsAnswerNeitherRefreshesNorEndsTheSession() async throws {
+        let other = try await LoopbackServer.start { request in
+            request.path == "/gone" ? .text("expired link", status: 403) : .text("who are you", status: 401)
+        }
+        defer { Task { await other.shutdown() } }
+        try await withLoopback(handler: { request in
+            .redirect(to: other.baseURL + (request.path == "/expired" ? "/gone" : "/image"), status: 302)
+        }) { server, _, transport in
+            let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
+            let refreshes = Mutex(0)
+            let refresh = TokenRefreshMiddleware(store: store, sessionEndedStatuses: [403]) { credential in
+                refreshes.withLock { $0 += 1 }
+                return credential
+            }
+            let client = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [refresh, AuthorizationMiddleware(store: store)]), transport: transport)
+            let refused = await #expect(throws: CurlewError.self) { try await client.send(Secure(path: "download")) }
+            #expect(refused?.code == .unacceptableStatus)
+            #expect(refused?.status == .unauthorized)
+            let gone = await #expect(throws: CurlewError.self) { try await client.send(Secure(path: "expired")) }
+            #expect(gone?.code == .unacceptableStatus)
+            #expect(refreshes.withLock { $0 } == 0)
+            #expect(server.requestCount == 2)
+            #expect(other.requestCount == 2)
+            #expect(other.requests.allSatisfy { $0.header("Authorization") == nil })
+            #expect(await store.current()?.0.accessToken == "T1")
+        }
+    }
+
     /// An origin the client does not trust never receives the credential, so its 401 refreshes
     /// nothing and its "session ended" status logs nobody out: the caller gets the answer.
     @Test func anUntrustedOriginsAnswersNeitherRefreshNorEndTheSession() async throws {
