@@ -11,11 +11,12 @@ internal import HTTPTypes
 enum MiddlewareChain {
     /// `middleware` outermost first, as ``APIClient/middlewareChain(for:)`` returns it.
     ///
-    /// Redirects are followed between the outer middleware and the ones that depend on the URL
-    /// (authorization, signing, …), which then run again for every hop.
+    /// Redirects are followed above the first middleware that depends on the URL (authorization,
+    /// signing, …): it and everything inside it, phase-less middleware placed after it included,
+    /// run again for every hop, so no hop inherits the headers they added for another URL.
     static func compose(_ middleware: [any APIMiddleware]) -> MiddlewareNext {
         var next: MiddlewareNext = innermost
-        let redirectBoundary = (middleware.lastIndex { !RedirectStep.dependsOnURL($0) } ?? -1) + 1
+        let redirectBoundary = middleware.firstIndex(where: RedirectStep.dependsOnURL) ?? middleware.count
         if redirectBoundary == middleware.count { next = RedirectStep.wrap(next) }
         for (index, layer) in middleware.enumerated().reversed() {
             let inner = next
@@ -61,7 +62,7 @@ enum MiddlewareChain {
         }
         // A hop the redirect step follows is not the call's answer, and a status an outer step
         // answers itself (a 304, a 416) is its to handle: no status check for either.
-        if context.followsRedirects, RedirectPolicy.isRedirect(raw.status.code), raw.headers[.location] != nil {
+        if context.followsRedirects, RedirectPolicy.location(toFollow: raw.status.code, in: raw.headers) != nil {
             return raw
         }
         if !context.handledStatuses.isEmpty, context.handledStatuses.contains(raw.status.code) { return raw }

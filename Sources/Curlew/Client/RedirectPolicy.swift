@@ -13,7 +13,7 @@ internal import HTTPTypes
 ///   `GET`, every other method keeps its body. A body that must be sent again but cannot be
 ///   replayed (a one-shot stream) fails with `.redirectRefused`.
 /// - Origins: on a change of scheme, host or port, `Authorization`, `Proxy-Authorization`,
-///   `Cookie` and every ``/CurlewCore/TransferOptions/originBoundHeaders`` entry are dropped.
+///   `Cookie`, a caller's `Host` and every ``/CurlewCore/TransferOptions/originBoundHeaders`` entry are dropped.
 /// - Downgrades: `https` → `http` fails with `.insecureRedirect` unless
 ///   ``/CurlewCore/TransferOptions/allowsInsecureRedirects``; when allowed, the hop also loses every
 ///   credential (the headers above and any user-info in the new URL).
@@ -21,10 +21,19 @@ enum RedirectPolicy {
     /// Whether `status` is followed when it carries a `Location`: 301, 302, 303, 307, 308.
     static func isRedirect(_ status: Int) -> Bool { RedirectStatus.contains(status) }
 
+    /// The `Location` a response with `status` asks to follow: a redirect status with a
+    /// non-empty `Location`. A 3xx without one (or with an empty one) is an answer, returned as
+    /// it is.
+    static func location(toFollow status: Int, in headers: HTTPFields) -> String? {
+        guard isRedirect(status), let location = headers[.location]?.trimmingCharacters(in: .whitespaces), !location.isEmpty
+        else { return nil }
+        return location
+    }
+
     /// The request for the next hop, by the policy above.
     static func nextRequest(after current: PreparedRequest, status: Int, location: String) throws(CurlewError) -> PreparedRequest {
         guard let next = URL(string: location, relativeTo: URL(string: current.url))?.absoluteURL,
-            let scheme = next.scheme?.lowercased()
+            let scheme = next.scheme?.lowercased(), next.host?.isEmpty == false
         else {
             throw CurlewError(code: .redirectRefused, message: "the redirect location is not a URL", request: current.summary)
         }
@@ -52,6 +61,8 @@ enum RedirectPolicy {
             request.headers[.authorization] = nil
             request.headers[.proxyAuthorization] = nil
             request.headers[.cookie] = nil
+            // A `Host` the caller set names the first origin; the next one gets its own.
+            request.headers[HTTPField.Name("Host")!] = nil
             for name in current.options.originBoundHeaders { request.headers[name] = nil }
         }
         let becomesGet = status == 303 || ((status == 301 || status == 302) && current.method == .post)

@@ -28,7 +28,7 @@ enum RedirectStep {
             var redirects = 0
             while true {
                 var response = try await inner(current, hopContext)
-                guard RedirectPolicy.isRedirect(response.status.code), let location = response.headers[.location] else {
+                guard let location = RedirectPolicy.location(toFollow: response.status.code, in: response.headers) else {
                     if redirects > 0, var metrics = response.metrics {
                         metrics.redirectCount += redirects
                         response.metrics = metrics

@@ -143,4 +143,30 @@ struct RedirectPolicyTests {
         try plain.setURL("http://api.example.com/a")
         #expect(try RedirectPolicy.nextRequest(after: plain, status: 302, location: "https://api.example.com/a").url == "https://api.example.com/a")
     }
+
+    /// A caller's `Host` names the first origin and is not sent to another; a `Location` without
+    /// a host (`https:elsewhere`) is refused, not sent to an empty host.
+    @Test func aCrossOriginHopDropsTheCallersHostAndAHostlessLocationIsRefused() throws {
+        var request = PreparedRequest(method: .get, url: "https://api.example.com/a")
+        request.headers[HTTPField.Name("Host")!] = "api.example.com"
+        let sameOrigin = try RedirectPolicy.nextRequest(after: request, status: 302, location: "/b")
+        #expect(sameOrigin.headers[HTTPField.Name("Host")!] == "api.example.com")
+        let elsewhere = try RedirectPolicy.nextRequest(after: request, status: 302, location: "https://cdn.example.net/b")
+        #expect(elsewhere.headers[HTTPField.Name("Host")!] == nil)
+        #expect(elsewhere.url == "https://cdn.example.net/b")
+        let error = #expect(throws: CurlewError.self) { _ = try RedirectPolicy.nextRequest(after: request, status: 302, location: "https:elsewhere") }
+        #expect(error?.code == .redirectRefused)
+    }
+
+    /// A 3xx whose `Location` is empty is an answer, not a redirect to itself or a refusal.
+    @Test func aRedirectWithAnEmptyLocationIsReturnedAsItIs() async throws {
+        try await withLoopback(handler: { _ in
+            ServerResponse(status: 302, headers: [("Location", "")], body: Array("no target".utf8))
+        }) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) { try await client.send(FetchText(path: "start")) }
+            #expect(error?.code == .unacceptableStatus)
+            #expect(error?.status?.code == 302)
+            #expect(server.requestCount == 1)
+        }
+    }
 }

@@ -2,6 +2,7 @@ import Curlew
 import Foundation
 import HTTPTypes
 import LoopbackServer
+import Synchronization
 import Testing
 import TestSupport
 
@@ -85,6 +86,44 @@ struct RedirectResigningTests {
         await other.shutdown()
     }
 
+    /// A middleware without a phase keeps its place; placed after the URL-dependent ones (here
+    /// innermost, or added to one call) it must not move the redirect step below them, or a hop
+    /// would carry the first hop's signature and custom credential header to another origin.
+    @Test(arguments: [false, true])
+    func aPhaseLessMiddlewareAfterSigningKeepsHopsUnsigned(addedPerCall: Bool) async throws {
+        let other = try await LoopbackServer.start { _ in .text("elsewhere") }
+        do {
+            try await withLoopback(handler: { request in
+                request.path == "/start" ? .redirect(to: "/same?x=1", status: 302) : .redirect(to: other.baseURL + "/landing", status: 307)
+            }) { server, _, transport in
+                let store = TokenStore(credential: .init(accessToken: "T1"))
+                let counter = HopCounter()
+                var middleware: [any APIMiddleware] = [
+                    AuthorizationMiddleware(store: store, headerName: HTTPField.Name("X-Auth-Token")!, scheme: ""),
+                    SigningMiddleware(secret: "s3cret", output: .header(HTTPField.Name("X-Sign")!)),
+                ]
+                if !addedPerCall { middleware.append(counter) }
+                let client = APIClient(
+                    configuration: ClientConfiguration(baseURL: server.baseURL, middleware: middleware), transport: transport)
+                let answer = try await client.send(FetchText(path: "start")) {
+                    if addedPerCall { $0.middleware = [counter] }
+                }
+                #expect(answer == "elsewhere")
+                #expect(server.requests.map(\.path) == ["/start", "/same"])
+                let signatures = server.requests.compactMap { $0.header("X-Sign") }
+                #expect(signatures.count == 2 && signatures[0] != signatures[1], "the same-origin hop was signed for its own URL")
+                let landed = try #require(other.requests.first)
+                #expect(landed.header("X-Auth-Token") == nil)
+                #expect(landed.header("X-Sign") == nil)
+                #expect(counter.count == 3, "the inner middleware sees every hop it sends")
+            }
+        } catch {
+            await other.shutdown()
+            throw error
+        }
+        await other.shutdown()
+    }
+
     @Test func aRedirectLimitOfZeroReturnsTheRedirect() async throws {
         try await withLoopback(
             transferOptions: {
@@ -114,5 +153,16 @@ struct RedirectResigningTests {
             #expect(error?.code == .tooManyRedirects)
             #expect(server.requestCount == 4, "the first request and three hops")
         }
+    }
+}
+
+/// A phase-less middleware that counts the requests passing through it.
+private final class HopCounter: APIMiddleware, Sendable {
+    private let hops = Mutex(0)
+    var count: Int { hops.withLock { $0 } }
+
+    func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+        hops.withLock { $0 += 1 }
+        return try await next(request, context)
     }
 }
