@@ -24,10 +24,11 @@ struct ResumeRecord: Sendable, Hashable {
     /// The raw `Content-Disposition` of the answer.
     var contentDisposition: String
 
-    /// The validator a response head offers for `If-Range`: a strong `ETag` (a weak one cannot
-    /// be used, RFC 9110 §13.1.5), else `Last-Modified`.
+    /// The validator a response head offers for `If-Range` (RFC 9110 §13.1.5): a strong `ETag`;
+    /// `Last-Modified` only when there is no entity tag at all. A weak `ETag` offers none: it
+    /// cannot be sent, and a representation that has one must not be ranged by its date either.
     static func validator(etag: String?, lastModified: String?) -> String {
-        if let etag, !etag.hasPrefix("W/"), !etag.isEmpty { return etag }
+        if let etag, !etag.isEmpty { return etag.hasPrefix("W/") ? "" : etag }
         return lastModified ?? ""
     }
 

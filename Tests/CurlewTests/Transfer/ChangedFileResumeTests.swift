@@ -38,6 +38,26 @@ struct ChangedFileResumeTests {
         }
     }
 
+    /// A weak `ETag` cannot go into `If-Range`, and while the file has an entity tag its
+    /// `Last-Modified` date must not either (RFC 9110 §13.1.5): the download starts over rather
+    /// than ask for a range under a validator the server may not honour.
+    @Test func aWeakETagIsNeverReplacedByTheDateInIfRange() async throws {
+        let folder = try temporaryDirectory("audit-weak-etag")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = VersionedFile()
+        file.update { $0.weakETag = true }
+        try await file.interrupted(into: folder) { server, client, target in
+            let downloaded = try await client.download(FileGet(path: "/versioned"), to: target, options: resumable)
+            let length = file.behaviour.withLock { $0.length }
+            #expect(try Data(contentsOf: target) == Data(VersionedFile.bytes(version: 1, length: length)))
+            #expect(downloaded.resumedBytes == 0)
+            let requests = server.requests
+            try #require(requests.count == 2)
+            #expect(requests[1].header("If-Range") == nil)
+            #expect(requests[1].header("Range") == nil)
+        }
+    }
+
     /// With the same `Last-Modified` the range is appended as usual.
     @Test func anUnchangedLastModifiedOnARangeAnswerIsAppended() async throws {
         let folder = try temporaryDirectory("audit-lm-same")

@@ -16,6 +16,8 @@ final class VersionedFile: Sendable {
         var sendsETag = true
         /// Send the `ETag` bare (`v1`), not quoted (`"v1"`), as some servers do.
         var bareETag = false
+        /// Send a weak `ETag` (`W/"v1"`).
+        var weakETag = false
         var ignoresIfRange = false
         /// Cut the next full answer after this many body bytes (then reset).
         var cutOnce: Int?
@@ -49,7 +51,9 @@ final class VersionedFile: Sendable {
         }
         let body = Self.bytes(version: current.version, length: current.length)
         let lastModified = Self.lastModified(version: current.version)
-        let etag = current.sendsETag ? (current.bareETag ? "v\(current.version)" : "\"v\(current.version)\"") : nil
+        let etag =
+            current.sendsETag
+            ? (current.bareETag ? "v\(current.version)" : (current.weakETag ? "W/" : "") + "\"v\(current.version)\"") : nil
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "application/octet-stream"), ("Last-Modified", lastModified),
         ]
