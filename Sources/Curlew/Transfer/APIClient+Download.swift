@@ -166,7 +166,8 @@ extension APIClient {
         let target = DownloadTarget(
             path: plan.partialPath, resumeOffset: resume?.offset, resumable: download.resumable, recordPath: plan.recordPath,
             url: prepared.url, storedValidator: resume?.record.validator, refusedContentTypes: download.refusedContentTypes.sorted(),
-            stallSeconds: download.stallTimeout.map(Self.wholeSeconds), minimumSpeed: download.minimumSpeed)
+            stallSeconds: download.stallTimeout.map(Self.wholeSeconds), minimumSpeed: download.minimumSpeed,
+            maximumFileSize: download.maximumFileSize)
         let resumedBytes = resume?.offset ?? 0
         return try await call(request, prepared: prepared, options: options, responseBody: .download(target)) { raw, summary in
             if raw.status == .rangeNotSatisfiable { return .rangeNotSatisfiable(raw) }

@@ -5,7 +5,7 @@ public struct DownloadOptions: Sendable {
     /// ` (1)`, ` (2)`… suffix before its extension.
     public var replacesExisting: Bool = false
     /// Keep the partial file of a failed or cancelled download beside the destination
-    /// (`.<name>.curlew-partial`, with a `.curlew-resume` record) and continue it next time
+    /// (a hidden `.curlew-….curlew-partial` file, with a `.curlew-resume` record) and continue it next time
     /// with `Range` and `If-Range`, also after the process restarts. Default: `false` — a failed
     /// or cancelled download leaves nothing behind.
     public var resumable: Bool = false
@@ -32,6 +32,14 @@ public struct DownloadOptions: Sendable {
     /// ``stallTimeout`` of zero or less, is refused: the download fails unsent with
     /// ``/CurlewCore/CurlewError/Code/invalidConnectionSettings``.
     public var minimumSpeed: Int = 1024
+    /// The largest file the download may write, in bytes of the file (decoded, so a small
+    /// compressed answer that inflates past it stops too): a larger announced length fails at
+    /// the head, a body that grows past it fails when it does, both with
+    /// ``/CurlewCore/CurlewError/Code/bodyTooLarge``, and nothing is left on disk (a resumable
+    /// partial file included). ``/CurlewCore/TransferOptions/maximumBodySize`` protects memory
+    /// and does not apply to files. Default: `nil`, no limit; a negative value is refused
+    /// unsent with ``/CurlewCore/CurlewError/Code/invalidConnectionSettings``.
+    public var maximumFileSize: Int64? = nil
 
     /// Creates options with the defaults documented on each property.
     public init(replacesExisting: Bool = false, resumable: Bool = false) {

@@ -37,6 +37,9 @@ struct DownloadPlan: Sendable {
         if options.minimumSpeed < 1 {
             throw .refusedSetting("DownloadOptions.minimumSpeed", "at least 1 byte a second", "\(options.minimumSpeed)", request: nil)
         }
+        if let limit = options.maximumFileSize, limit < 0 {
+            throw .refusedSetting("DownloadOptions.maximumFileSize", "zero or more bytes (nil means no limit)", "\(limit)", request: nil)
+        }
         var fixedName: String?
         if let destination {
             var isDirectory: ObjCBool = false

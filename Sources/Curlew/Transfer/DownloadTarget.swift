@@ -28,6 +28,8 @@ struct DownloadTarget: Sendable, Hashable {
     var stallSeconds: Int?
     /// ``DownloadOptions/minimumSpeed``.
     var minimumSpeed: Int = 1024
+    /// ``DownloadOptions/maximumFileSize``: the most bytes the file may hold.
+    var maximumFileSize: Int64?
     /// What the sink made of the answer's head, for the exchange's progress: shared by the copies
     /// of this target (the progress reporter reads what the transfer's sink decides).
     var verdict = DownloadHeadVerdict()

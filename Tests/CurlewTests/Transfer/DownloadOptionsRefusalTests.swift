@@ -12,6 +12,7 @@ struct DownloadOptionsRefusalTests {
     static let refused: [(String, @Sendable (inout DownloadOptions) -> Void)] = [
         ("DownloadOptions.minimumSpeed must be at least 1 byte a second, not 0", { $0.minimumSpeed = 0 }),
         ("DownloadOptions.minimumSpeed must be at least 1 byte a second, not -1024", { $0.minimumSpeed = -1024 }),
+        ("DownloadOptions.maximumFileSize must be zero or more bytes (nil means no limit), not -1", { $0.maximumFileSize = -1 }),
         ("DownloadOptions.stallTimeout must be longer than zero (nil turns the stall detector off), not 0.0 seconds", { $0.stallTimeout = .zero }),
         ("DownloadOptions.stallTimeout must be longer than zero (nil turns the stall detector off), not -2.0 seconds", { $0.stallTimeout = .seconds(-2) }),
         (
