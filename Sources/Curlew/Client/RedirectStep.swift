@@ -7,6 +7,9 @@ internal import HTTPTypes
 /// URL it goes to. The policy is ``RedirectPolicy``'s; transports never follow, and drop the body
 /// of a hop this step follows unread.
 ///
+/// The hops share the call's ``/CurlewCore/TransferOptions/totalTimeout``: each is sent with what
+/// the ones before it left, and none starts once it is spent (`.totalTimeout`).
+///
 /// A hop that stays on the original request's origin keeps the call's trusted origins; a hop to
 /// another origin gets none, so no credential, common argument or signature is added to it.
 enum RedirectStep {
@@ -21,6 +24,9 @@ enum RedirectStep {
             let limit = request.options.redirectLimit
             guard limit > 0 else { return try await inner(request, context) }
             var current = request
+            // The total timeout is the call's: every hop gets what the hops before it left.
+            let total = request.options.totalTimeout
+            let started = total == nil ? nil : ContinuousClock.now
             // The transport returns 3xx responses as they are, the innermost check lets them
             // through; this step follows them.
             var hopContext = context
@@ -56,6 +62,17 @@ enum RedirectStep {
                     // The login was checked on the first hop; the server chose to send the call
                     // elsewhere (a signed storage URL), which gets no credential but may be followed.
                     hopContext.options.requiresAuthentication = false
+                }
+                if let total, let started {
+                    let left = total - (ContinuousClock.now - started)
+                    guard left > .zero else {
+                        throw refused(
+                            CurlewError(
+                                code: .totalTimeout, message: "the total timeout (\(total)) ran out after \(redirects) redirects",
+                                request: current.summary),
+                            by: response)
+                    }
+                    current.options.totalTimeout = left
                 }
                 let summary = current.summary
                 context.events.report(.redirected) { $0.location = summary.redactedURL }

@@ -124,6 +124,24 @@ struct RedirectResigningTests {
         await other.shutdown()
     }
 
+    /// The total timeout is the call's, not each hop's: a chain of slow redirects, each well
+    /// inside it, fails once their sum passes it.
+    @Test func theTotalTimeoutSpansEveryHop() async throws {
+        try await withLoopback(handler: { request in
+            guard let hop = Int(request.path.dropFirst()), hop < 6 else { return .text("arrived") }
+            return .stream(status: 302, headers: [("Location", "/\(hop + 1)")]) { writer in
+                try await Task.sleep(for: .milliseconds(400))
+                try await writer.write(Array("moved".utf8))
+            }
+        }) { server, client, _ in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(FetchText(path: "1")) { $0.totalTimeout = .seconds(1) }
+            }
+            #expect(error?.code == .totalTimeout)
+            #expect(server.requestCount <= 3, "no hop starts once the second has passed")
+        }
+    }
+
     @Test func aRedirectLimitOfZeroReturnsTheRedirect() async throws {
         try await withLoopback(
             transferOptions: {
