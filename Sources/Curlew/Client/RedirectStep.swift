@@ -24,9 +24,10 @@ enum RedirectStep {
             let limit = request.options.redirectLimit
             guard limit > 0 else { return try await inner(request, context) }
             var current = request
-            // The total timeout is the call's: every hop gets what the hops before it left.
+            // The total timeout is the call's: every hop gets what the hops before it left. The
+            // clock is read only once a redirect arrives; the first hop's own time is in its metrics.
             let total = request.options.totalTimeout
-            let started = total == nil ? nil : ContinuousClock.now
+            var started: ContinuousClock.Instant?
             // The transport returns 3xx responses as they are, the innermost check lets them
             // through; this step follows them.
             var hopContext = context
@@ -63,8 +64,11 @@ enum RedirectStep {
                     // elsewhere (a signed storage URL), which gets no credential but may be followed.
                     hopContext.options.requiresAuthentication = false
                 }
-                if let total, let started {
-                    let left = total - (ContinuousClock.now - started)
+                if let total {
+                    let now = ContinuousClock.now
+                    let begun = started ?? now - (response.metrics?.total ?? .zero)
+                    started = begun
+                    let left = total - (now - begun)
                     guard left > .zero else {
                         throw refused(
                             CurlewError(

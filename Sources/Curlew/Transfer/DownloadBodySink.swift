@@ -170,8 +170,9 @@ final class DownloadBodySink: ResponseBodySink {
         case .file:
             fileLength += Int64(bytes.count)
             if let limit = target.maximumFileSize, fileLength > limit {
-                abortWith(.bodyTooLarge, "the file grew past maximumFileSize (\(limit) bytes)", discarding: true)
-                return .abort(.bodyTooLarge, "the file grew past maximumFileSize (\(limit) bytes)")
+                let message = "the file grew past maximumFileSize (\(limit) bytes)"
+                abortWith(.bodyTooLarge, message, discarding: true)
+                return .abort(.bodyTooLarge, message)
             }
             if let failure = FileBodySink.writeAll(bytes, to: descriptor) {
                 return .abort(.fileNotWritable, "could not write \(target.path): \(failure)")

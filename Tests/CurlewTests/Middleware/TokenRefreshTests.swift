@@ -275,6 +275,19 @@ struct TokenRefreshTests {
         }
     }
 
+    /// A client that refreshes `store`'s credential (calling `counted` for each refresh) and
+    /// ends the session on a 403.
+    private func refreshingClient(
+        _ baseURL: String, _ transport: CurlTransport, store: TokenStore, counted: @escaping @Sendable () -> Void
+    ) -> APIClient {
+        let refresh = TokenRefreshMiddleware(store: store, sessionEndedStatuses: [403]) { credential in
+            counted()
+            return credential
+        }
+        return APIClient(
+            configuration: ClientConfiguration(baseURL: baseURL, middleware: [refresh, AuthorizationMiddleware(store: store)]), transport: transport)
+    }
+
     /// A trusted URL that redirects to an untrusted origin (a storage host): that origin got no
     /// credential, so its 401 refreshes nothing and its "session ended" status logs nobody out.
     @Test func aRedirectToAnUntrustedOriginsAnswerNeitherRefreshesNorEndsTheSession() async throws {
@@ -287,12 +300,7 @@ struct TokenRefreshTests {
         }) { server, _, transport in
             let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
             let refreshes = Mutex(0)
-            let refresh = TokenRefreshMiddleware(store: store, sessionEndedStatuses: [403]) { credential in
-                refreshes.withLock { $0 += 1 }
-                return credential
-            }
-            let client = APIClient(
-                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [refresh, AuthorizationMiddleware(store: store)]), transport: transport)
+            let client = refreshingClient(server.baseURL, transport, store: store) { refreshes.withLock { $0 += 1 } }
             let refused = await #expect(throws: CurlewError.self) { try await client.send(Secure(path: "download")) }
             #expect(refused?.code == .unacceptableStatus)
             #expect(refused?.status == .unauthorized)
@@ -317,12 +325,7 @@ struct TokenRefreshTests {
         try await withLoopback(handler: { await auth.handle($0) }) { server, _, transport in
             let store = TokenStore(credential: .init(accessToken: "T1", refreshToken: "R1"))
             let refreshes = Mutex(0)
-            let refresh = TokenRefreshMiddleware(store: store, sessionEndedStatuses: [403]) { credential in
-                refreshes.withLock { $0 += 1 }
-                return credential
-            }
-            let client = APIClient(
-                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [refresh, AuthorizationMiddleware(store: store)]), transport: transport)
+            let client = refreshingClient(server.baseURL, transport, store: store) { refreshes.withLock { $0 += 1 } }
             let refused = await #expect(throws: CurlewError.self) { try await client.send(Secure(path: other.baseURL + "/image")) }
             #expect(refused?.code == .unacceptableStatus)
             #expect(refused?.status == .unauthorized)
