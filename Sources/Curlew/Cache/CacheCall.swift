@@ -342,6 +342,13 @@ struct CacheCall: Sendable {
             context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
             return
         }
+        if !raw.followedRedirects.isEmpty,
+            let refusal = HTTPCacheRules.redirectRefusal(
+                raw.followedRedirects, request: request.headers, shared: configuration.isShared, scoped: scoped, http: policy == .http)
+        {
+            context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
+            return
+        }
         // HTTP caching stores only what RFC 9111 §3 lets a cache store; the app's own policies
         // (`.maxAge`, `.writeOnly`, `.networkFirst`…) store every accepted answer.
         if policy == .http,

@@ -226,6 +226,28 @@ enum HTTPCacheRules {
         return nil
     }
 
+    /// Why an answer reached through `redirects` must not be stored under the URL first asked, or
+    /// `nil` when it may. It stands for that URL only while each redirect could be remembered
+    /// too: none refused (``refusal(response:request:shared:scoped:)``), and under
+    /// ``CachePolicy/http`` each one permanent (301, 308) and without `no-cache`. A temporary
+    /// redirect (302, 303, 307) lets the server send the next call elsewhere, so its answer is
+    /// not the first URL's. The app's own policies store through temporary redirects too.
+    static func redirectRefusal(_ redirects: [FollowedRedirect], request: HTTPFields, shared: Bool, scoped: Bool, http: Bool) -> String? {
+        for redirect in redirects {
+            if let refusal = refusal(response: redirect.headers, request: request, shared: shared, scoped: scoped) {
+                return "its \(redirect.status) redirect says \(refusal)"
+            }
+            guard http else { continue }
+            guard redirect.status == 301 || redirect.status == 308 else {
+                return "reached through a temporary \(redirect.status) redirect"
+            }
+            if directives(joined(redirect.headers, .cacheControl))["no-cache"] != nil {
+                return "its \(redirect.status) redirect says no-cache"
+            }
+        }
+        return nil
+    }
+
     /// Why ``CachePolicy/http`` must not store an answer that the other rules allow, or `nil`
     /// when it may (RFC 9111 §3): the answer needs an explicit lifetime (`max-age`, `Expires`,
     /// `s-maxage` in a shared cache), a `public` or `private` directive (`private` only where

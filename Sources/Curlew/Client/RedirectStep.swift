@@ -33,12 +33,13 @@ enum RedirectStep {
             var hopContext = context
             hopContext.followsRedirects = true
             var redirects = 0
+            var followed: [FollowedRedirect] = []
             while true {
                 var response = try await inner(current, hopContext)
                 guard let location = RedirectPolicy.location(toFollow: response.status.code, in: response.headers) else {
-                    if redirects > 0, var metrics = response.metrics {
-                        metrics.redirectCount += redirects
-                        response.metrics = metrics
+                    if redirects > 0 {
+                        response.metrics?.redirectCount += redirects
+                        response.followedRedirects = followed
                     }
                     return response
                 }
@@ -48,6 +49,7 @@ enum RedirectStep {
                         CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary), by: response)
                 }
                 redirects += 1
+                followed.append(FollowedRedirect(status: response.status.code, headers: response.headers))
                 do throws(CurlewError) {
                     current = try RedirectPolicy.nextRequest(after: current, status: response.status.code, location: location)
                 } catch {

@@ -1,0 +1,48 @@
+@testable import Curlew
+@testable import CurlewCore
+import Foundation
+import HTTPTypes
+import LoopbackServer
+import Testing
+import TestSupport
+
+/// The cache sits above the redirect step, so the answer it stores for a URL may have come from
+/// another one. It stands for the original URL only as long as the redirects that led to it may
+/// themselves be remembered: a permanent one (301, 308) that HTTP lets a cache store.
+@Suite("Cache: answers reached through a redirect", .timeLimit(.minutes(2)))
+struct CacheRedirectTests {
+    /// `/start` redirects with `status` and `cacheControl`; `/final` answers `answer <n>`, fresh
+    /// for a minute.
+    private func redirecting(_ counter: HitCounter, status: Int, cacheControl: String) -> @Sendable (ServerRequest) async -> ServerResponse {
+        { request in
+            if request.path == "/start" {
+                var redirect = ServerResponse.redirect(to: "/final", status: status)
+                if !cacheControl.isEmpty { redirect.headers.append(("Cache-Control", cacheControl)) }
+                return redirect
+            }
+            return ServerResponse(
+                headers: [("Cache-Control", "max-age=60"), ("Content-Type", "text/plain")], body: Array("answer \(counter.next())".utf8))
+        }
+    }
+
+    @Test(arguments: [
+        (301, "", CachePolicy.http, true), (308, "", .http, true), (301, "max-age=600", .http, true),
+        (302, "", .http, false), (307, "", .http, false), (303, "", .http, false),
+        (301, "no-store", .http, false), (308, "no-store", .maxAge(.hours(1)), false),
+        (302, "", .maxAge(.hours(1)), true),
+    ])
+    func theFinalAnswerStandsForTheOriginalURLOnlyWhenTheRedirectMayBeRemembered(
+        _ status: Int, cacheControl: String, policy: CachePolicy, stored: Bool
+    ) async throws {
+        let cache = ResponseCache(configuration: .init(storage: MemoryCacheStorage(), credentials: .anonymous))
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, handler: redirecting(counter, status: status, cacheControl: cacheControl)) { server, client in
+            #expect(try await client.send(CachedText(path: "start", policy: policy)) == "answer 1")
+            #expect(await cache.statistics.stores == (stored ? 1 : 0))
+            let again = try await client.response(for: CachedText(path: "start", policy: policy))
+            #expect(again.source == (stored ? .cache : .network))
+            #expect(again.value == (stored ? "answer 1" : "answer 2"))
+            #expect(server.requests.filter { $0.path == "/start" }.count == (stored ? 1 : 2))
+        }
+    }
+}
