@@ -30,6 +30,27 @@ enum QueryString {
         }
     }
 
+    /// Whether the URL's query has an item named `name` (decoded), without building its items.
+    static func hasItem(named name: String, in url: String) -> Bool {
+        var url = url
+        var name = name
+        return url.withUTF8 { bytes in
+            guard let range = queryRange(in: bytes) else { return false }
+            return name.withUTF8 { wanted in
+                var found = false
+                forEachPair(in: UnsafeBufferPointer(rebasing: bytes[range])) { written, _ in
+                    guard !found else { return }
+                    if written.elementsEqual(wanted) {
+                        found = true
+                    } else if written.contains(UInt8(ascii: "%")) {
+                        found = decode(written, plusIsSpace: false).utf8.elementsEqual(wanted)
+                    }
+                }
+                return found
+            }
+        }
+    }
+
     /// Decoded `name=value` pairs of a query or form body.
     static func pairs(_ text: String, plusIsSpace: Bool) -> [(name: String, value: String)] {
         var text = text
@@ -87,9 +108,11 @@ enum QueryString {
         }
     }
 
-    /// The bytes between the first `?` and the first `#` after it.
+    /// The bytes between the first `?` and the first `#` after it; `nil` when there is no `?` before
+    /// the fragment.
     static func queryRange(in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         guard let question = bytes.firstIndex(ofByte: UInt8(ascii: "?")) else { return nil }
+        guard UnsafeBufferPointer(rebasing: bytes[..<question]).firstIndex(ofByte: UInt8(ascii: "#")) == nil else { return nil }
         let rest = UnsafeBufferPointer(rebasing: bytes[(question + 1)...])
         return (question + 1)..<(question + 1 + (rest.firstIndex(ofByte: UInt8(ascii: "#")) ?? rest.count))
     }

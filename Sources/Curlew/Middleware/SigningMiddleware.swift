@@ -95,16 +95,20 @@ public struct SigningMiddleware: APIMiddleware {
         if let nonceParameter { added.append((nonceParameter, UUID().uuidString.lowercased())) }
         let (secret, algorithm) = (secret, algorithm)
         let signature: String
-        if placement == .query {
-            // In the query they are appended: the signature covers them as if they were already
-            // in the URL, which is then rewritten once, with them and the signature.
+        // In the query they are appended, unless the URL carries them already (a redirect whose
+        // `Location` repeats the signed query): then they are replaced, as beside body parameters.
+        let appendsToQuery = placement == .query && !carriesOwnParameter(request.url)
+        if appendsToQuery {
+            // The signature covers them as if they were already in the URL, which is then
+            // rewritten once, with them and the signature.
             signature = Self.signedPairs(of: request, adding: added).withCanonicalBytes {
                 Self.signature(of: $0, secret: secret, algorithm: algorithm)
             }
         } else {
-            // Beside the parameters they replace the request's own of the same name (they are
-            // computed for this attempt): placed first, so the signature covers what is sent. A
-            // field named like the signature parameter is replaced by it, so it is not signed.
+            // Beside the parameters (or in a query that has them) they replace the request's own of
+            // the same name (they are computed for this attempt): placed first, so the signature
+            // covers what is sent. A parameter named like the signature is replaced by it, so it is
+            // not signed.
             if !added.isEmpty {
                 try ParameterPlacer.place(sorted: added.map { (key: $0.name, value: $0.value ?? "") }, in: &request, at: placement, existing: .replace)
                 added = []
@@ -121,7 +125,7 @@ public struct SigningMiddleware: APIMiddleware {
             request.options.originBoundHeaders.insert(name)
         }
         if !added.isEmpty {
-            if placement == .query {
+            if appendsToQuery {
                 request.replaceURL(QueryString.appending(added, to: request.url))
             } else {
                 try ParameterPlacer.place(
@@ -129,6 +133,14 @@ public struct SigningMiddleware: APIMiddleware {
             }
         }
         return try await next(request, context)
+    }
+
+    /// Whether the URL's query already has the timestamp, the nonce or the signature parameter.
+    private func carriesOwnParameter(_ url: String) -> Bool {
+        if let timestampParameter, QueryString.hasItem(named: timestampParameter, in: url) { return true }
+        if let nonceParameter, QueryString.hasItem(named: nonceParameter, in: url) { return true }
+        if case .parameter(let name) = output, QueryString.hasItem(named: name, in: url) { return true }
+        return false
     }
 
     /// `a=1&b=2` over the decoded query parameters, form fields and JSON object members, sorted by

@@ -172,6 +172,28 @@ struct RedirectResigningTests {
             #expect(server.requestCount == 4, "the first request and three hops")
         }
     }
+
+    /// A redirect that keeps the query (nginx's trailing-slash redirect) brings the first hop's
+    /// timestamp and signature back in its `Location`: the hop carries one of each, its own, and
+    /// the server verifies it over what it received.
+    @Test func aLocationThatRepeatsTheSignedQueryIsSignedAgainNotTwice() async throws {
+        let verifier = SignatureVerifier(secret: "123456")
+        try await withLoopback(handler: { request in
+            guard request.path == "/items" else { return verifier.answer(request) }
+            let query = request.uri.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+            return .redirect(to: "/items/?" + query, status: 301)
+        }) { server, _, transport in
+            let signing = SigningMiddleware(secret: "123456", output: .parameter("sign"), timestampParameter: "ts", nonceParameter: "nonce")
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [signing]), transport: transport)
+            #expect(try await client.send(Send(path: "items", query: [URLQueryItem(name: "x", value: "1")])) == "signed")
+            let requests = server.requests
+            #expect(requests.map(\.path) == ["/items", "/items/"])
+            let hop = try #require(requests.last)
+            #expect(hop.queryItems.map(\.name).sorted() == ["nonce", "sign", "ts", "x"])
+            #expect(hop.queryValue("nonce") != requests.first?.queryValue("nonce"), "a nonce of its own")
+            #expect(verifier.verdicts == [true])
+        }
+    }
 }
 
 /// A phase-less middleware that counts the requests passing through it.

@@ -50,4 +50,12 @@ struct QueryStringTests {
     @Test func appendingEncodesEverythingButUnreserved() {
         #expect(QueryString.appending([(name: "ä k", value: "a&b=c/✓~")], to: "http://h/") == "http://h/?%C3%A4%20k=a%26b%3Dc%2F%E2%9C%93~")
     }
+
+    @Test(arguments: [
+        ("http://h/p?sign=1", true), ("http://h/p?a=1&sign", true), ("http://h/p?%73ign=x", true),
+        ("http://h/p?signs=1", false), ("http://h/p?a=sign", false), ("http://h/p#?sign=1", false), ("http://h/p", false),
+    ])
+    func hasItemComparesDecodedNamesInTheQueryOnly(url: String, has: Bool) {
+        #expect(QueryString.hasItem(named: "sign", in: url) == has)
+    }
 }
