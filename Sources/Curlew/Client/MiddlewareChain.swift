@@ -62,7 +62,7 @@ enum MiddlewareChain {
         }
         // A hop the redirect step follows is not the call's answer, and a status an outer step
         // answers itself (a 304, a 416) is its to handle: no status check for either.
-        if context.followsRedirects, RedirectPolicy.location(toFollow: raw.status.code, in: raw.headers) != nil {
+        if context.followsRedirects, RedirectPolicy.location(toFollow: raw) != nil {
             return raw
         }
         if !context.handledStatuses.isEmpty, context.handledStatuses.contains(raw.status.code) { return raw }

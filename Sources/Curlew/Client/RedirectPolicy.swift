@@ -21,11 +21,12 @@ enum RedirectPolicy {
     /// Whether `status` is followed when it carries a `Location`: 301, 302, 303, 307, 308.
     static func isRedirect(_ status: Int) -> Bool { RedirectStatus.contains(status) }
 
-    /// The `Location` a response with `status` asks to follow: a redirect status with a
-    /// non-empty `Location`. A 3xx without one (or with an empty one) is an answer, returned as
-    /// it is.
-    static func location(toFollow status: Int, in headers: HTTPFields) -> String? {
-        guard isRedirect(status), let location = headers[.location]?.trimmingCharacters(in: .whitespaces), !location.isEmpty
+    /// The `Location` a response asks to follow: a redirect status with a non-empty `Location`.
+    /// A 3xx without one (or with an empty one) is an answer, returned as it is. The headers are
+    /// read only for a redirect status: reading them parses the transport's raw header block.
+    static func location(toFollow response: RawResponse) -> String? {
+        guard isRedirect(response.status.code),
+            let location = response.headers[.location]?.trimmingCharacters(in: .whitespaces), !location.isEmpty
         else { return nil }
         return location
     }

@@ -36,7 +36,7 @@ enum RedirectStep {
             var followed: [FollowedRedirect] = []
             while true {
                 var response = try await inner(current, hopContext)
-                guard let location = RedirectPolicy.location(toFollow: response.status.code, in: response.headers) else {
+                guard let location = RedirectPolicy.location(toFollow: response) else {
                     if redirects > 0 {
                         response.metrics?.redirectCount += redirects
                         response.followedRedirects = followed
