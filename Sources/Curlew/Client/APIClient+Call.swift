@@ -53,8 +53,11 @@ extension APIClient {
             // Accessories draw the progress of a download or upload.
             let drawn = AccessoryProgress.options(options, drawingTo: accessories, activity: activity, request: ready, responseBody: responseBody)
             let output = try await AccessoryScope.run(activity, accessories: accessories) {
-                try await queued(drawn, reporter: reporter, request: ready.summary) {
-                    try await exchange(request, ready, options: drawn, responseBody: responseBody, reporter: reporter, finish: finish)
+                try await queued(drawn, reporter: reporter, request: ready.summary, responseBody: responseBody) { slot in
+                    try await exchange(request, ready, options: drawn, responseBody: responseBody, reporter: reporter) { raw, summary in
+                        slot?.keep(for: raw)
+                        return try finish(raw, summary)
+                    }
                 }
             }
             return output
@@ -97,15 +100,25 @@ extension APIClient {
 
     /// Waits in the call's queue (if any), then runs the work; a wait still going when the call's
     /// deadline passes ends with `.deadlineExceeded` and sends nothing.
+    ///
+    /// The slot is given back when the work returns, unless the body is streamed: then the work
+    /// gets the ``QueueSlot`` to keep until the body has arrived (a stream is running until then).
     private nonisolated(nonsending) func queued<T: Sendable>(
-        _ options: RequestOptions, reporter: EventReporter, request: RequestSummary, _ work: nonisolated(nonsending) () async throws -> T
+        _ options: RequestOptions, reporter: EventReporter, request: RequestSummary, responseBody: ResponseBodyDisposition,
+        _ work: nonisolated(nonsending) (_ slot: QueueSlot?) async throws -> T
     ) async throws -> T {
-        guard let queue = options.queue else { return try await work() }
+        guard let queue = options.queue else { return try await work(nil) }
         reporter.report(.queued) { $0.queue = queue }
-        return try await queues.runHere(in: queue, priority: options.priority, deadline: CallDeadline.current, request: request) {
-            reporter.report(.dequeued) { $0.queue = queue }
-            return try await work()
+        guard responseBody.isStream else {
+            return try await queues.runHere(in: queue, priority: options.priority, deadline: CallDeadline.current, request: request) {
+                reporter.report(.dequeued) { $0.queue = queue }
+                return try await work(nil)
+            }
         }
+        let slot = try await queues.heldSlot(in: queue, priority: options.priority, deadline: CallDeadline.current, request: request)
+        defer { slot.giveBackUnlessKept() }
+        reporter.report(.dequeued) { $0.queue = queue }
+        return try await work(slot)
     }
 
     /// The middleware for one call: the client's (already in phase order) and the call's own,

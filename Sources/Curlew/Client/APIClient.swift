@@ -161,7 +161,9 @@ public actor APIClient {
     /// size).
     ///
     /// The whole middleware chain runs and the status is checked (``Endpoint/accepts(_:)``); the
-    /// envelope and decoding are not applied — the bytes are yours.
+    /// envelope and decoding are not applied — the bytes are yours. In a named queue
+    /// (``RequestOptions/queue``) the call keeps its slot until the body has arrived, failed, or
+    /// been stopped (a cancelled read, the stream dropped).
     ///
     /// ```swift
     /// let response = try await client.stream(ExportRequest())

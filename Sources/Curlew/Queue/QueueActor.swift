@@ -81,6 +81,15 @@ public actor QueueActor {
         return try await operation()
     }
 
+    /// Waits for a slot like ``runHere(in:priority:deadline:request:_:)`` and returns it held,
+    /// for a call whose work goes on after it returns (a streamed body).
+    nonisolated(nonsending) func heldSlot(
+        in queue: String, priority: QueuePriority, deadline: ContinuousClock.Instant?, request: RequestSummary
+    ) async throws -> QueueSlot {
+        try await enter(queue, priority: priority, deadline: deadline, request: request)
+        return QueueSlot(queue, of: self)
+    }
+
     /// Waits for a slot in the named queue; under a deadline, until the deadline at the latest
     /// (then `.deadlineExceeded`, no slot taken).
     public func acquire(_ queue: String, priority: QueuePriority = .normal) async throws {
@@ -211,8 +220,9 @@ public actor QueueActor {
         carryOut(aftermath, queue)
     }
 
-    /// Gives a slot back.
-    private nonisolated func leave(_ queue: String) {
+    /// Gives a slot back (taken by ``runHere(in:priority:deadline:request:_:)``'s entry, or held by
+    /// a ``QueueSlot``).
+    nonisolated func leave(_ queue: String) {
         carryOut(book.withLock { $0.finish(queue) }, queue)
     }
 

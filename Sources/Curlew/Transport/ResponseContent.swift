@@ -30,6 +30,12 @@ public struct ResponseBodyDisposition: Sendable, Hashable {
         }
     }
 
+    /// Whether the body is delivered as a stream (``stream(highWaterMark:)``).
+    var isStream: Bool {
+        if case .stream = storage { return true }
+        return false
+    }
+
     /// Collect the whole body in memory, up to ``/CurlewCore/TransferOptions/maximumBodySize``.
     public static let collect = ResponseBodyDisposition(storage: .collect)
 

@@ -1,0 +1,86 @@
+import Curlew
+import Foundation
+import LoopbackServer
+import Synchronization
+import Testing
+import TestSupport
+
+/// A streamed call is running until its body has arrived: it keeps its queue slot past the head,
+/// so a queue's limit counts the streams whose bodies are still coming.
+@Suite("Queues and streamed bodies", .timeLimit(.minutes(1)))
+struct StreamQueueSlotTests {
+    /// Opened by the test; the server's streamed body ends once it is.
+    final class Gate: Sendable {
+        /// Whether the body may end, guarded by the mutex.
+        private let opened = Mutex(false)
+        func open() { opened.withLock { $0 = true } }
+        var isOpen: Bool { opened.withLock { $0 } }
+    }
+
+    /// `/stream` sends a first chunk, then the rest once the gate opens; anything else answers
+    /// its path.
+    private func handler(_ gate: Gate) -> @Sendable (ServerRequest) async -> ServerResponse {
+        { request in
+            guard request.path == "/stream" else { return .text(request.path) }
+            return .stream { writer in
+                try await writer.write("head-")
+                while !gate.isOpen { try await Task.sleep(for: .milliseconds(5)) }
+                try await writer.write("tail")
+            }
+        }
+    }
+
+    private func client(_ server: LoopbackServer, _ transport: CurlTransport, _ queues: QueueActor) -> APIClient {
+        APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport, queues: queues)
+    }
+
+    @Test func aStreamHoldsItsSlotUntilItsBodyHasArrived() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: handler(gate)) { server, _, transport in
+            let queues = QueueActor(limits: ["partner": 1])
+            let client = client(server, transport, queues)
+            let response = try await client.stream(FetchText(path: "stream")) { $0.queue = "partner" }
+            #expect(await queues.status(of: "partner").running == 1, "the body is still arriving")
+            let later = Task { try await client.send(FetchText(path: "later"), queue: "partner") }
+            #expect(await eventually(within: 10) { await queues.status(of: "partner").waiting == 1 })
+            #expect(server.requests.map(\.path) == ["/stream"])
+            gate.open()
+            var body = Data()
+            for try await chunk in response.value { body.append(chunk) }
+            #expect(String(decoding: body, as: UTF8.self) == "head-tail")
+            #expect(try await later.value == "/later")
+            #expect(server.requests.map(\.path) == ["/stream", "/later"])
+            #expect(await eventually { await queues.status(of: "partner") == (running: 0, waiting: 0, isHeld: false) })
+        }
+    }
+
+    @Test func droppingAStreamGivesItsSlotBack() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: handler(gate)) { server, _, transport in
+            let queues = QueueActor(limits: ["partner": 1])
+            let client = client(server, transport, queues)
+            do {
+                let response = try await client.stream(FetchText(path: "stream")) { $0.queue = "partner" }
+                var iterator = response.value.makeAsyncIterator()
+                #expect(try await iterator.next().map { String(decoding: $0, as: UTF8.self) } == "head-")
+                #expect(await queues.status(of: "partner").running == 1)
+            }
+            // The stream is gone unread: the transfer stops and the slot is free again.
+            #expect(try await client.send(FetchText(path: "after"), queue: "partner") == "/after")
+            #expect(await eventually { await queues.status(of: "partner").running == 0 })
+            gate.open()
+        }
+    }
+
+    @Test func aFailedStreamedCallGivesItsSlotBackAtOnce() async throws {
+        try await withLoopback(handler: { _ in .text("no", status: 503) }) { server, _, transport in
+            let queues = QueueActor(limits: ["partner": 1])
+            let client = client(server, transport, queues)
+            let error = await #expect(throws: CurlewError.self) {
+                _ = try await client.stream(FetchText(path: "stream")) { $0.queue = "partner" }
+            }
+            #expect(error?.status?.code == 503)
+            #expect(await queues.status(of: "partner").running == 0)
+        }
+    }
+}
