@@ -277,7 +277,7 @@ struct CacheCall: Sendable {
                 context.logger.debug("cache: \(request.summary) answered 304 with ETag \(raw.headers[.eTag] ?? ""), not the stored one; fetched again")
                 return try await fetch(request, validating: nil, next)
             }
-            return await revalidated(entry, with: raw.headers, sent: sent)
+            return await revalidated(entry, with: raw.headers, through: raw.followedRedirects, sent: sent)
         }
         if let asked, let entry, HTTPCacheRules.staleIfErrorStatuses.contains(raw.status.code),
             let stale = staleIfError(entry, asked: asked, failure: "status \(raw.status.code)")
@@ -288,7 +288,9 @@ struct CacheCall: Sendable {
         return raw
     }
 
-    private func revalidated(_ entry: CacheEntry, with headers: HTTPFields, sent: Date) async -> RawResponse {
+    /// The stored answer refreshed by a `304` (reached through `redirects`, if any), kept only if
+    /// the `304` and the redirects still allow storing it.
+    private func revalidated(_ entry: CacheEntry, with headers: HTTPFields, through redirects: [FollowedRedirect], sent: Date) async -> RawResponse {
         let now = configuration.now()
         var refreshed = entry
         // Canonical names are lower-case already.
@@ -304,7 +306,12 @@ struct CacheCall: Sendable {
         refreshed.requestTime = sent
         refreshed.storedAt = now
         refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)
-        if HTTPCacheRules.refusal(response: headers, request: request.headers, shared: configuration.isShared, scoped: account.scope != CacheKey.publicScope) == nil {
+        let scoped = account.scope != CacheKey.publicScope
+        if HTTPCacheRules.refusal(response: headers, request: request.headers, shared: configuration.isShared, scoped: scoped) == nil,
+            redirects.isEmpty
+                || HTTPCacheRules.redirectRefusal(
+                    redirects, request: request.headers, shared: configuration.isShared, scoped: scoped, http: policy == .http) == nil
+        {
             await write(refreshed)
         } else {
             await cache.pending.submit(.remove, key: entry.key, logger: context.logger, summary: request.summary)

@@ -2,6 +2,7 @@
 @testable import CurlewCore
 import Foundation
 import HTTPTypes
+import Synchronization
 import LoopbackServer
 import Testing
 import TestSupport
@@ -43,6 +44,37 @@ struct CacheRedirectTests {
             #expect(again.source == (stored ? .cache : .network))
             #expect(again.value == (stored ? "answer 1" : "answer 2"))
             #expect(server.requests.filter { $0.path == "/start" }.count == (stored ? 1 : 2))
+        }
+    }
+
+    /// A stored answer revalidated through a redirect that now forbids storing is answered once
+    /// more from the `304`, but no longer kept: the next call asks the server.
+    @Test func aRevalidationThroughARedirectThatNowForbidsStoringRemovesTheEntry() async throws {
+        let clock = CacheTestClock()
+        let cache = ResponseCache(configuration: .init(storage: MemoryCacheStorage(), credentials: .anonymous, now: clock.function))
+        let redirect = Mutex("")
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { request in
+            if request.path == "/start" {
+                var answer = ServerResponse.redirect(to: "/final", status: 301)
+                let control = redirect.withLock { $0 }
+                if !control.isEmpty { answer.headers.append(("Cache-Control", control)) }
+                return answer
+            }
+            if request.header("If-None-Match") == "\"v1\"" { return ServerResponse(status: 304, headers: [("ETag", "\"v1\"")]) }
+            return ServerResponse(
+                headers: [("Cache-Control", "max-age=60"), ("ETag", "\"v1\""), ("Content-Type", "text/plain")], body: Array("stored".utf8))
+        }
+        try await withCachedLoopback(cache: cache, handler: handler) { server, client in
+            #expect(try await client.send(CachedText(path: "start", policy: .http)) == "stored")
+            #expect(await cache.statistics.stores == 1)
+            redirect.withLock { $0 = "no-store" }
+            clock.advance(120)
+            let revalidated = try await client.response(for: CachedText(path: "start", policy: .http))
+            #expect(revalidated.value == "stored")
+            #expect(server.requests.last?.header("If-None-Match") == "\"v1\"")
+            let third = try await client.response(for: CachedText(path: "start", policy: .http))
+            #expect(third.source == .network, "the entry is gone: the server is asked")
+            #expect(server.requests.filter { $0.path == "/start" }.count == 3)
         }
     }
 }
