@@ -52,7 +52,9 @@ struct FilesStep: TourStep {
         defer { try? FileManager.default.removeItem(at: folder) }
 
         let downloading = TransferProgressMonitor()
-        async let downloaded = client.download(ArchiveRequest(), to: folder, options: DownloadOptions(resumable: true)) {
+        var options = DownloadOptions(resumable: true)
+        options.maximumFileSize = 64 << 20  // a larger answer fails with .bodyTooLarge, nothing left on disk
+        async let downloaded = client.download(ArchiveRequest(), to: folder, options: options) {
             $0.reportProgress(to: downloading)
         }
         for await update in downloading { drawBar("download", update) }
