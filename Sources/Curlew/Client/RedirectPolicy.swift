@@ -23,10 +23,10 @@ enum RedirectPolicy {
 
     /// The `Location` a response asks to follow: a redirect status with a non-empty `Location`.
     /// A 3xx without one (or with an empty one) is an answer, returned as it is. The headers are
-    /// read only for a redirect status: reading them parses the transport's raw header block.
+    /// looked at only for a redirect status, and without parsing the transport's raw header block.
     static func location(toFollow response: RawResponse) -> String? {
         guard isRedirect(response.status.code),
-            let location = response.headers[.location]?.trimmingCharacters(in: .whitespaces), !location.isEmpty
+            let location = response.headerFields[.location]?.trimmingCharacters(in: .whitespaces), !location.isEmpty
         else { return nil }
         return location
     }

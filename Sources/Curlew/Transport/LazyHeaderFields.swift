@@ -36,6 +36,12 @@ struct LazyHeaderFields: Sendable {
         set { storage = .fields(newValue) }
     }
 
+    /// Whether the headers are still the transport's raw block, never turned into `HTTPFields`.
+    var isUnparsedBlock: Bool {
+        if case .block(let block) = storage { return !block.isParsed }
+        return false
+    }
+
     /// What `fields[name]` returns (the values of every field of that name, combined), without
     /// building `HTTPFields` for a raw block that was not parsed yet.
     subscript(name: HTTPField.Name) -> String? {
@@ -55,6 +61,9 @@ final class RawHeaderBlock: Sendable {
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
+
+    /// Whether ``fields`` has been built.
+    var isParsed: Bool { parsed.withLock { $0 != nil } }
 
     var fields: HTTPFields {
         parsed.withLock { parsed in
