@@ -310,7 +310,8 @@ struct CacheCall: Sendable {
         if HTTPCacheRules.refusal(response: headers, request: request.headers, shared: configuration.isShared, scoped: scoped) == nil,
             redirects.isEmpty
                 || HTTPCacheRules.redirectRefusal(
-                    redirects, request: request.headers, shared: configuration.isShared, scoped: scoped, http: policy == .http) == nil
+                    redirects, answer: refreshed.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
+                    http: policy == .http) == nil
         {
             await write(refreshed)
         } else {
@@ -351,7 +352,8 @@ struct CacheCall: Sendable {
         }
         if !raw.followedRedirects.isEmpty,
             let refusal = HTTPCacheRules.redirectRefusal(
-                raw.followedRedirects, request: request.headers, shared: configuration.isShared, scoped: scoped, http: policy == .http)
+                raw.followedRedirects, answer: raw.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
+                http: policy == .http)
         {
             context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
             return

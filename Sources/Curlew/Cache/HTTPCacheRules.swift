@@ -231,8 +231,14 @@ enum HTTPCacheRules {
     /// too: none refused (``refusal(response:request:shared:scoped:)``), and under
     /// ``CachePolicy/http`` each one permanent (301, 308) and without `no-cache`. A temporary
     /// redirect (302, 303, 307) lets the server send the next call elsewhere, so its answer is
-    /// not the first URL's. The app's own policies store through temporary redirects too.
-    static func redirectRefusal(_ redirects: [FollowedRedirect], request: HTTPFields, shared: Bool, scoped: Bool, http: Bool) -> String? {
+    /// not the first URL's. A permanent redirect with a lifetime of its own shorter than the
+    /// answer's (`max-age=0`, a past `Expires`) would outlive itself in the answer's entry, so
+    /// the answer is not stored either. The app's own policies store through temporary redirects
+    /// too.
+    static func redirectRefusal(
+        _ redirects: [FollowedRedirect], answer: HTTPFields, request: HTTPFields, shared: Bool, scoped: Bool, http: Bool
+    ) -> String? {
+        let answerLifetime = http ? explicitLifetime(answer, shared: shared) ?? .infinity : .infinity
         for redirect in redirects {
             if let refusal = refusal(response: redirect.headers, request: request, shared: shared, scoped: scoped) {
                 return "its \(redirect.status) redirect says \(refusal)"
@@ -244,8 +250,23 @@ enum HTTPCacheRules {
             if directives(joined(redirect.headers, .cacheControl))["no-cache"] != nil {
                 return "its \(redirect.status) redirect says no-cache"
             }
+            if let lifetime = explicitLifetime(redirect.headers, shared: shared), lifetime < answerLifetime {
+                return "its \(redirect.status) redirect is fresh for \(Int(lifetime)) s, less than the answer"
+            }
         }
         return nil
+    }
+
+    /// The lifetime in seconds the headers give explicitly (`s-maxage` in a shared cache,
+    /// `max-age`, `Expires` minus `Date`, an invalid `Expires` counting as 0), `nil` when none.
+    static func explicitLifetime(_ headers: HTTPFields, shared: Bool) -> Double? {
+        let control = directives(joined(headers, .cacheControl))
+        if shared, let sharedMaxAge = control["s-maxage"] { return deltaSeconds(sharedMaxAge) ?? 0 }
+        if let maxAge = control["max-age"] { return deltaSeconds(maxAge) ?? 0 }
+        guard let expires = headers[.expires] else { return nil }
+        guard let expiry = CacheDateParser.parse(expires) else { return 0 }
+        let date = headers[.date].flatMap(CacheDateParser.parse) ?? Date()
+        return max(0, expiry.timeIntervalSince(date))
     }
 
     /// Why ``CachePolicy/http`` must not store an answer that the other rules allow, or `nil`

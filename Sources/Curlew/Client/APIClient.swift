@@ -163,7 +163,9 @@ public actor APIClient {
     /// The whole middleware chain runs and the status is checked (``Endpoint/accepts(_:)``); the
     /// envelope and decoding are not applied — the bytes are yours. In a named queue
     /// (``RequestOptions/queue``) the call keeps its slot until the body has arrived, failed, or
-    /// been stopped (a cancelled read, the stream dropped).
+    /// been stopped (a cancelled read, the stream dropped); an unread body beyond `highWaterMark`
+    /// has not arrived, so read or drop it before sending another call through the same serial
+    /// queue.
     ///
     /// ```swift
     /// let response = try await client.stream(ExportRequest())

@@ -30,7 +30,8 @@ struct CacheRedirectTests {
         (301, "", CachePolicy.http, true), (308, "", .http, true), (301, "max-age=600", .http, true),
         (302, "", .http, false), (307, "", .http, false), (303, "", .http, false),
         (301, "no-store", .http, false), (308, "no-store", .maxAge(.hours(1)), false),
-        (302, "", .maxAge(.hours(1)), true),
+        (302, "", .maxAge(.hours(1)), true), (301, "max-age=0", .http, false), (308, "max-age=30", .http, false),
+        (301, "max-age=60", .http, true), (308, "max-age=30", .maxAge(.hours(1)), true),
     ])
     func theFinalAnswerStandsForTheOriginalURLOnlyWhenTheRedirectMayBeRemembered(
         _ status: Int, cacheControl: String, policy: CachePolicy, stored: Bool
