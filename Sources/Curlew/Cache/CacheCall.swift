@@ -308,10 +308,9 @@ struct CacheCall: Sendable {
         refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)
         let scoped = account.scope != CacheKey.publicScope
         if HTTPCacheRules.refusal(response: headers, request: request.headers, shared: configuration.isShared, scoped: scoped) == nil,
-            redirects.isEmpty
-                || HTTPCacheRules.redirectRefusal(
-                    redirects, answer: refreshed.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
-                    http: policy == .http) == nil
+            HTTPCacheRules.redirectRefusal(
+                redirects, answer: refreshed.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
+                http: policy == .http, now: now) == nil
         {
             await write(refreshed)
         } else {
@@ -350,10 +349,9 @@ struct CacheCall: Sendable {
             context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
             return
         }
-        if !raw.followedRedirects.isEmpty,
-            let refusal = HTTPCacheRules.redirectRefusal(
-                raw.followedRedirects, answer: raw.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
-                http: policy == .http)
+        if let refusal = HTTPCacheRules.redirectRefusal(
+            raw.followedRedirects, answer: raw.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
+            http: policy == .http, now: sent)
         {
             context.logger.debug("cache: \(request.summary) not stored (\(refusal))")
             return

@@ -26,8 +26,12 @@ enum HTTPCacheRules {
         var lastModified: Date?
 
         init(_ entry: CacheEntry) {
+            self.init(entry.headers)
+        }
+
+        init(_ headers: HTTPFields) {
             var cacheControl: String?
-            for header in entry.headers {
+            for header in headers {
                 switch header.name {
                 case .age:
                     if age == nil { age = HTTPCacheRules.ageSeconds(header.value) }
@@ -236,9 +240,10 @@ enum HTTPCacheRules {
     /// the answer is not stored either. The app's own policies store through temporary redirects
     /// too.
     static func redirectRefusal(
-        _ redirects: [FollowedRedirect], answer: HTTPFields, request: HTTPFields, shared: Bool, scoped: Bool, http: Bool
+        _ redirects: [FollowedRedirect], answer: HTTPFields, request: HTTPFields, shared: Bool, scoped: Bool, http: Bool, now: Date
     ) -> String? {
-        let answerLifetime = http ? explicitLifetime(answer, shared: shared) ?? .infinity : .infinity
+        guard !redirects.isEmpty else { return nil }
+        let answerLifetime = http ? explicitLifetime(Facts(answer), shared: shared, arrival: now) ?? .infinity : .infinity
         for redirect in redirects {
             if let refusal = refusal(response: redirect.headers, request: request, shared: shared, scoped: scoped) {
                 return "its \(redirect.status) redirect says \(refusal)"
@@ -250,23 +255,11 @@ enum HTTPCacheRules {
             if directives(joined(redirect.headers, .cacheControl))["no-cache"] != nil {
                 return "its \(redirect.status) redirect says no-cache"
             }
-            if let lifetime = explicitLifetime(redirect.headers, shared: shared), lifetime < answerLifetime {
+            if let lifetime = explicitLifetime(Facts(redirect.headers), shared: shared, arrival: now), lifetime < answerLifetime {
                 return "its \(redirect.status) redirect is fresh for \(Int(lifetime)) s, less than the answer"
             }
         }
         return nil
-    }
-
-    /// The lifetime in seconds the headers give explicitly (`s-maxage` in a shared cache,
-    /// `max-age`, `Expires` minus `Date`, an invalid `Expires` counting as 0), `nil` when none.
-    static func explicitLifetime(_ headers: HTTPFields, shared: Bool) -> Double? {
-        let control = directives(joined(headers, .cacheControl))
-        if shared, let sharedMaxAge = control["s-maxage"] { return deltaSeconds(sharedMaxAge) ?? 0 }
-        if let maxAge = control["max-age"] { return deltaSeconds(maxAge) ?? 0 }
-        guard let expires = headers[.expires] else { return nil }
-        guard let expiry = CacheDateParser.parse(expires) else { return 0 }
-        let date = headers[.date].flatMap(CacheDateParser.parse) ?? Date()
-        return max(0, expiry.timeIntervalSince(date))
     }
 
     /// Why ``CachePolicy/http`` must not store an answer that the other rules allow, or `nil`
@@ -296,21 +289,27 @@ enum HTTPCacheRules {
     /// `Last-Modified` (at most a day) for heuristically cacheable statuses or `public` answers
     /// (§4.2.2); `nil` when there is none.
     static func lifetime(of entry: CacheEntry, facts: Facts, shared: Bool, heuristic: Bool) -> Double? {
-        let control = facts.control
-        if control["no-cache"] != nil { return 0 }
-        if shared, let sharedMaxAge = control["s-maxage"] { return deltaSeconds(sharedMaxAge) ?? 0 }
-        if let maxAge = control["max-age"] { return deltaSeconds(maxAge) ?? 0 }
-        if facts.hasExpires {
-            guard let expiry = facts.expires else { return 0 }
-            return max(0, expiry.timeIntervalSince(facts.date ?? entry.storedAt))
-        }
-        guard heuristic, heuristicallyCacheable.contains(entry.status) || control["public"] != nil,
+        if let explicit = explicitLifetime(facts, shared: shared, arrival: entry.storedAt) { return explicit }
+        guard heuristic, heuristicallyCacheable.contains(entry.status) || facts.control["public"] != nil,
             let modified = facts.lastModified
         else { return nil }
         // Measured from the server's `Date`, but never from later than the arrival: a `Date` in
         // the future cannot lengthen the heuristic lifetime.
         let reference = min(facts.date ?? entry.storedAt, entry.storedAt)
         return min(heuristicCap, max(0, reference.timeIntervalSince(modified)) * heuristicFraction)
+    }
+
+    /// The lifetime the headers give explicitly: 0 for `no-cache`, then `s-maxage` (shared
+    /// caches only), `max-age`, `Expires` minus `Date` (`arrival` when there is no `Date`; an
+    /// invalid `Expires` is 0); `nil` when they give none.
+    static func explicitLifetime(_ facts: Facts, shared: Bool, arrival: Date) -> Double? {
+        let control = facts.control
+        if control["no-cache"] != nil { return 0 }
+        if shared, let sharedMaxAge = control["s-maxage"] { return deltaSeconds(sharedMaxAge) ?? 0 }
+        if let maxAge = control["max-age"] { return deltaSeconds(maxAge) ?? 0 }
+        guard facts.hasExpires else { return nil }
+        guard let expiry = facts.expires else { return 0 }
+        return max(0, expiry.timeIntervalSince(facts.date ?? arrival))
     }
 
     /// Whether a stale answer must not be served without the server's confirmation, even by an

@@ -32,23 +32,22 @@ enum RedirectStep {
             // through; this step follows them.
             var hopContext = context
             hopContext.followsRedirects = true
-            var redirects = 0
+            // The 3xx answers followed so far (the cache reads them on the final answer).
             var followed: [FollowedRedirect] = []
             while true {
                 var response = try await inner(current, hopContext)
                 guard let location = RedirectPolicy.location(toFollow: response) else {
-                    if redirects > 0 {
-                        response.metrics?.redirectCount += redirects
+                    if !followed.isEmpty {
+                        response.metrics?.redirectCount += followed.count
                         response.followedRedirects = followed
                     }
                     return response
                 }
                 RedirectPolicy.discardBody(of: response)
-                guard redirects < limit else {
+                guard followed.count < limit else {
                     throw refused(
                         CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary), by: response)
                 }
-                redirects += 1
                 followed.append(FollowedRedirect(status: response.status.code, headers: response.headers))
                 do throws(CurlewError) {
                     current = try RedirectPolicy.nextRequest(after: current, status: response.status.code, location: location)
@@ -74,7 +73,7 @@ enum RedirectStep {
                     guard left > .zero else {
                         throw refused(
                             CurlewError(
-                                code: .totalTimeout, message: "the total timeout (\(total)) ran out after \(redirects) redirects",
+                                code: .totalTimeout, message: "the total timeout (\(total)) ran out after \(followed.count) redirects",
                                 request: current.summary),
                             by: response)
                     }
