@@ -64,7 +64,7 @@ extension APIClient {
         } catch {
             let surfaced = Self.surface(error, request: summary)
             // A download's exchange that it will start over is not the end of the call.
-            if options.mayRestartOnResourceChange, (surfaced as? CurlewError)?.code == .resourceChanged { throw surfaced }
+            if options.mayStartOver, (surfaced as? CurlewError)?.startsDownloadOver == true { throw surfaced }
             if let failure = surfaced as? CurlewError { request.didFail(failure) }
             reporter.report(.failed) { event in
                 event.request = summary

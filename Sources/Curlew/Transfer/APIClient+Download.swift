@@ -17,12 +17,14 @@ extension APIClient {
     /// nothing on disk. The request goes through queues, middleware and retry like any other.
     ///
     /// With ``DownloadOptions/resumable`` a failed or cancelled download keeps its partial file and
-    /// the next call continues it with `Range` and `If-Range`: a `206` is appended, a `200` (the
-    /// file changed) starts over, a `416` whose `Content-Range` names the partial file's size
-    /// completes it, any other `416` starts over; a `206` or `416` whose `ETag` (or
-    /// `Last-Modified`, when that is the validator) names another version starts over; a `206`
-    /// for other bytes fails with `.rangeMismatch` and keeps the partial file; the final length
-    /// is checked. A resumable
+    /// the next call continues it with `Range` and `If-Range`: a `206` is appended (bytes before
+    /// the offset that the file already holds are dropped), a `200` (the file changed) starts
+    /// over, a `416` whose `Content-Range` names the partial file's size completes it, any other
+    /// `416` starts over; a `206` or `416` whose `ETag` (or `Last-Modified`, when that is the
+    /// validator) names another version starts over, and so does a `206` that cannot continue
+    /// the file (its range starts after the offset); a `206` whose range ends before the
+    /// resource does (a server that sends large files in parts) is followed by a request for the
+    /// rest; the final length is checked. A resumable
     /// download locks its partial file (`flock`): a second one of the same URL to the same
     /// destination, in this process or another, fails with `.downloadInProgress` at once.
     ///
@@ -112,32 +114,53 @@ extension APIClient {
     }
 
     /// The exchanges of one download, until the file is in place: a resumed one first when a
-    /// partial file can be continued, then at most one start from byte 0 when the file changed.
+    /// partial file can be continued, requests for the rest while the server answers with parts
+    /// of the file, and at most one start from byte 0 when the file changed.
     private nonisolated func exchanges<R: Endpoint>(
         _ request: R, prepared: PreparedRequest, plan: DownloadPlan, options: RequestOptions, download: DownloadOptions
     ) async throws -> DownloadedFile {
         let url = prepared.url
         var restarted = false
+        // Set once an answer ended before the resource does: the next exchange asks for the rest.
+        var continuing = false
+        // What an earlier call left on disk that this one kept (`DownloadedFile.resumedBytes`).
+        var resumedBytes: Int64?
         while true {
             let resume = download.resumable ? Self.resumePoint(plan, url: url) : nil
+            if resumedBytes == nil { resumedBytes = resume?.offset ?? 0 }
             do {
                 var attempt = options
-                // Only a resumed first exchange starts over on a changed file (see the catch below).
-                attempt.mayRestartOnResourceChange = resume != nil && !restarted
-                switch try await downloadOnce(request, prepared: prepared, plan: plan, resume: resume, options: attempt, download: download) {
+                // A resumed exchange may start the download over once (see the catch below).
+                attempt.mayStartOver = resume != nil && !restarted
+                let outcome = try await downloadOnce(
+                    request, prepared: prepared, plan: plan, resume: resume, resumedBytes: resumedBytes ?? 0, options: attempt,
+                    download: download)
+                switch outcome {
                 case .file(let file):
                     return file
+                case .partOfTheFile:
+                    continuing = true
+                    continue
                 case .rangeNotSatisfiable(let raw):
                     // Only a resumed attempt asks for a range, so only it hears 416.
                     guard let resume else { throw ResponseStatus.error(raw, summary: prepared.summary) }
-                    if Self.completesPartial(raw, offset: resume.offset, validator: resume.record.validator) {
-                        return try completeFromPartial(plan, record: resume.record, answer: raw, download: download)
+                    if Self.completesPartial(raw, offset: resume.offset, record: resume.record) {
+                        return try completeFromPartial(plan, record: resume.record, answer: raw, download: download, resumedBytes: resumedBytes ?? 0)
+                    }
+                    if continuing {
+                        // The server announced more bytes than it now has: its answers contradict
+                        // each other, and the file cannot be trusted.
+                        plan.discardPartial()
+                        let announced = resume.record.completeLength.map(String.init) ?? "more"
+                        throw CurlewError(
+                            code: .downloadIncomplete, message: "the download has \(resume.offset) bytes, the server announced \(announced)",
+                            request: prepared.summary, status: raw.status)
                     }
                     guard !restarted else { throw ResponseStatus.error(raw, summary: prepared.summary) }
                 }
             } catch let error as CurlewError {
                 if !download.resumable { plan.discardPartial() }
-                guard resume != nil, !restarted, error.code == .resourceChanged else { throw error }
+                guard resume != nil, !restarted, error.startsDownloadOver else { throw error }
             } catch {
                 if !download.resumable { plan.discardPartial() }
                 throw error
@@ -145,6 +168,8 @@ extension APIClient {
             // The file changed on the server, or the partial file does not match it: start over.
             plan.discardPartial()
             restarted = true
+            continuing = false
+            resumedBytes = 0
         }
     }
 
@@ -152,6 +177,9 @@ extension APIClient {
     private enum DownloadAttempt: Sendable {
         /// The file, in place.
         case file(DownloadedFile)
+        /// A `206` that ended before the resource does, appended to the partial file: the rest
+        /// comes in the next exchange.
+        case partOfTheFile
         /// `416` to a range request: the partial file may be complete, or must start over.
         case rangeNotSatisfiable(RawResponse)
     }
@@ -159,7 +187,7 @@ extension APIClient {
     /// One exchange into the partial file.
     private nonisolated func downloadOnce<R: Endpoint>(
         _ request: R, prepared: PreparedRequest, plan: DownloadPlan, resume: (offset: Int64, record: ResumeRecord)?,
-        options: RequestOptions, download: DownloadOptions
+        resumedBytes: Int64, options: RequestOptions, download: DownloadOptions
     ) async throws -> DownloadAttempt {
         var options = options
         if let resume { options.middleware.append(RangeRequestMiddleware(offset: resume.offset, validator: resume.record.validator)) }
@@ -167,10 +195,10 @@ extension APIClient {
             path: plan.partialPath, resumeOffset: resume?.offset, resumable: download.resumable, recordPath: plan.recordPath,
             url: prepared.url, storedValidator: resume?.record.validator, refusedContentTypes: download.refusedContentTypes.sorted(),
             stallSeconds: download.stallTimeout.map(Self.wholeSeconds), minimumSpeed: download.minimumSpeed,
-            maximumFileSize: download.maximumFileSize)
-        let resumedBytes = resume?.offset ?? 0
+            maximumFileSize: download.maximumFileSize, storedCompleteLength: resume?.record.completeLength)
         return try await call(request, prepared: prepared, options: options, responseBody: .download(target)) { raw, summary in
             if raw.status == .rangeNotSatisfiable { return .rangeNotSatisfiable(raw) }
+            if download.resumable, Self.endsBeforeTheResource(raw) { return .partOfTheFile }
             return .file(try Self.finishDownload(raw, summary: summary, plan: plan, download: download, resumedBytes: resumedBytes))
         }
     }
@@ -221,9 +249,19 @@ extension APIClient {
             resumedBytes: raw.status.code == 206 ? resumedBytes : 0, metrics: raw.metrics)
     }
 
+    /// Whether a `206` delivered the whole of its range, but the range ends before the resource
+    /// does (`bytes 0-999/5000`): a server that sends large files in parts, whose next part a
+    /// range request from the file's new end asks for.
+    static func endsBeforeTheResource(_ raw: RawResponse) -> Bool {
+        guard raw.status.code == 206, case .file(_, let length) = raw.content,
+            let range = raw.headers[.contentRange].flatMap(ContentRange.init), let last = range.last, let complete = range.complete
+        else { return false }
+        return length == last + 1 && length < complete
+    }
+
     /// A `416` said the partial file is the whole resource: it is moved into place as it is.
     private nonisolated func completeFromPartial(
-        _ plan: DownloadPlan, record: ResumeRecord, answer: RawResponse, download: DownloadOptions
+        _ plan: DownloadPlan, record: ResumeRecord, answer: RawResponse, download: DownloadOptions, resumedBytes: Int64
     ) throws -> DownloadedFile {
         let length = plan.partialSize ?? 0
         let suggested = ContentDisposition.suggestedFileName(record.contentDisposition)
@@ -239,17 +277,23 @@ extension APIClient {
         return DownloadedFile(
             url: URL(fileURLWithPath: path), mimeType: mediaType.isEmpty ? nil : mediaType, length: length,
             suggestedFileName: suggested, status: answer.status, headers: answer.headers,
-            resumedBytes: length, metrics: answer.metrics)
+            resumedBytes: resumedBytes, metrics: answer.metrics)
     }
 
     /// Whether a `416` to a resumed exchange says the partial file of `offset` bytes is the whole
-    /// resource: its `Content-Range` is `bytes */offset` and its validators, when it has any, are
+    /// resource: its `Content-Range` is `bytes */offset`, the length an earlier answer announced
+    /// (`announced`, when it announced one) is the same, and its validators, when it has any, are
     /// the stored one (a server that ignores `If-Range` may be describing another version).
-    static func completesPartial(_ raw: RawResponse, offset: Int64, validator: String) -> Bool {
+    static func completesPartial(_ raw: RawResponse, offset: Int64, validator: String, announced: Int64?) -> Bool {
         guard raw.status.code == 416, let range = raw.headers[.contentRange].flatMap(ContentRange.init),
-            range.complete == offset
+            range.complete == offset, announced.map({ $0 == offset }) ?? true
         else { return false }
         return !ResumeRecord.contradicts(validator, etag: raw.headers[.eTag], lastModified: raw.headers[.lastModified])
+    }
+
+    /// ``completesPartial(_:offset:validator:announced:)`` for the partial file `record` describes.
+    static func completesPartial(_ raw: RawResponse, offset: Int64, record: ResumeRecord) -> Bool {
+        completesPartial(raw, offset: offset, validator: record.validator, announced: record.completeLength)
     }
 
     /// Where a resumable download continues: the partial file's size and its record, when both

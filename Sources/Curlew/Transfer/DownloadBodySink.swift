@@ -8,10 +8,12 @@ internal import HTTPTypes
 /// known (``headArrived(status:headerBlock:)``):
 ///
 /// - a `2xx` whose media type is not refused goes to the partial file: `200` (and other 2xx)
-///   from byte 0 — never appended to older bytes — and `206` appended where its `Content-Range`
-///   starts, which must be the resume offset (else `.rangeMismatch`, the partial file untouched);
-///   a `206` with another `ETag` or `Last-Modified` than the stored validator, or content-encoded
-///   (its range counts encoded bytes), fails with `.resourceChanged`;
+///   from byte 0 — never appended to older bytes — and `206` appended at the resume offset. Its
+///   `Content-Range` must cover that offset: bytes before it that the file already holds are
+///   dropped, not written twice; a range that starts after it (a gap) or ends before it fails
+///   with `.rangeMismatch`, the partial file untouched. A `206` with another `ETag` or
+///   `Last-Modified` than the stored validator, or content-encoded (its range counts encoded
+///   bytes), fails with `.resourceChanged`. The download starts over once after either;
 /// - anything else (an error status, JSON instead of a file) is collected in memory, up to
 ///   ``DownloadTarget/errorBodyLimit`` bytes, for the error; a new partial file is removed (also
 ///   a resumable one: nothing in it to resume), a resumed one is left as it was.
@@ -36,6 +38,9 @@ final class DownloadBodySink: ResponseBodySink {
     private var startedFile = false
     /// The file's length so far: where the answer started plus the bytes written since.
     private var fileLength: Int64 = 0
+    /// How many of the answer's first bytes the partial file already holds (a `206` that starts
+    /// before the resume offset): dropped as they arrive.
+    private var overlap: Int64 = 0
 
     private init(target: DownloadTarget, descriptor: Int32, request: RequestSummary) {
         self.target = target
@@ -82,14 +87,19 @@ final class DownloadBodySink: ResponseBodySink {
             releaseFile()
             return
         }
+        // Where the answer's bytes go in the file, and where they start in the resource (they
+        // differ by the overlap of a range that starts before the resume offset).
         var start: Int64 = 0
+        var first: Int64 = 0
         // An encoded answer's Content-Length counts encoded bytes; the file holds decoded ones.
         var complete = fields[.contentEncoding] == nil ? fields[.contentLength].flatMap { Int64($0) } : nil
+        var validator = ResumeRecord.validator(etag: fields[.eTag], lastModified: fields[.lastModified])
         if status == 206 {
-            guard let range = fields[.contentRange].flatMap(ContentRange.init), let first = range.first,
-                first == (target.resumeOffset ?? 0)
+            let offset = target.resumeOffset ?? 0
+            guard let range = fields[.contentRange].flatMap(ContentRange.init), let rangeFirst = range.first,
+                let rangeLast = range.last, rangeFirst <= offset, rangeLast >= offset
             else {
-                abortWith(.rangeMismatch, "the 206 answer's Content-Range \"\(fields[.contentRange] ?? "")\" does not start at byte \(target.resumeOffset ?? 0)")
+                abortWith(.rangeMismatch, "the 206 answer's Content-Range \"\(fields[.contentRange] ?? "")\" does not continue at byte \(offset)")
                 return
             }
             if let stored = target.storedValidator,
@@ -105,8 +115,12 @@ final class DownloadBodySink: ResponseBodySink {
                 abortWith(.resourceChanged, "the 206 answer is \(coding)-encoded: its range counts encoded bytes, not the file's")
                 return
             }
-            start = first
+            start = offset
+            first = rangeFirst
+            overlap = offset - rangeFirst
             complete = range.complete
+            // A range without validators continues the version the stored one names.
+            if validator.isEmpty { validator = target.storedValidator ?? "" }
         }
         if let limit = target.maximumFileSize, let complete, complete > limit {
             abortWith(.bodyTooLarge, "the file is \(complete) bytes, more than maximumFileSize (\(limit))", discarding: true)
@@ -129,9 +143,9 @@ final class DownloadBodySink: ResponseBodySink {
         mode = .file
         startedFile = true
         fileLength = start
-        target.verdict.decide(.continues(start))
+        // Progress counts the resource's bytes: those before the answer's first one, then the answer's.
+        target.verdict.decide(.continues(first))
         if let recordPath = target.recordPath {
-            let validator = ResumeRecord.validator(etag: fields[.eTag], lastModified: fields[.lastModified])
             ResumeRecord(
                 url: target.url, validator: validator, completeLength: complete,
                 contentType: fields[.contentType] ?? "", contentDisposition: fields[.contentDisposition] ?? ""
@@ -168,6 +182,13 @@ final class DownloadBodySink: ResponseBodySink {
         if let pendingAbort { return .abort(pendingAbort.0, pendingAbort.1) }
         switch mode {
         case .file:
+            var bytes = bytes
+            if overlap > 0 {
+                let dropped = Int(min(overlap, Int64(bytes.count)))
+                overlap -= Int64(dropped)
+                bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst(dropped))
+                if bytes.isEmpty { return .proceed }
+            }
             fileLength += Int64(bytes.count)
             if let limit = target.maximumFileSize, fileLength > limit {
                 let message = "the file grew past maximumFileSize (\(limit) bytes)"

@@ -30,21 +30,25 @@ struct DownloadTarget: Sendable, Hashable {
     var minimumSpeed: Int = 1024
     /// ``DownloadOptions/maximumFileSize``: the most bytes the file may hold.
     var maximumFileSize: Int64?
+    /// The resource's length as the answer that began the partial file announced it (its
+    /// ``ResumeRecord/completeLength``); `nil` for a new file or an unknown length.
+    var storedCompleteLength: Int64?
     /// What the sink made of the answer's head, for the exchange's progress: shared by the copies
     /// of this target (the progress reporter reads what the transfer's sink decides).
     var verdict = DownloadHeadVerdict()
 }
 
-/// What a download's sink decided at an answer's head, for ``ProgressMiddleware``: how many bytes
-/// already on disk the answer continues, or that it is refused and writes nothing. Set on the
+/// What a download's sink decided at an answer's head, for ``ProgressMiddleware``: where in the
+/// resource the answer's bytes start, or that it is refused and writes nothing. Set on the
 /// engine thread before the head is reported (`headReceived`), so the progress values that
 /// follow are read against it; reset when a sink opens for another attempt.
 final class DownloadHeadVerdict: Sendable, Hashable {
     enum Value: Equatable, Sendable {
         /// No head yet.
         case undecided
-        /// The answer goes to the file after this many bytes already there: the resume offset for
-        /// a `206` that continues it, 0 for one written from byte 0 (and an error answer).
+        /// The answer's first byte is the resource's byte at this offset: the start of the range
+        /// of a `206` that continues the file (at or before the resume offset: the file's bytes
+        /// before it count as received), 0 for one written from byte 0 (and an error answer).
         case continues(Int64)
         /// The answer was refused at its head (another version, another range, encoded): none
         /// of its bytes count.

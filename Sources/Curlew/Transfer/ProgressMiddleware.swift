@@ -16,11 +16,11 @@ struct ProgressMiddleware: APIMiddleware {
 
     nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         let download: DownloadTarget? = if case .download(let target) = context.responseBody.storage { target } else { nil }
-        let resumed = download?.resumeOffset.map { (offset: $0, validator: download?.storedValidator ?? "") }
+        let resumed = download?.resumeOffset.map { (offset: $0, validator: download?.storedValidator ?? "", announced: download?.storedCompleteLength) }
         let verdict = download?.verdict
         // A resumed download exchange the download may start over (a changed file): its end is
         // not the call's end; the next exchange goes on reporting to the same monitor.
-        let mayRestart = context.options.mayRestartOnResourceChange
+        let mayRestart = context.options.mayStartOver
         let monitor = self.monitor
         // The call's accessories also get every value the monitor delivers: from the outermost
         // reporter only, which takes the observer out of the options it passes on.
@@ -57,7 +57,7 @@ struct ProgressMiddleware: APIMiddleware {
             let raw = try await next(request, context)
             if raw.status.code == 416, let resumed {
                 // The partial file is the whole file, or the download starts over.
-                if APIClient.completesPartial(raw, offset: resumed.offset, validator: resumed.validator) {
+                if APIClient.completesPartial(raw, offset: resumed.offset, validator: resumed.validator, announced: resumed.announced) {
                     let whole = TransferProgress(bytesReceived: resumed.offset, totalBytesToReceive: resumed.offset)
                     monitor.finish(with: whole, notifying: observer)
                 } else if !mayRestart {
@@ -65,10 +65,12 @@ struct ProgressMiddleware: APIMiddleware {
                 }
                 return raw
             }
+            // A part of the file: the next exchange asks for the rest and goes on reporting.
+            if download != nil, APIClient.endsBeforeTheResource(raw) { return raw }
             monitor.finish(with: Self.final(raw, request: request), notifying: observer)
             return raw
         } catch {
-            if !(mayRestart && (error as? CurlewError)?.code == .resourceChanged) {
+            if !(mayRestart && (error as? CurlewError)?.startsDownloadOver == true) {
                 monitor.finish(with: nil, notifying: observer)
             }
             throw error

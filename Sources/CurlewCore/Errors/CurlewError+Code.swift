@@ -137,8 +137,9 @@ extension CurlewError {
         /// `DownloadOptions.refusedContentTypes`); the body is in ``CurlewError/responseBody``
         /// and nothing is left at the destination.
         public static let unexpectedContentType = Code(.unexpectedContentType)
-        /// A resumed download's `206` answer covers other bytes than the ones asked for
-        /// (`Content-Range` does not start where the partial file ends); the partial file is kept.
+        /// A download's `206` answer cannot continue the file: its `Content-Range` starts after
+        /// the byte asked for (or ends before it, or is missing). A resumed download starts over
+        /// once before reporting it.
         public static let rangeMismatch = Code(.rangeMismatch)
         /// The resource changed since the partial file was written (another validator in a
         /// `206`); Curlew restarts the download once before reporting it.

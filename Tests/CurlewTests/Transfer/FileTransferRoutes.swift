@@ -68,12 +68,17 @@ enum FileTransferRoutes {
             if start >= length {
                 return ServerResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(length)")], body: [])
             }
-            let first = request.queryValue("badrange") == "1" || behaviour.badRange ? start + 1 : start
-            headers.append(("Content-Range", "bytes \(first)-\(length - 1)/\(length + behaviour.extraTotal)"))
-            headers.append(("Content-Length", String(length - first)))
+            let asked = request.queryValue("badrange") == "1" || behaviour.badRange ? start + 1 : start
+            let first = max(0, asked - behaviour.startsEarlyBy)
+            let end = behaviour.partSize.map { min(length, first + $0) } ?? length
+            if behaviour.rangesWithoutValidators {
+                headers.removeAll { $0.name == "ETag" || $0.name == "Last-Modified" }
+            }
+            headers.append(("Content-Range", "bytes \(first)-\(end - 1)/\(length + behaviour.extraTotal)"))
+            headers.append(("Content-Length", String(end - first)))
             let cut = behaviour.cutOnce
             return .stream(status: 206, headers: headers) { writer in
-                try await writePattern(from: first, to: cut.map { first + $0 } ?? length, writer)
+                try await writePattern(from: first, to: cut.map { first + $0 } ?? end, writer)
                 if cut != nil { throw CancellationError() }
             }
         }
@@ -111,6 +116,12 @@ final class ServedFileState: Sendable {
         var badRange = false
         /// Announce a complete length this much larger in `Content-Range`.
         var extraTotal = 0
+        /// Answer ranges starting this many bytes before the byte asked for.
+        var startsEarlyBy = 0
+        /// Answer a range with at most this many bytes (a server that sends files in parts).
+        var partSize: Int?
+        /// Answer ranges without `ETag` or `Last-Modified`.
+        var rangesWithoutValidators = false
     }
 
     let behaviour = Mutex(Behaviour())

@@ -111,23 +111,83 @@ struct ResumeTests {
         }
     }
 
-    @Test func aContentRangeThatDoesNotMatchIsATypedErrorThatKeepsThePartialFile() async throws {
-        let folder = try temporaryDirectory("resume-mismatch")
+    /// A range that starts after the partial file's end cannot continue it: the download starts
+    /// over once, without `Range`, and lands whole.
+    @Test func aRangeStartingAfterThePartialFileRestartsTheDownloadOnce() async throws {
+        let folder = try temporaryDirectory("resume-gap")
         defer { try? FileManager.default.removeItem(at: folder) }
         let state = ServedFileState()
         state.update { $0.etag = "\"v1\"" }
-        try await interrupted(folder, state: state) { _, client, target in
+        try await interrupted(folder, state: state) { server, client, target in
             state.update { $0.badRange = true }
-            let error = await #expect(throws: CurlewError.self) {
-                try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
-            }
-            #expect(error?.code == .rangeMismatch)
-            #expect(partialSize(folder) == Int64(cut), "the partial file is untouched")
-            #expect(access(target.path, F_OK) != 0)
-            // Once the server behaves, the same partial file completes.
-            state.update { $0.badRange = false }
             let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            #expect(file.status == .ok)
+            #expect(file.resumedBytes == 0)
             #expect(try sha256(ofFile: file.path) == sha256(ofPattern: length))
+            let requests = server.requests
+            #expect(requests.count == 3)
+            #expect(requests[1].header("Range") == "bytes=\(cut)-")
+            #expect(requests[2].header("Range") == nil, "the restart asks for the whole file")
+            #expect(contents(of: folder) == ["big.bin"], "no partial file or record left")
+        }
+    }
+
+    /// A range that starts before the partial file's end repeats bytes the file holds: they are
+    /// dropped, the rest appended, and the file is byte-identical.
+    @Test func aRangeStartingBeforeThePartialFileEndDropsTheBytesItAlreadyHas() async throws {
+        let folder = try temporaryDirectory("resume-overlap")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        try await interrupted(folder, state: state) { server, client, target in
+            state.update { $0.startsEarlyBy = 1_000 }
+            let progress = TransferProgressMonitor(interval: .zero)
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable) {
+                $0.reportProgress(to: progress)
+            }
+            #expect(file.status == .partialContent)
+            #expect(file.resumedBytes == Int64(cut))
+            #expect(file.length == Int64(length))
+            #expect(try sha256(ofFile: file.path) == sha256(ofPattern: length))
+            #expect(server.requests.count == 2)
+            var values: [TransferProgress] = []
+            for await value in progress { values.append(value) }
+            #expect(values.last?.bytesReceived == Int64(length), "progress ends at the file's length, the overlap counted once")
+            #expect(values.allSatisfy { ($0.bytesReceived) <= Int64(length) })
+        }
+    }
+
+    /// A server that sends a large file in parts (`bytes 307200-507199/1048581`): each part is
+    /// appended and the rest asked for from the file's new end, until it is whole — also when
+    /// the parts carry no validator (they continue the version the stored one names).
+    @Test(arguments: [false, true])
+    func aFileSentInPartsIsAskedForPartByPartUntilWhole(withoutValidators: Bool) async throws {
+        let folder = try temporaryDirectory("resume-parts")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        let part = 200_000
+        try await interrupted(folder, state: state) { server, client, target in
+            state.update {
+                $0.partSize = part
+                $0.rangesWithoutValidators = withoutValidators
+            }
+            let progress = TransferProgressMonitor(interval: .zero)
+            let file = try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable) {
+                $0.reportProgress(to: progress)
+            }
+            #expect(file.status == .partialContent)
+            #expect(file.resumedBytes == Int64(cut))
+            #expect(try sha256(ofFile: file.path) == sha256(ofPattern: length))
+            let ranges = server.requests.dropFirst().map { $0.header("Range") }
+            let starts = stride(from: cut, to: length, by: part).map { "bytes=\($0)-" }
+            #expect(ranges == starts)
+            #expect(server.requests.dropFirst().allSatisfy { $0.header("If-Range") == "\"v1\"" })
+            var values: [TransferProgress] = []
+            for await value in progress { values.append(value) }
+            #expect(values.last?.bytesReceived == Int64(length))
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived }, "monotonic through the parts")
+            #expect(contents(of: folder) == ["big.bin"])
         }
     }
 
