@@ -268,6 +268,9 @@ struct CacheCall: Sendable {
         // turn into the stored answer, not as a status error.
         var attempt = context
         if validating, entry != nil { attempt.handledStatuses.insert(304) }
+        // The redirects that led to the answer decide whether it may stand for this URL.
+        let redirects = RedirectLog()
+        attempt.redirectLog = redirects
         let raw = try await next(outgoing, attempt)
         if validating, raw.status.code == 304, let entry {
             // A 304 naming another entity tag than the stored one does not describe the stored
@@ -277,14 +280,14 @@ struct CacheCall: Sendable {
                 context.logger.debug("cache: \(request.summary) answered 304 with ETag \(raw.headers[.eTag] ?? ""), not the stored one; fetched again")
                 return try await fetch(request, validating: nil, next)
             }
-            return await revalidated(entry, with: raw.headers, through: raw.followedRedirects, sent: sent)
+            return await revalidated(entry, with: raw.headers, through: redirects.followed, sent: sent)
         }
         if let asked, let entry, HTTPCacheRules.staleIfErrorStatuses.contains(raw.status.code),
             let stale = staleIfError(entry, asked: asked, failure: "status \(raw.status.code)")
         {
             return stale
         }
-        await store(raw, sent: sent)
+        await store(raw, through: redirects.followed, sent: sent)
         return raw
     }
 
@@ -325,8 +328,9 @@ struct CacheCall: Sendable {
         return raw
     }
 
-    /// Stores an accepted answer unless HTTP forbids it or the account changed meanwhile.
-    private func store(_ raw: RawResponse, sent: Date) async {
+    /// Stores an accepted answer (reached through `redirects`, if any) unless HTTP forbids it or
+    /// the account changed meanwhile.
+    private func store(_ raw: RawResponse, through redirects: [FollowedRedirect], sent: Date) async {
         // A range answer (206, or 416 to a resumed download's `Range`, added below the cache) is
         // not the resource: never stored under its plain key.
         guard raw.status.code != 206, raw.status.code != 304, raw.status.code != 416 else { return }
@@ -350,7 +354,7 @@ struct CacheCall: Sendable {
             return
         }
         if let refusal = HTTPCacheRules.redirectRefusal(
-            raw.followedRedirects, answer: raw.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
+            redirects, answer: raw.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
             http: policy == .http, now: sent)
         {
             context.logger.debug("cache: \(request.summary) not stored (\(refusal))")

@@ -32,15 +32,13 @@ enum RedirectStep {
             // through; this step follows them.
             var hopContext = context
             hopContext.followsRedirects = true
-            // The 3xx answers followed so far (the cache reads them on the final answer).
+            // The 3xx answers followed so far (written down for the cache with the final answer).
             var followed: [FollowedRedirect] = []
             while true {
                 var response = try await inner(current, hopContext)
                 guard let location = RedirectPolicy.location(toFollow: response) else {
-                    if !followed.isEmpty {
-                        response.metrics?.redirectCount += followed.count
-                        response.followedRedirects = followed
-                    }
+                    if !followed.isEmpty { response.metrics?.redirectCount += followed.count }
+                    context.redirectLog?.record(followed)
                     return response
                 }
                 RedirectPolicy.discardBody(of: response)

@@ -22,6 +22,9 @@ struct CallFacts: Sendable {
     /// The end of the call, after its response is decoded, for a middleware that must know
     /// whether the caller got a value; `nil` unless a middleware needs it (``RequestHolds``).
     var outcome: CallOutcome?
+    /// Where the redirect step writes the redirects it followed, for the cache above it; `nil`
+    /// unless the cache asked (``RedirectLog``).
+    var redirects: RedirectLog?
 
     enum IdentitySource: Sendable {
         case identity(RequestIdentity)

@@ -91,6 +91,13 @@ public struct MiddlewareContext: Sendable {
         set { call.value.outcome = newValue }
     }
 
+    /// Where the redirect step writes the redirects it follows (``RedirectLog``); set by the
+    /// cache on the attempts it may store.
+    var redirectLog: RedirectLog? {
+        get { call.value.redirects }
+        set { call.value.redirects = newValue }
+    }
+
     /// When the call must be done: the deadline of ``withDeadline(in:isolation:operation:)`` it
     /// runs under, `nil` for none. A middleware that waits (a back-off, a hedge) should not wait
     /// past it; the innermost step caps each attempt by it.

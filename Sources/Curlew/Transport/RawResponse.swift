@@ -60,13 +60,6 @@ public struct RawResponse: Sendable {
         _modify { yield &fields.value.source }
     }
 
-    /// The 3xx answers the call followed to reach this one, oldest first (``RedirectStep``);
-    /// the cache reads them to decide whether this answer may stand for the URL first asked.
-    var followedRedirects: [FollowedRedirect] {
-        _read { yield fields.value.followedRedirects }
-        _modify { yield &fields.value.followedRedirects }
-    }
-
     /// The fields behind one reference (a response is copied through every layer on its way out).
     private var fields: CopyOnWriteBox<Fields>
 
@@ -79,7 +72,6 @@ public struct RawResponse: Sendable {
         var businessMessage: String?
         var url: String
         var source: ResponseSource
-        var followedRedirects: [FollowedRedirect] = []
     }
 
     /// Creates a raw response.
@@ -99,10 +91,4 @@ public struct RawResponse: Sendable {
                 status: status, headerFields: headerFields, content: content, metrics: metrics,
                 businessCode: nil, businessMessage: nil, url: url, source: source))
     }
-}
-
-/// A 3xx answer a client call followed: its status and headers, without its body.
-struct FollowedRedirect: Sendable {
-    var status: Int
-    var headers: HTTPFields
 }

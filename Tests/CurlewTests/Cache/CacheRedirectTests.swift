@@ -48,6 +48,49 @@ struct CacheRedirectTests {
         }
     }
 
+    /// A middleware between the cache and the redirect step that answers with a response of its
+    /// own making (the body rewritten, the headers copied) does not hide the redirect from the
+    /// cache: an answer reached through a `302` is still not stored for `/start`.
+    @Test func aMiddlewareThatRebuildsTheResponseDoesNotHideTheRedirectFromTheCache() async throws {
+        struct Rebuilding: APIMiddleware {
+            var phase: MiddlewarePhase? { MiddlewarePhase(rank: 300, name: "rebuilding") }
+            func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+                let raw = try await next(request, context)
+                return RawResponse(status: raw.status, headers: raw.headers, body: raw.body + Data(" (seen)".utf8), url: raw.url)
+            }
+        }
+        let cache = ResponseCache(configuration: .init(storage: MemoryCacheStorage(), credentials: .anonymous))
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: cache, middleware: [Rebuilding()], handler: redirecting(counter, status: 302, cacheControl: "")) { server, client in
+            #expect(try await client.send(CachedText(path: "start", policy: .http)) == "answer 1 (seen)")
+            #expect(await cache.statistics.stores == 0)
+            let again = try await client.response(for: CachedText(path: "start", policy: .http))
+            #expect(again.source == .network)
+            #expect(again.value == "answer 2 (seen)")
+            #expect(server.requests.filter { $0.path == "/start" }.count == 2)
+        }
+    }
+
+    /// The redirects the cache weighs are those of the attempt that answered: a first attempt
+    /// sent through a `302` to a `503` and retried, whose retry `/start` answers itself, is stored.
+    @Test func theRedirectsThatCountAreTheAnsweringAttempts() async throws {
+        let cache = ResponseCache(configuration: .init(storage: MemoryCacheStorage(), credentials: .anonymous))
+        let starts = HitCounter()
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { request in
+            if request.path == "/start", starts.next() == 1 { return .redirect(to: "/busy", status: 302) }
+            if request.path == "/busy" { return .text("busy", status: 503) }
+            return ServerResponse(headers: [("Cache-Control", "max-age=60"), ("Content-Type", "text/plain")], body: Array("direct".utf8))
+        }
+        let retry = RetryMiddleware(maximumAttempts: 2, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(1))
+        try await withCachedLoopback(cache: cache, middleware: [retry], handler: handler) { server, client in
+            #expect(try await client.send(CachedText(path: "start", policy: .http)) == "direct")
+            #expect(await cache.statistics.stores == 1)
+            #expect(server.requests.map(\.path) == ["/start", "/busy", "/start"])
+            let again = try await client.response(for: CachedText(path: "start", policy: .http))
+            #expect(again.source == .cache)
+        }
+    }
+
     /// A stored answer revalidated through a redirect that now forbids storing is answered once
     /// more from the `304`, but no longer kept: the next call asks the server.
     @Test func aRevalidationThroughARedirectThatNowForbidsStoringRemovesTheEntry() async throws {
