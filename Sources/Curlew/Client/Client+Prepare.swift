@@ -36,6 +36,9 @@ extension APIClient {
         }
 
         var headers = configuration.headers
+        // The body's own content type beats the client's default headers; only the endpoint's
+        // own `Content-Type` (a header or an `@Header`) beats it.
+        var endpointSetsContentType = false
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) + encoded.headers {
             guard let fieldName = HTTPField.Name(name) else {
                 throw CurlewError(code: .invalidHeader, message: "header name \(HeaderValidation.quoted(name)) is not a valid HTTP token", request: summary)
@@ -44,6 +47,7 @@ extension APIClient {
                 throw CurlewError(code: .invalidHeader, message: "the value of header \(fieldName.canonicalName) contains CR, LF, NUL or another control character", request: summary)
             }
             headers[fieldName] = value
+            if fieldName == .contentType { endpointSetsContentType = true }
         }
 
         var body: PreparedBody?
@@ -54,12 +58,12 @@ extension APIClient {
                 throw CurlewError(code: .encodingFailed, message: "the request has both a body and body parameters", request: summary)
             }
             body = .data(parameterBody.data)
-            if headers[.contentType] == nil { headers[.contentType] = parameterBody.contentType }
+            if !endpointSetsContentType { headers[.contentType] = parameterBody.contentType }
         } else if let requestBody = joined ?? request.body {
             do {
                 let (data, contentType) = try requestBody.encoded(with: configuration.encoder)
                 body = data
-                if headers[.contentType] == nil {
+                if !endpointSetsContentType, let contentType {
                     // A body's own content type is a header value too: HTTPFields would quietly
                     // turn a CR or LF into a space, so it is refused like any other header's.
                     guard HeaderValidation.isSafeValue(contentType) else {
@@ -67,6 +71,8 @@ extension APIClient {
                             code: .invalidHeader, message: "the body's content type contains CR, LF, NUL or another control character", request: summary)
                     }
                     headers[.contentType] = contentType
+                } else if headers[.contentType] == nil {
+                    headers[.contentType] = "application/octet-stream"
                 }
             } catch var error as CurlewError {
                 error.request = summary

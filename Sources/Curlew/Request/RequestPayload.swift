@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(Glibc)
+    internal import Glibc
+#endif
 
 /// The body of an ``Endpoint``: raw bytes, text, a JSON-encoded value, URL-encoded form fields,
 /// a file or an async stream of chunks.
@@ -16,18 +19,20 @@ public import Foundation
 /// `.encodingFailed` error and nothing is sent.
 public struct RequestPayload: Sendable {
     enum Storage: Sendable {
-        case bytes(Data, contentType: String)
+        case bytes(Data, contentType: String?)
         case json(any Encodable & Sendable)
         case form([URLQueryItem])
-        case file(path: String, contentType: String)
-        case stream(RequestBodyStream, contentType: String)
+        case file(path: String, contentType: String?)
+        case stream(RequestBodyStream, contentType: String?)
         case multipart(MultipartForm)
     }
 
     let storage: Storage
 
-    /// Raw bytes with an explicit content type.
-    public static func data(_ data: Data, contentType: String = "application/octet-stream") -> RequestPayload {
+    /// Raw bytes. Without a `contentType` they go out under the client's default `Content-Type`
+    /// (``ClientConfiguration/headers``) when it has one, else `application/octet-stream`; a
+    /// `contentType` given here beats the client's default, the endpoint's own header beats both.
+    public static func data(_ data: Data, contentType: String? = nil) -> RequestPayload {
         RequestPayload(storage: .bytes(data, contentType: contentType))
     }
 
@@ -56,18 +61,22 @@ public struct RequestPayload: Sendable {
     /// when the request is prepared (its length goes into `Content-Length`), or the send fails
     /// with `.fileUnreadable` before anything is sent. It is sent at the size it has when it is
     /// opened; a file that ends early, or is longer than that when its last bytes are read, fails
-    /// the send with `.fileUnreadable` instead of sending a torn copy.
-    public static func file(path: String, contentType: String = "application/octet-stream") -> RequestPayload {
+    /// the send with `.fileUnreadable` instead of sending a torn copy. A symbolic link is followed.
+    /// The content type is chosen as for ``data(_:contentType:)``.
+    public static func file(path: String, contentType: String? = nil) -> RequestPayload {
         RequestPayload(storage: .file(path: path, contentType: contentType))
     }
 
-    /// Chunks produced while sending; see ``/CurlewCore/RequestBodyStream``.
-    public static func stream(_ stream: RequestBodyStream, contentType: String = "application/octet-stream") -> RequestPayload {
+    /// Chunks produced while sending; see ``/CurlewCore/RequestBodyStream``. The content type is
+    /// chosen as for ``data(_:contentType:)``.
+    public static func stream(_ stream: RequestBodyStream, contentType: String? = nil) -> RequestPayload {
         RequestPayload(storage: .stream(stream, contentType: contentType))
     }
 
     /// Encodes the body; returns what the transport sends and its content type.
-    func encoded(with encoder: JSONEncoder) throws -> (PreparedBody, contentType: String) {
+    /// The body and its own content type; `nil` for bytes, a file or a stream given none (the
+    /// client's default `Content-Type`, else `application/octet-stream`).
+    func encoded(with encoder: JSONEncoder) throws -> (PreparedBody, contentType: String?) {
         switch storage {
         case .bytes(let data, let contentType):
             return (.data(data), contentType)
@@ -84,19 +93,19 @@ public struct RequestPayload: Sendable {
         }
     }
 
+    /// The length of the regular file at `path`, a symbolic link followed (as the engine's
+    /// `open` follows it).
     private static func regularFileLength(_ path: String) throws(CurlewError) -> Int64 {
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw CurlewError(code: .fileUnreadable, message: "the file to upload cannot be read: \(path)", underlying: error)
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CurlewError(code: .fileUnreadable, message: "the file to upload cannot be read: \(path) (\(String(cString: strerror(errno))))")
         }
-        guard attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? NSNumber else {
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw CurlewError(code: .fileUnreadable, message: "the file to upload is not a regular file: \(path)")
         }
-        guard FileManager.default.isReadableFile(atPath: path) else {
+        guard access(path, R_OK) == 0 else {
             throw CurlewError(code: .fileUnreadable, message: "the file to upload is not readable: \(path)")
         }
-        return size.int64Value
+        return Int64(info.st_size)
     }
 }

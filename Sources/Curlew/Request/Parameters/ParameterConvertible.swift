@@ -66,8 +66,9 @@ extension Double: ParameterConvertible {
 }
 
 extension Float: ParameterConvertible {
-    /// `.double(Double(self))`.
-    public var parameterValue: ParameterValue { .double(Double(self)) }
+    /// `.double` of the `Double` with the same shortest decimal text, so `0.1` is sent as `0.1`
+    /// (widening the binary value would send `0.10000000149011612`).
+    public var parameterValue: ParameterValue { .double(Double(description) ?? Double(self)) }
 }
 
 extension Bool: ParameterConvertible {
