@@ -280,7 +280,7 @@ struct CacheCall: Sendable {
                 context.logger.debug("cache: \(request.summary) answered 304 with ETag \(raw.headers[.eTag] ?? ""), not the stored one; fetched again")
                 return try await fetch(request, validating: nil, next)
             }
-            return await revalidated(entry, with: raw.headers, through: redirects.followed, sent: sent)
+            return await revalidated(entry, with: raw, through: redirects.followed, sent: sent)
         }
         if let asked, let entry, HTTPCacheRules.staleIfErrorStatuses.contains(raw.status.code),
             let stale = staleIfError(entry, asked: asked, failure: "status \(raw.status.code)")
@@ -292,8 +292,11 @@ struct CacheCall: Sendable {
     }
 
     /// The stored answer refreshed by a `304` (reached through `redirects`, if any), kept only if
-    /// the `304` and the redirects still allow storing it.
-    private func revalidated(_ entry: CacheEntry, with headers: HTTPFields, through redirects: [FollowedRedirect], sent: Date) async -> RawResponse {
+    /// the `304` and the redirects still allow storing it. A mocked `304` or one that arrived
+    /// after the account changed answers the call but leaves the stored answer as it was, as
+    /// ``store(_:through:sent:)`` leaves out a mocked or outdated answer.
+    private func revalidated(_ entry: CacheEntry, with answer: RawResponse, through redirects: [FollowedRedirect], sent: Date) async -> RawResponse {
+        let headers = answer.headers
         let now = configuration.now()
         var refreshed = entry
         // Canonical names are lower-case already.
@@ -310,7 +313,11 @@ struct CacheCall: Sendable {
         refreshed.storedAt = now
         refreshed.discardAfter = now.addingTimeInterval(configuration.retention.seconds)
         let scoped = account.scope != CacheKey.publicScope
-        if HTTPCacheRules.refusal(response: headers, request: request.headers, shared: configuration.isShared, scoped: scoped) == nil,
+        if answer.source == .mock {
+            context.logger.debug("cache: \(request.summary) not refreshed (a mocked 304)")
+        } else if !(await account.isUnchanged(configuration.credentials)) {
+            context.logger.debug("cache: \(request.summary) not refreshed (the account changed during the exchange)")
+        } else if HTTPCacheRules.refusal(response: headers, request: request.headers, shared: configuration.isShared, scoped: scoped) == nil,
             HTTPCacheRules.redirectRefusal(
                 redirects, answer: refreshed.headers, request: request.headers, shared: configuration.isShared, scoped: scoped,
                 http: policy == .http, now: now) == nil

@@ -134,8 +134,12 @@ public actor ResponseCache: APIMiddleware {
             throw CurlewError.refusedSetting("ResponseCache.Configuration.retention", "zero or more", "\(configuration.retention)", request: request.summary)
         }
         try CacheDownload.check(context.responseBody, policy: policy, request: request, name: context.requestName)
-        guard !Self.bypasses(request) else { return try await next(request, context) }
+        guard !Self.bypasses(request) else {
+            try Self.refuseNetwork(policy, request: request, context: context, reason: "a request with its own validators or range is not answered from the cache")
+            return try await next(request, context)
+        }
         guard let account = await Scope.resolve(request: request, context: context, credentials: configuration.credentials) else {
+            try Self.refuseNetwork(policy, request: request, context: context, reason: "requires authentication and nobody is logged in")
             context.events.report(.cacheMiss) { $0.reason = "requires authentication and nobody is logged in" }
             return try await next(request, context)
         }
@@ -214,6 +218,18 @@ public actor ResponseCache: APIMiddleware {
         return components.string
     }
 
+    /// Fails a call that may not contact the server — ``CachePolicy/cacheOnly(maxAge:)``, or
+    /// ``CachePolicy/http`` with the request's `only-if-cached` — with `.cacheMiss` when the cache
+    /// cannot answer it at all (`reason`): such a lookup never becomes a network request.
+    private nonisolated static func refuseNetwork(
+        _ policy: CachePolicy, request: PreparedRequest, context: MiddlewareContext, reason: String
+    ) throws(CurlewError) {
+        let cacheOnly = if case .cacheOnly = policy { true } else { false }
+        guard cacheOnly || (policy == .http && HTTPCacheRules.Asked(request.headers).onlyIfCached) else { return }
+        context.events.report(.cacheMiss) { $0.reason = reason }
+        throw CurlewError(code: .cacheMiss, message: "no stored answer: \(reason) (cache only)", request: request.summary)
+    }
+
     /// Requests the cache leaves alone: ones that carry their own validators or ranges.
     private nonisolated static func bypasses(_ request: PreparedRequest) -> Bool {
         let headers = request.headers
@@ -272,8 +288,9 @@ public actor ResponseCache: APIMiddleware {
         return removed
     }
 
-    /// Removes every entry of the account logged in now (call it before logging out), or of the
-    /// anonymous scope when nobody is.
+    /// Removes every entry of the account logged in now (call it before logging out); removes
+    /// nothing and answers 0 when nobody is (anonymous answers belong to no account: remove them
+    /// with ``invalidate(_:)``).
     @discardableResult
     public nonisolated func invalidateCurrentAccount() async -> Int {
         guard let account = await configuration.credentials.current() else { return 0 }

@@ -51,7 +51,9 @@ public struct RequestIdentity: Hashable, Sendable, CustomStringConvertible {
     /// ``key``.
     public var description: String { key }
 
-    /// The URL without the named query parameters, the rest sorted by name (stable order).
+    /// The URL without the named query parameters, the rest sorted by name; the values of a
+    /// repeated name keep their order (`?sort=price&sort=name` asks for another list than
+    /// `?sort=name&sort=price`).
     static func removing(_ names: Set<String>, from url: String) -> String {
         var url = url
         guard let offset = url.withUTF8({ $0.firstIndex(ofByte: UInt8(ascii: "?")) }) else { return url }
@@ -59,10 +61,17 @@ public struct RequestIdentity: Hashable, Sendable, CustomStringConvertible {
         let base = String(url[..<mark])
         let afterMark = url.utf8.index(after: mark)
         let query = url[afterMark...]
-        let kept = query.split(separator: "&", omittingEmptySubsequences: true).filter { pair in
-            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let kept = query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            (pair: pair, name: pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        }.filter { item in
+            let name = String(item.name)
             return !names.contains(name.removingPercentEncoding ?? name)
-        }.sorted()
-        return kept.isEmpty ? base : base + "?" + kept.joined(separator: "&")
+        }
+        // Different names in the order of their pairs' text (the keys stored so far), one
+        // name's pairs in the order they came.
+        let sorted = kept.enumerated().sorted { lhs, rhs in
+            lhs.element.name == rhs.element.name ? lhs.offset < rhs.offset : lhs.element.pair < rhs.element.pair
+        }
+        return sorted.isEmpty ? base : base + "?" + sorted.map { String($0.element.pair) }.joined(separator: "&")
     }
 }

@@ -57,3 +57,44 @@ struct CacheConfigurationTests {
         }
     }
 }
+
+/// A lookup that may not contact the server stays a lookup also when the cache cannot answer the
+/// request at all: one that carries its own validators or range, or one that needs a login
+/// nobody has.
+@Suite("Cache-only lookups the cache cannot answer", .timeLimit(.minutes(2)))
+struct UnanswerableCacheOnlyTests {
+    @Test(arguments: [
+        ("If-None-Match", "\"x\""), ("If-Modified-Since", "Sun, 06 Nov 1994 08:49:37 GMT"), ("Range", "bytes=0-9"),
+        ("If-Match", "\"x\""), ("If-Unmodified-Since", "Sun, 06 Nov 1994 08:49:37 GMT"),
+    ])
+    func aRequestWithItsOwnValidatorsOrRangeFailsWithCacheMissUnsent(_ name: String, _ value: String) async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        try await withCachedLoopback(cache: cache, handler: { _ in .text("page") }) { server, client in
+            let cacheOnly = await #expect(throws: CurlewError.self) {
+                try await client.send(CachedText(path: "feed", headers: [name: value], policy: .cacheOnly()))
+            }
+            #expect(cacheOnly?.code == .cacheMiss)
+            let onlyIfCached = await #expect(throws: CurlewError.self) {
+                try await client.send(CachedText(path: "feed", headers: [name: value, "Cache-Control": "only-if-cached"], policy: .http))
+            }
+            #expect(onlyIfCached?.code == .cacheMiss)
+            #expect(server.requestCount == 0)
+            // Any other policy sends it as it is.
+            let sent = try await client.send(CachedText(path: "feed", headers: [name: value], policy: .http))
+            #expect(sent == "page")
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    @Test func aCallNeedingALoginNobodyHasFailsWithCacheMissUnsent() async throws {
+        let store = TokenStore()
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .tokenStore(store))
+        try await withCachedLoopback(cache: cache, middleware: [AuthorizationMiddleware(store: store)], handler: { _ in .text("page") }) { server, client in
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.send(CachedText(path: "me", policy: .cacheOnly(), requiresLogin: true))
+            }
+            #expect(error?.code == .cacheMiss)
+            #expect(server.requestCount == 0)
+        }
+    }
+}

@@ -126,6 +126,24 @@ struct CacheIsolationTests {
         }
     }
 
+    /// Parameters are sorted by name for the key, but a repeated name's values keep their order:
+    /// `?sort=price&sort=name` and `?sort=name&sort=price` are two lists, two entries; the same
+    /// parameters in another order of names are one.
+    @Test func aRepeatedParametersValuesKeepTheirOrderInTheKey() async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        try await withCachedLoopback(cache: cache, handler: { request in .text(request.query ?? "") }) { server, client in
+            func list(_ items: [(String, String)]) -> CachedText {
+                CachedText(path: "list", query: items.map { URLQueryItem(name: $0.0, value: $0.1) }, policy: .maxAge(.hours(1)))
+            }
+            let first = try await client.send(list([("sort", "price"), ("sort", "name")]))
+            #expect(first == "sort=price&sort=name")
+            #expect(try await client.send(list([("sort", "name"), ("sort", "price")])) == "sort=name&sort=price")
+            #expect(try await client.send(list([("page", "2"), ("sort", "name"), ("sort", "price")])) == "page=2&sort=name&sort=price")
+            #expect(try await client.send(list([("sort", "name"), ("page", "2"), ("sort", "price")])) == "page=2&sort=name&sort=price")
+            #expect(server.requestCount == 3)
+        }
+    }
+
     @Test func aCustomKeyAndANewCacheVersion() async throws {
         let storage = MemoryCacheStorage()
         let counter = HitCounter()

@@ -50,6 +50,28 @@ struct CachePolicyTests {
         }
     }
 
+    /// A mocked `304` answers its call from the stored answer but does not refresh it: the
+    /// fabricated lifetime (a year) never reaches later real calls.
+    @Test func aMocked304DoesNotRefreshTheStoredAnswer() async throws {
+        let clock = CacheTestClock()
+        let cache = makeCache(clock: clock)
+        let counter = HitCounter()
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { _ in
+            ServerResponse(headers: [("Cache-Control", "max-age=60"), ("ETag", "\"v1\"")], body: Array("answer \(counter.next())".utf8))
+        }
+        try await withCachedLoopback(cache: cache, handler: handler) { server, client in
+            let first = try await client.send(CachedText(path: "a", policy: .http))
+            #expect(first == "answer 1")
+            clock.advance(120)
+            let year = MockAnswer(status: .notModified, headers: [.eTag: "\"v1\"", .cacheControl: "max-age=31536000"])
+            #expect(try await client.send(CachedText(path: "a", policy: .http)) { $0.mock = .stub(MockStub(year)) } == "answer 1")
+            #expect(server.requestCount == 1)
+            // Still stale: the next real call asks the server.
+            #expect(try await client.send(CachedText(path: "a", policy: .http)) == "answer 2")
+            #expect(server.requestCount == 2)
+        }
+    }
+
     @Test func writeOnlyFetchesEveryTimeAndStoresForCacheOnly() async throws {
         let clock = CacheTestClock()
         let cache = makeCache(clock: clock)
