@@ -23,11 +23,11 @@ struct RequestURLBuilder {
             throw fail(.invalidPath, "the path contains CR, LF, NUL or another control character")
         }
         var url: String
-        if let scheme = Self.scheme(of: path) {
+        if let scheme = Self.scheme(of: path), !Self.isRelativeWithColon(path, scheme: scheme, baseURL: baseURL) {
             guard scheme == "http" || scheme == "https" else {
                 throw fail(.unsupportedScheme, "scheme \"\(scheme)\" is not supported; use http or https")
             }
-            url = PercentEncoding.path(path)
+            url = Self.encodingAfterAuthority(path)
         } else {
             guard let baseURL, !baseURL.isEmpty else {
                 throw fail(.malformedURL, "the path is relative and the client has no base URL")
@@ -109,6 +109,23 @@ struct RequestURLBuilder {
             guard let checked else { return nil }
             return relative.isEmpty ? checked : checked + "/" + relative
         }
+    }
+
+    /// Whether `path`, which starts like a URL with `scheme`, is a relative path under the base
+    /// URL instead: a first segment with a colon (`documents:commit`, a custom method of a
+    /// resource) that is neither `http`/`https` nor followed by `//`, on a client with a base URL.
+    private static func isRelativeWithColon(_ path: String, scheme: String, baseURL: String?) -> Bool {
+        guard let baseURL, !baseURL.isEmpty, scheme != "http", scheme != "https" else { return false }
+        return !path.utf8.dropFirst(scheme.utf8.count + 1).starts(with: "//".utf8)
+    }
+
+    /// An absolute URL with its path, query and fragment percent-encoded and its authority as it
+    /// is (an IPv6 host keeps its brackets: `http://[::1]:8080/x`).
+    private static func encodingAfterAuthority(_ url: String) -> String {
+        guard let separator = url.range(of: "://") else { return PercentEncoding.path(url) }
+        let rest = url[separator.upperBound...]
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        return String(url[..<end]) + PercentEncoding.path(String(url[end...]))
     }
 
     /// What ``fastURL()`` found in the path.

@@ -55,6 +55,10 @@ package struct EasyHandleOptions: Sendable, Equatable {
         long(CURLOPT_SSL_VERIFYPEER, 1)
         long(CURLOPT_SSL_VERIFYHOST, 2)
         long(CURLOPT_UNRESTRICTED_AUTH, 0)
+        // The path goes out as the request built it: libcurl removes `.`/`..` segments (and,
+        // since 8.13, percent-encoded ones such as a `@Path` value of `..`) from a URL without a
+        // query, while one with a query is sent verbatim as its request target.
+        long(CURLOPT_PATH_AS_IS, 1)
         callback(CURLOPT_WRITEFUNCTION, CurlCallbacks.write)
         callback(CURLOPT_HEADERFUNCTION, CurlCallbacks.header)
         // From the request's transfer options.

@@ -42,6 +42,18 @@ struct PrepareTests {
         #expect(prepared.url == "http://other.test:8080/x?y=1")
     }
 
+    @Test func anAbsoluteURLWithAnIPv6HostKeepsItsBrackets() throws {
+        let prepared = try client.prepare(ConfigurableRequest(path: "http://[::1]:8080/a b"))
+        #expect(prepared.url == "http://[::1]:8080/a%20b")
+    }
+
+    /// A first segment with a colon is a path under the base URL (a resource's custom method),
+    /// not a scheme: only `http`, `https` or a `scheme://` make a path absolute.
+    @Test(arguments: [("documents:commit", "https://api.test/v1/documents:commit"), ("v1beta/models/m:generate?alt=sse", "https://api.test/v1/v1beta/models/m:generate?alt=sse")])
+    func aColonInTheFirstSegmentIsARelativePath(path: String, url: String) throws {
+        #expect(try client.prepare(ConfigurableRequest(path: path)).url == url)
+    }
+
     @Test(arguments: ["file:///etc/passwd", "ftp://host/file", "gopher://host/"])
     func rejectsSchemesOtherThanHTTP(url: String) async {
         await expectRejected(ConfigurableRequest(path: url), code: .unsupportedScheme)

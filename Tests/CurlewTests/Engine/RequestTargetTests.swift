@@ -58,4 +58,18 @@ struct RequestTargetTests {
         #expect(server.requestCount == 0)
         await transport.shutdown()
     }
+
+    /// The path reaches the server as the request built it, with or without a query: libcurl
+    /// does not remove `.` or `..` segments, literal or percent-encoded (a `@Path` value of
+    /// `..` is `%2E%2E`, which libcurl 8.13 and later would otherwise resolve).
+    @Test func dotSegmentsAreSentAsTheyAreWithOrWithoutAQuery() async throws {
+        let server = try await LoopbackServer.start { _ in .text("ok") }
+        defer { Task { await server.shutdown() } }
+        let transport = CurlTransport()
+        for path in ["/a/../b", "/a/./b?x=1", "/albums/%2E%2E/pictures", "/albums/%2E%2E/pictures?x=1"] {
+            _ = try await transport.send(PreparedRequest(method: .get, url: server.baseURL + path))
+        }
+        #expect(server.requests.map(\.uri) == ["/a/../b", "/a/./b?x=1", "/albums/%2E%2E/pictures", "/albums/%2E%2E/pictures?x=1"])
+        await transport.shutdown()
+    }
 }
