@@ -12,10 +12,10 @@
 /// refreshing keeps the user's entries; the default for a ``TokenStore`` is the refresh token,
 /// or the access token when there is none.
 public struct CacheCredentials: Sendable {
-    /// The current account: an identity and a generation that changes on every login/logout.
+    /// The current account. Only its identity counts: a token refresh keeps the account (and
+    /// its entries), a login as someone else or a logout changes it.
     struct Account: Sendable, Equatable {
         var identity: String
-        var generation: Int?
     }
 
     let current: @Sendable () async -> Account?
@@ -30,13 +30,13 @@ public struct CacheCredentials: Sendable {
         _ store: TokenStore, account: @escaping @Sendable (TokenStore.Credential) -> String = { $0.refreshToken ?? $0.accessToken }
     ) -> CacheCredentials {
         CacheCredentials {
-            guard let (credential, version) = await store.current() else { return nil }
-            return Account(identity: account(credential), generation: version)
+            guard let (credential, _) = await store.current() else { return nil }
+            return Account(identity: account(credential))
         }
     }
 
     /// The account your code reports (`nil` when logged out).
     public static func provider(_ account: @escaping @Sendable () async -> String?) -> CacheCredentials {
-        CacheCredentials { await account().map { Account(identity: $0, generation: nil) } }
+        CacheCredentials { await account().map { Account(identity: $0) } }
     }
 }

@@ -92,6 +92,30 @@ struct CacheIsolationTests {
         }
     }
 
+    /// A token refresh is not an account change: the answer to the call that refreshed (its
+    /// first attempt answered 401, the retry with the new access token 200) is stored for the
+    /// same account and answers the next call.
+    @Test func anAnswerFetchedAcrossATokenRefreshIsStored() async throws {
+        let store = TokenStore(credential: .init(accessToken: "t1", refreshToken: "r"))
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .tokenStore(store))
+        let refresh = TokenRefreshMiddleware(store: store) { old in .init(accessToken: "t2", refreshToken: old.refreshToken) }
+        try await withCachedLoopback(
+            cache: cache, middleware: [refresh, AuthorizationMiddleware(store: store)],
+            handler: { request in
+                guard received(request, "Authorization") == "Bearer t2" else { return ServerResponse(status: 401) }
+                return ServerResponse(headers: [("Cache-Control", "private, max-age=600")], body: Array("me".utf8))
+            }
+        ) { server, client in
+            let first = try await client.send(CachedText(path: "me", policy: .http, requiresLogin: true))
+            #expect(first == "me")
+            await cache.waitForPendingWrites()
+            #expect(await cache.statistics.stores == 1)
+            let again = try await client.response(for: CachedText(path: "me", policy: .http, requiresLogin: true))
+            #expect(again.source == .cache)
+            #expect(server.requestCount == 2, "401, then 200; the second call is answered from the cache")
+        }
+    }
+
     @Test func signedRequestsASecondApartHitTheSameEntry() async throws {
         let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
         let seconds = HitCounter()
