@@ -385,8 +385,14 @@ struct CacheCall: Sendable {
             context.logger.debug("cache: \(request.summary) not stored (the account changed during the exchange)")
             return
         }
-        let now = configuration.now()
         let names = HTTPCacheRules.varyNames(raw.headers)
+        // A cookie jar's cookies are added by libcurl, below the cache, which never sees them:
+        // an answer that varies on them cannot be told apart from another session's.
+        if names.contains("cookie"), request.options.connection.cookies != nil, !request.headers.contains(.cookie) {
+            context.logger.debug("cache: \(request.summary) not stored (Vary: Cookie, and the cookie jar's cookies are added below the cache)")
+            return
+        }
+        let now = configuration.now()
         let tag = names.isEmpty ? nil : CacheKey.varyTag(names: names, headers: request.headers)
         var headers = HTTPFields(raw.headers.lazy.filter { $0.name != .setCookie })
         // An answer without `Date` is dated when it arrived (RFC 9110 §6.6.1: a cache adds one),

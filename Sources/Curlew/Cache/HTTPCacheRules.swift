@@ -350,9 +350,12 @@ enum HTTPCacheRules {
 
     /// Whether a `304`'s entity tag can confirm the stored answer's (RFC 9111 §4.3.4): when both
     /// have one, their opaque tags are the same (the weak comparison: `W/"a"` matches `"a"`); a
-    /// `304` without one, or a stored answer without one (validated by date), always can.
+    /// `304` without one always can. A strong tag identifies the representation it confirms: one
+    /// answering a stored answer without a tag (validated by date) names another representation,
+    /// which must not refresh it; a weak one still can.
     static func sameEntity(stored: String?, confirmed: String?) -> Bool {
-        guard let stored, let confirmed else { return true }
+        guard let confirmed else { return true }
+        guard let stored else { return trimmed(Substring(confirmed)).hasPrefix("W/") }
         return opaqueTag(stored) == opaqueTag(confirmed)
     }
 

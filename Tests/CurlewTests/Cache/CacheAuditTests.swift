@@ -222,6 +222,34 @@ struct CacheAuditRuleTests {
         }
     }
 
+    /// RFC 9111 §4.3.4: a `304` with a strong entity tag names the representation it confirms;
+    /// a stored answer validated by date (no tag) is not that one and is not refreshed: the client
+    /// asks again without validators. A weak tag still refreshes it.
+    @Test(arguments: [("\"v2\"", false), ("W/\"v2\"", true)])
+    func a304WithAStrongTagDoesNotRefreshAnAnswerStoredWithoutOne(_ tag: String, refreshes: Bool) async throws {
+        let clock = CacheTestClock()
+        let counter = HitCounter()
+        let modified = "Sun, 06 Nov 1994 08:49:37 GMT"
+        try await withCachedLoopback(
+            cache: makeCache(clock: clock),
+            handler: { request in
+                let n = counter.next()
+                if n == 1 { return ServerResponse(status: 200, headers: [("Cache-Control", "max-age=10"), ("Last-Modified", modified)], body: Array("one".utf8)) }
+                if received(request, "If-Modified-Since") != nil {
+                    return ServerResponse(status: 304, headers: [("Cache-Control", "max-age=600"), ("ETag", tag)])
+                }
+                return ServerResponse(status: 200, headers: [("Cache-Control", "max-age=600"), ("ETag", "\"v2\"")], body: Array("two".utf8))
+            }
+        ) { server, client in
+            _ = try await client.send(CachedText(path: "r", policy: .http))
+            clock.advance(11)
+            let answer = try await client.response(for: CachedText(path: "r", policy: .http))
+            #expect(answer.value == (refreshes ? "one" : "two"))
+            #expect(answer.source == (refreshes ? .revalidated : .network))
+            #expect(server.requests.map { received($0, "If-Modified-Since") } == (refreshes ? [nil, modified] : [nil, modified, nil]))
+        }
+    }
+
     @Test(arguments: [(404, true), (410, true), (501, true), (500, false), (503, false), (201, false)])
     func onlyHeuristicallyCacheableStatusesGetAHeuristicLifetime(_ status: Int, heuristic: Bool) async throws {
         let base = Date()

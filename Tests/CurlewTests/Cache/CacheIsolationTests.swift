@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import LoopbackServer
 import Testing
+import TestSupport
 
 /// Keys: per-credential isolation, logout purge, volatile parameters and signatures, versions.
 @Suite("Cache keys and credential isolation", .timeLimit(.minutes(2)))
@@ -113,6 +114,34 @@ struct CacheIsolationTests {
             let again = try await client.response(for: CachedText(path: "me", policy: .http, requiresLogin: true))
             #expect(again.source == .cache)
             #expect(server.requestCount == 2, "401, then 200; the second call is answered from the cache")
+        }
+    }
+
+    /// An answer with `Vary: Cookie` to a client whose cookies come from a `CookieJar` (added by
+    /// libcurl, below the cache) is not stored: the cache cannot tell one session's answer from
+    /// another's. After the jar changes session, `/me` is asked again.
+    @Test func anAnswerVaryingOnJarCookiesIsNotStored() async throws {
+        let cache = ResponseCache(storage: MemoryCacheStorage(), credentials: .anonymous)
+        let handler: @Sendable (ServerRequest) async -> ServerResponse = { request in
+            if let user = request.queryItems.first(where: { $0.name == "u" })?.value {
+                return ServerResponse(headers: [("Set-Cookie", "sid=\(user); Path=/")], body: Array("hello".utf8))
+            }
+            return ServerResponse(
+                headers: [("Cache-Control", "private, max-age=600"), ("Vary", "Cookie")], body: Array((received(request, "Cookie") ?? "none").utf8))
+        }
+        try await withLoopback(handler: handler) { server, _, transport in
+            let jar = CookieJar()
+            var options = TransferOptions()
+            options.connection.cookies = jar
+            let client = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, transferOptions: options, middleware: [cache]), transport: transport)
+            _ = try await client.send(CachedText(path: "login", query: [.init(name: "u", value: "A")]))
+            let first = try await client.send(CachedText(path: "me", policy: .http))
+            #expect(first == "sid=A")
+            try jar.removeAll()
+            _ = try await client.send(CachedText(path: "login", query: [.init(name: "u", value: "B")]))
+            #expect(try await client.send(CachedText(path: "me", policy: .http)) == "sid=B")
+            #expect(await cache.statistics.stores == 0)
         }
     }
 
