@@ -121,8 +121,21 @@ public actor ResponseCache: APIMiddleware {
     /// ``RequestOptions/cacheKeySuffix``.
     public nonisolated(nonsending) func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
         guard Self.isUnsafe(request.method) else { return try await respond(request, context: context, next: next) }
-        let raw = try await respond(request, context: context, next: next)
-        await invalidateAfterUnsafe(request, answer: raw, context: context)
+        // The redirects the unsafe request was answered with name more URLs it changed.
+        var context = context
+        let redirects = RedirectLog()
+        context.redirectLog = redirects
+        let raw: RawResponse
+        do {
+            raw = try await respond(request, context: context, next: next)
+        } catch {
+            // Answered with a redirect that was followed: the change was made, whatever the
+            // hops after it answered.
+            let followed = redirects.followed
+            if let first = followed.first { await invalidateAfterUnsafe(request, status: first.status, source: .network, redirects: followed, final: nil, context: context) }
+            throw error
+        }
+        await invalidateAfterUnsafe(request, status: redirects.followed.first?.status ?? raw.status.code, source: raw.source, redirects: redirects.followed, final: raw, context: context)
         return raw
     }
 
@@ -187,14 +200,26 @@ public actor ResponseCache: APIMiddleware {
     /// RFC 9111 §4.4: after a `2xx`/`3xx` network answer to an unsafe request, removes the stored
     /// GET and HEAD answers of the request's URL and of its same-origin `Location` and
     /// `Content-Location`.
-    private nonisolated func invalidateAfterUnsafe(_ request: PreparedRequest, answer raw: RawResponse, context: MiddlewareContext) async {
-        guard (200..<400).contains(raw.status.code), raw.source == .network else { return }
+    private nonisolated func invalidateAfterUnsafe(
+        _ request: PreparedRequest, status: Int, source: ResponseSource, redirects: [FollowedRedirect], final raw: RawResponse?,
+        context: MiddlewareContext
+    ) async {
+        guard (200..<400).contains(status), source == .network else { return }
         let volatile = configuration.volatileParameters.union(context.options.volatileParameters)
         var urls = [RequestIdentity.removing(volatile, from: context.identity.url)]
-        for name in [HTTPField.Name.location, .contentLocation] {
-            guard let value = raw.headers[name], let url = Self.sameOrigin(value, as: request.url) else { continue }
+        func add(_ url: String) {
             let cleaned = RequestIdentity.removing(volatile, from: url)
             if !urls.contains(cleaned) { urls.append(cleaned) }
+        }
+        // Every hop's URL (a 307 or 308 sends the unsafe method on) and every `Location`, then
+        // the final answer's `Location` and `Content-Location`; on the request's origin only.
+        for hop in redirects {
+            if let url = Self.sameOrigin(hop.url, as: request.url) { add(url) }
+            if let value = hop.headers[.location], let url = Self.sameOrigin(value, as: hop.url) { add(url) }
+        }
+        for name in [HTTPField.Name.location, .contentLocation] {
+            guard let value = raw?.headers[name], let url = Self.sameOrigin(value, as: raw?.url ?? request.url) else { continue }
+            add(url)
         }
         let targets = urls.flatMap { url in [CacheInvalidation.request("GET " + url), .request("HEAD " + url)] }
         let removed = await invalidate(targets)

@@ -6,8 +6,9 @@ internal import Synchronization
 /// does not stand for the URL first asked. Kept beside the response rather than in it, so a
 /// middleware between the two that answers with a response of its own making cannot hide them.
 ///
-/// Each answer the redirect step returns replaces the record: after a retry it describes the
-/// attempt that answered.
+/// Each attempt through the redirect step replaces the record as it follows hops and when it
+/// returns: after a retry it describes the attempt that answered (or, when the call failed, the
+/// hops its last attempt followed before failing).
 final class RedirectLog: Sendable {
     /// The hops that led to the latest answer, oldest first; guarded by the mutex.
     private let hops = Mutex<[FollowedRedirect]>([])
@@ -23,8 +24,10 @@ final class RedirectLog: Sendable {
     }
 }
 
-/// A 3xx answer a client call followed: its status and headers, without its body.
+/// A 3xx answer a client call followed: the URL that answered, its status and headers, without
+/// its body.
 struct FollowedRedirect: Sendable {
+    var url: String
     var status: Int
     var headers: HTTPFields
 }

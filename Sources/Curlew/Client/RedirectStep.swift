@@ -46,7 +46,8 @@ enum RedirectStep {
                     throw refused(
                         CurlewError(code: .tooManyRedirects, message: "more than \(limit) redirects", request: request.summary), by: response)
                 }
-                followed.append(FollowedRedirect(status: response.status.code, headers: response.headers))
+                followed.append(FollowedRedirect(url: current.url, status: response.status.code, headers: response.headers))
+                context.redirectLog?.record(followed)
                 do throws(CurlewError) {
                     current = try RedirectPolicy.nextRequest(after: current, status: response.status.code, location: location)
                 } catch {

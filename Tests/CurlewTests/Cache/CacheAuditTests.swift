@@ -426,12 +426,39 @@ struct CacheAuditInvalidationTests {
                 case "/elsewhere": return ServerResponse(status: 200, headers: [("Location", "http://127.0.0.2:1/items/7")], body: Array("done".utf8))
                 case "/moved": return ServerResponse(status: 200, headers: [("Content-Location", "items/7?b=2&a=1")], body: Array("done".utf8))
                 case "/refused" where request.method == "PUT": return ServerResponse(status: 409, body: Array("conflict".utf8))
+                case "/items/7/edit": return .redirect(to: "/items/7", status: 303)
+                case "/a": return .redirect(to: "/b", status: 307)
+                case "/items/8": return .redirect(to: "/items/8/missing", status: 303)
                 default: return ServerResponse(status: 200, body: Array("done".utf8))
                 }
             }
+            if request.path.hasSuffix("/missing") { return ServerResponse(status: 404, body: Array("gone".utf8)) }
             return ServerResponse(
                 status: 200, headers: [("Cache-Control", "max-age=600"), ("Vary", "Accept-Language"), ("Content-Type", "text/plain")],
                 body: Array("\(request.uri) \(n)".utf8))
+        }
+    }
+
+    /// The redirects an unsafe request was answered with name the URLs it changed too: a `303`'s
+    /// `Location` (post, then redirect), a `307`'s target (the `PUT` went on there), and the
+    /// request's own URL when a hop after the redirect fails.
+    @Test func theURLsAnUnsafeRequestsRedirectsNameAreRemoved() async throws {
+        let counter = HitCounter()
+        try await withCachedLoopback(cache: makeCache(), handler: server(counter)) { server, client in
+            let seven = CachedText(path: "items/7", policy: .http)
+            let b = CachedText(path: "b", policy: .http)
+            let eight = CachedText(path: "items/8", policy: .http)
+            _ = try await client.send(seven)
+            _ = try await client.send(b)
+            _ = try await client.send(eight)
+            #expect(try await client.response(for: seven).source == .cache)
+            _ = try await client.send(CachedWrite(method: .post, path: "items/7/edit"))
+            #expect(try await client.response(for: seven).source == .network, "303 Location: /items/7")
+            _ = try await client.send(CachedWrite(method: .put, path: "a"))
+            #expect(try await client.response(for: b).source == .network, "the PUT went on to /b")
+            let error = await #expect(throws: CurlewError.self) { try await client.send(CachedWrite(method: .post, path: "items/8")) }
+            #expect(error?.status?.code == 404)
+            #expect(try await client.response(for: eight).source == .network, "the POST was answered with a redirect: it changed /items/8")
         }
     }
 
