@@ -133,30 +133,16 @@ extension APIClient {
                 // A resumed exchange may start the download over once (see the catch below).
                 attempt.mayStartOver = resume != nil && !restarted
                 let outcome = try await downloadOnce(
-                    request, prepared: prepared, plan: plan, resume: resume, resumedBytes: resumedBytes ?? 0, options: attempt,
-                    download: download)
+                    request, prepared: prepared, plan: plan, resume: resume, resumedBytes: resumedBytes ?? 0, continuing: continuing,
+                    options: attempt, download: download)
                 switch outcome {
                 case .file(let file):
                     return file
                 case .partOfTheFile:
                     continuing = true
                     continue
-                case .rangeNotSatisfiable(let raw):
-                    // Only a resumed attempt asks for a range, so only it hears 416.
-                    guard let resume else { throw ResponseStatus.error(raw, summary: prepared.summary) }
-                    if Self.completesPartial(raw, offset: resume.offset, record: resume.record) {
-                        return try completeFromPartial(plan, record: resume.record, answer: raw, download: download, resumedBytes: resumedBytes ?? 0)
-                    }
-                    if continuing {
-                        // The server announced more bytes than it now has: its answers contradict
-                        // each other, and the file cannot be trusted.
-                        plan.discardPartial()
-                        let announced = resume.record.completeLength.map(String.init) ?? "more"
-                        throw CurlewError(
-                            code: .downloadIncomplete, message: "the download has \(resume.offset) bytes, the server announced \(announced)",
-                            request: prepared.summary, status: raw.status)
-                    }
-                    guard !restarted else { throw ResponseStatus.error(raw, summary: prepared.summary) }
+                case .startOver:
+                    break
                 }
             } catch let error as CurlewError {
                 if !download.resumable { plan.discardPartial() }
@@ -180,14 +166,15 @@ extension APIClient {
         /// A `206` that ended before the resource does, appended to the partial file: the rest
         /// comes in the next exchange.
         case partOfTheFile
-        /// `416` to a range request: the partial file may be complete, or must start over.
-        case rangeNotSatisfiable(RawResponse)
+        /// A `416` to the first range request that does not complete the partial file: the
+        /// download starts over from byte 0.
+        case startOver
     }
 
     /// One exchange into the partial file.
     private nonisolated func downloadOnce<R: Endpoint>(
         _ request: R, prepared: PreparedRequest, plan: DownloadPlan, resume: (offset: Int64, record: ResumeRecord)?,
-        resumedBytes: Int64, options: RequestOptions, download: DownloadOptions
+        resumedBytes: Int64, continuing: Bool, options: RequestOptions, download: DownloadOptions
     ) async throws -> DownloadAttempt {
         var options = options
         if let resume { options.middleware.append(RangeRequestMiddleware(offset: resume.offset, validator: resume.record.validator)) }
@@ -196,9 +183,40 @@ extension APIClient {
             url: prepared.url, storedValidator: resume?.record.validator, refusedContentTypes: download.refusedContentTypes.sorted(),
             stallSeconds: download.stallTimeout.map(Self.wholeSeconds), minimumSpeed: download.minimumSpeed,
             maximumFileSize: download.maximumFileSize, storedCompleteLength: resume?.record.completeLength)
+        // Every outcome is decided here, inside the call, so a failure is the call's: reported as
+        // `.failed` and handed to `Endpoint.didFail`.
+        let mayStartOver = options.mayStartOver
         return try await call(request, prepared: prepared, options: options, responseBody: .download(target)) { raw, summary in
-            if raw.status == .rangeNotSatisfiable { return .rangeNotSatisfiable(raw) }
-            if download.resumable, Self.endsBeforeTheResource(raw) { return .partOfTheFile }
+            if raw.status == .rangeNotSatisfiable {
+                // Only a resumed exchange asks for a range, so only it hears 416.
+                guard let resume else { throw ResponseStatus.error(raw, summary: summary) }
+                if Self.completesPartial(raw, offset: resume.offset, record: resume.record) {
+                    return .file(try Self.completeFromPartial(plan, record: resume.record, answer: raw, download: download, resumedBytes: resumedBytes))
+                }
+                if continuing {
+                    // The server announced more bytes than it now has: its answers contradict
+                    // each other, and the file cannot be trusted.
+                    plan.discardPartial()
+                    let announced = resume.record.completeLength.map(String.init) ?? "more"
+                    throw CurlewError(
+                        code: .downloadIncomplete, message: "the download has \(resume.offset) bytes, the server announced \(announced)",
+                        request: summary, status: raw.status)
+                }
+                guard mayStartOver else { throw ResponseStatus.error(raw, summary: summary) }
+                return .startOver
+            }
+            if download.resumable, Self.endsBeforeTheResource(raw) {
+                // The rest is asked for with the part's validator: without one, it could come
+                // from another version of the file.
+                guard let record = plan.recordPath.flatMap { ResumeRecord.read(at: $0) }, !record.validator.isEmpty else {
+                    plan.discardPartial()
+                    throw CurlewError(
+                        code: .downloadIncomplete,
+                        message: "the server sent part of the file (\(raw.headers[.contentRange] ?? "")) without an ETag or Last-Modified to ask for the rest with",
+                        request: summary, status: raw.status)
+                }
+                return .partOfTheFile
+            }
             return .file(try Self.finishDownload(raw, summary: summary, plan: plan, download: download, resumedBytes: resumedBytes))
         }
     }
@@ -238,11 +256,15 @@ extension APIClient {
                 code: .downloadIncomplete, message: "the download has \(length) bytes, the server announced \(expected)",
                 request: summary, status: raw.status)
         }
-        let suggested = ContentDisposition.suggestedFileName(raw.headers[.contentDisposition])
+        // A range answer may leave out what the answer that began the file said (its name, its
+        // type): the resume record kept them.
+        let record = raw.status.code == 206 ? plan.recordPath.flatMap { ResumeRecord.read(at: $0) } : nil
+        let disposition = raw.headers[.contentDisposition] ?? record?.contentDisposition
+        let suggested = ContentDisposition.suggestedFileName(disposition)
         let name = plan.fixedName ?? suggested ?? Self.fileName(fromURL: raw.url)
         let path = try plan.place(named: name, replacing: download.replacesExisting)
         if let recordPath = plan.recordPath { unlink(recordPath) }
-        let mediaType = DownloadedFile.mediaType(of: raw.headers[.contentType])
+        let mediaType = DownloadedFile.mediaType(of: raw.headers[.contentType] ?? record?.contentType)
         return DownloadedFile(
             url: URL(fileURLWithPath: path), mimeType: mediaType.isEmpty ? nil : mediaType, length: length,
             suggestedFileName: suggested, status: raw.status, headers: raw.headers,
@@ -260,18 +282,13 @@ extension APIClient {
     }
 
     /// A `416` said the partial file is the whole resource: it is moved into place as it is.
-    private nonisolated func completeFromPartial(
+    private nonisolated static func completeFromPartial(
         _ plan: DownloadPlan, record: ResumeRecord, answer: RawResponse, download: DownloadOptions, resumedBytes: Int64
-    ) throws -> DownloadedFile {
+    ) throws(CurlewError) -> DownloadedFile {
         let length = plan.partialSize ?? 0
         let suggested = ContentDisposition.suggestedFileName(record.contentDisposition)
         let name = plan.fixedName ?? suggested ?? Self.fileName(fromURL: record.url)
-        let path: String
-        do {
-            path = try plan.place(named: name, replacing: download.replacesExisting)
-        } catch {
-            throw Self.surface(error, request: nil)
-        }
+        let path = try plan.place(named: name, replacing: download.replacesExisting)
         if let recordPath = plan.recordPath { unlink(recordPath) }
         let mediaType = DownloadedFile.mediaType(of: record.contentType)
         return DownloadedFile(

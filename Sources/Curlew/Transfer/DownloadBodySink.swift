@@ -146,9 +146,13 @@ final class DownloadBodySink: ResponseBodySink {
         // Progress counts the resource's bytes: those before the answer's first one, then the answer's.
         target.verdict.decide(.continues(first))
         if let recordPath = target.recordPath {
+            // A range answer that leaves out the file's type or name keeps the ones the answer
+            // that began the file gave.
+            let previous = status == 206 ? ResumeRecord.read(at: recordPath) : nil
             ResumeRecord(
                 url: target.url, validator: validator, completeLength: complete,
-                contentType: fields[.contentType] ?? "", contentDisposition: fields[.contentDisposition] ?? ""
+                contentType: fields[.contentType] ?? previous?.contentType ?? "",
+                contentDisposition: fields[.contentDisposition] ?? previous?.contentDisposition ?? ""
             ).write(to: recordPath)
         }
     }

@@ -118,6 +118,32 @@ struct DownloadPrepareTests {
         }
     }
 
+    /// A part of the file without an `ETag` or `Last-Modified` (`bytes 0-99/1000`) gives nothing
+    /// to ask for the rest with: the download fails with `.downloadIncomplete` after that one
+    /// exchange — it does not ask for the same part again and again — and leaves nothing behind.
+    @Test func aPartWithoutAValidatorFailsOnceInsteadOfBeingAskedForAgain() async throws {
+        let folder = try temporaryDirectory("part-no-validator")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try ScriptedServer { _, _ in
+            let head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-99/1000\r\nContent-Length: 100\r\n\r\n"
+            return .send(Data(head.utf8) + Data(PatternBody.bytes(100)), close: false)
+        }
+        defer { server.stop() }
+        try await withTransport { transport in
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL), transport: transport)
+            let events = EventLog(client)
+            defer { events.stop() }
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(Send(path: "p"), to: folder.appendingPathComponent("p.bin"), options: DownloadOptions(resumable: true))
+            }
+            #expect(error?.code == .downloadIncomplete)
+            #expect(server.requests.count == 1)
+            #expect(contents(of: folder).isEmpty)
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(events.kinds([.finished, .failed]) == [.failed], "the failure is the call's")
+        }
+    }
+
     /// A queued download that restarts hands its tracker ticket back once, when the file is in
     /// place — not at the end of the abandoned exchange (HAccess's `queue:finish:`).
     @Test func aRestartingQueuedDownloadFinishesItsTicketWhenTheFileLands() async throws {

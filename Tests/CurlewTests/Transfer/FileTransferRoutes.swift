@@ -74,6 +74,9 @@ enum FileTransferRoutes {
             if behaviour.rangesWithoutValidators {
                 headers.removeAll { $0.name == "ETag" || $0.name == "Last-Modified" }
             }
+            if behaviour.rangesWithoutNameOrType {
+                headers.removeAll { $0.name == "Content-Disposition" || $0.name == "Content-Type" }
+            }
             headers.append(("Content-Range", "bytes \(first)-\(end - 1)/\(length + behaviour.extraTotal)"))
             headers.append(("Content-Length", String(end - first)))
             let cut = behaviour.cutOnce
@@ -122,6 +125,8 @@ final class ServedFileState: Sendable {
         var partSize: Int?
         /// Answer ranges without `ETag` or `Last-Modified`.
         var rangesWithoutValidators = false
+        /// Answer ranges without `Content-Disposition` or `Content-Type`.
+        var rangesWithoutNameOrType = false
     }
 
     let behaviour = Mutex(Behaviour())

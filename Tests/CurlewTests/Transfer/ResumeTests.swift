@@ -191,6 +191,55 @@ struct ResumeTests {
         }
     }
 
+    /// A server whose parts announce more bytes than its last answer has (`416 bytes */N` after
+    /// parts of `N + 5`) contradicts itself: the download fails with `.downloadIncomplete` —
+    /// reported as the call's failure — and keeps nothing.
+    @Test func partsThatAnnounceMoreThanTheServerHasFailAsTheCallsFailure() async throws {
+        let folder = try temporaryDirectory("resume-parts-short")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        try await interrupted(folder, state: state) { server, client, target in
+            state.update {
+                $0.partSize = 400_000
+                $0.extraTotal = 5
+            }
+            let events = EventLog(client)
+            defer { events.stop() }
+            let error = await #expect(throws: CurlewError.self) {
+                try await client.download(FileGet(path: "/file?n=\(length)"), to: target, options: resumable)
+            }
+            #expect(error?.code == .downloadIncomplete)
+            #expect(server.requests.last?.header("Range") == "bytes=\(length)-")
+            #expect(contents(of: folder).isEmpty)
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(events.kinds([.failed]) == [.failed])
+        }
+    }
+
+    /// The name and type the answer that began the file gave survive a resumed `206` that
+    /// leaves them out: a folder download lands under the `Content-Disposition` name.
+    @Test func aResumedRangeWithoutANameKeepsTheNameTheFileBeganWith() async throws {
+        let folder = try temporaryDirectory("resume-name")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = ServedFileState()
+        state.update { $0.etag = "\"v1\"" }
+        state.update { $0.cutOnce = cut }
+        try await withLoopback(router: FileTransferRoutes.router(state: state)) { server, client, _ in
+            let get = FileGet(path: "/file?n=\(length)&type=application/pdf&cd=attachment%3B%20filename%3Dreport.pdf")
+            let folderURL = URL(fileURLWithPath: folder.path + "/")
+            _ = await #expect(throws: CurlewError.self) { try await client.download(get, to: folderURL, options: resumable) }
+            state.update { $0.rangesWithoutNameOrType = true }
+            let file = try await client.download(get, to: folderURL, options: resumable)
+            #expect(file.status == .partialContent)
+            #expect(file.url.lastPathComponent == "report.pdf")
+            #expect(file.suggestedFileName == "report.pdf")
+            #expect(file.mimeType == "application/pdf")
+            #expect(try sha256(ofFile: file.path) == sha256(ofPattern: length))
+            #expect(server.requests.count == 2)
+        }
+    }
+
     @Test func aWrongCompleteLengthFailsTheFinalLengthCheck() async throws {
         let folder = try temporaryDirectory("resume-length")
         defer { try? FileManager.default.removeItem(at: folder) }
