@@ -116,7 +116,7 @@ public struct CurlewTransport: ClientTransport {
                 response.value.cancel()
                 return (head, nil)
             }
-            let length = Self.length(of: response.headers)
+            let length = Self.length(of: response.headers, status: response.status)
             let limit = options.maximumBodySize.map { ResponseBodyLimit(bytes: $0, request: summary) }
             // A body announced longer than the operation's limit fails the call, as it does
             // when collected: the head never reaches the generated client.
@@ -283,9 +283,12 @@ public struct CurlewTransport: ClientTransport {
 
     // MARK: Response
 
-    /// The body length the head announces: `Content-Length` unless the body was re-coded
-    /// (Curlew decodes `gzip`, `deflate`, `br` and `zstd` itself, so the announced length is not what arrives).
-    static func length(of headers: HTTPFields) -> HTTPBody.Length {
+    /// The body length the head of a `status` answer announces: none for `1xx`, `204` and `304`,
+    /// which have no body whatever their `Content-Length` says (a `304` repeats the `200`'s, RFC
+    /// 9110 §8.6); else `Content-Length` unless the body was re-coded (Curlew decodes `gzip`,
+    /// `deflate`, `br` and `zstd` itself, so the announced length is not what arrives).
+    static func length(of headers: HTTPFields, status: HTTPResponse.Status) -> HTTPBody.Length {
+        if status.code < 200 || status.code == 204 || status.code == 304 { return .known(0) }
         // One pass over the fields (a response head has a handful): cheaper than three lookups by
         // name, which build the fields' name index.
         var length: Int64?

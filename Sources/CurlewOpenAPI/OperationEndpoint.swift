@@ -99,7 +99,7 @@ struct ForwardedResponse: Error, Sendable {
         guard !isHead else { return (head, nil) }
         switch response.content {
         case .stream(let stream):
-            let length = CurlewTransport.length(of: response.headers)
+            let length = CurlewTransport.length(of: response.headers, status: response.status)
             if let limit, limit.refuses(length) {
                 stream.cancel()
                 throw limit.exceeded

@@ -257,6 +257,24 @@ struct ConformanceTests {
         }
     }
 
+    /// A `204` or `304` has no body whatever its `Content-Length` says (a `304` repeats the
+    /// `200`'s): its body's length is `0`, and an operation's body limit below the announced
+    /// length does not refuse it.
+    @Test(arguments: ["HTTP/1.1 304 Not Modified\r\nContent-Length: 1000\r\n\r\n", "HTTP/1.1 204 No Content\r\nContent-Length: 1000\r\n\r\n"])
+    func aBodilessAnswerAnnouncingALengthHasALengthOfZero(answer: String) async throws {
+        let server = try await RawAnswerServer.start(answers: ["/bodiless": answer])
+        defer { Task { await server.shutdown() } }
+        var configuration = CurlewTransport.Configuration()
+        configuration.defaultPolicy = OperationPolicy(options: RequestOptions(maximumBodySize: 10))
+        let transport = CurlewTransport(client: APIClient(configuration: ClientConfiguration(baseURL: "http://127.0.0.1")), configuration: configuration)
+        for transport in [Self.transport(), transport] {
+            let (response, body) = try await Self.send(transport, try server.baseURL, "/bodiless")
+            #expect(response.status.code == 204 || response.status.code == 304)
+            #expect(body.map { $0.length == .known(0) } ?? true)
+            if let body { #expect(try await String(collecting: body, upTo: 0) == "") }
+        }
+    }
+
     @Test("testIncompleteBody: a body shorter than its Content-Length fails the reading")
     func incompleteBody() async throws {
         try await withRawServer(["/incomplete_body": "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n1234"]) { transport, base in
