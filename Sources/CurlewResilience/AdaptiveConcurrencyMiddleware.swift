@@ -246,8 +246,9 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
             // A streamed body still comes from the origin: the call keeps its slot until the body
             // ends. Its latency is the head's (a long body says nothing about the origin's load),
             // and a body cut off by the origin counts as dropped.
+            let deadline = context.deadline
             body.whenEnded { end in
-                let cutOff = end.error.map { CircuitBreakerMiddleware.outcome(of: $0) == .failure } ?? false
+                let cutOff = end.error.map { CircuitBreakerMiddleware.outcome(ofBodyEnd: $0, deadline: deadline) == .failure } ?? false
                 self.release(origin, latency: latency, dropped: dropped || cutOff, generation: generation, context: context)
             }
             return raw

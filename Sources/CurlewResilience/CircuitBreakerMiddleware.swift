@@ -181,8 +181,9 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
                 record(outcome, of: admission, key: key, origin: origin, context: context)
                 return raw
             }
+            let deadline = context.deadline
             body.whenEnded { end in
-                let cutOff = end.error.map { Self.outcome(of: $0) == .failure } ?? false
+                let cutOff = end.error.map { Self.outcome(ofBodyEnd: $0, deadline: deadline) == .failure } ?? false
                 self.record(cutOff ? .failure : .success, of: admission, key: key, origin: origin, context: context)
             }
             return raw
@@ -219,6 +220,18 @@ public final class CircuitBreakerMiddleware: APIMiddleware {
     }
 
     /// What an error says about the origin.
+    /// ``outcome(of:)`` for the error a streamed body ended with. The attempt's total timeout is
+    /// capped by the caller's deadline (``/Curlew/MiddlewareContext/deadline``): a timeout that
+    /// fires once the deadline is (all but) reached is the caller's, not the origin's, and counts
+    /// for nothing.
+    static func outcome(ofBodyEnd error: any Error, deadline: ContinuousClock.Instant?) -> CircuitBreaker.Outcome {
+        if let deadline, (error as? CurlewError)?.code == .totalTimeout, ContinuousClock.now + deadlineTolerance >= deadline { return .ignored }
+        return outcome(of: error)
+    }
+
+    /// How early a deadline-capped timer may fire (timer granularity).
+    private static let deadlineTolerance = Duration.milliseconds(5)
+
     static func outcome(of error: any Error) -> CircuitBreaker.Outcome {
         guard let error = error as? CurlewError else { return .ignored }
         if FailoverMiddleware.isConnectLevel(error.code) { return .failure }

@@ -191,6 +191,34 @@ struct CircuitBreakerTests {
         }
     }
 
+    /// A streamed body the caller's deadline cuts off (the attempt's total timeout is the time
+    /// the deadline left) says nothing about the origin: two such calls leave the breaker closed.
+    @Test func aStreamedBodyTheCallersDeadlineCutsOffDoesNotCount() async throws {
+        try await withLoopback(handler: { _ in
+            .stream(headers: [("Content-Length", "100")]) { writer in
+                for _ in 0..<100 {
+                    try await writer.write([1])
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }) { server, _, transport in
+            let policy = CircuitBreakerMiddleware.Policy(failureRatio: 0.5, minimumThroughput: 2, breakDuration: .seconds(600))
+            let breaker = CircuitBreakerMiddleware(policy: policy)
+            let client = APIClient(configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [breaker]), transport: transport)
+            for index in 1...2 {
+                let failed = await #expect(throws: CurlewError.self) {
+                    try await withDeadline(in: .milliseconds(300)) {
+                        _ = try await client.stream(Numbered(index: index)).value.collect(upTo: 1 << 10)
+                    }
+                }
+                #expect(failed?.code == .totalTimeout || failed?.code == .deadlineExceeded)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(breaker.state(of: server.baseURL) == .closed)
+            #expect(server.requests.count == 2)
+        }
+    }
+
     struct Broken: Endpoint {
         typealias Response = String
         var path: String { "broken" }
