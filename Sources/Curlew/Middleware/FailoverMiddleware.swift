@@ -79,6 +79,9 @@ public final class FailoverMiddleware: APIMiddleware {
                 context.logger.debug(
                     "failover: \(RequestSummary.redact(url: baseURLs[failed], secretKeyFragments: RequestSummary.defaultSecretKeyFragments)) unreachable (\(error.code)); now using \(RequestSummary.redact(url: baseURLs[index], secretKeyFragments: RequestSummary.defaultSecretKeyFragments))"
                 )
+                // A one-shot body was read by the attempt that failed: it cannot go to the next
+                // origin (later calls do).
+                guard request.content?.isReplayable ?? true else { throw error }
             }
         }
     }

@@ -181,6 +181,28 @@ struct SigningFailoverRetryTests {
         await other.shutdown()
     }
 
+    /// A one-shot body is read by the attempt whose origin cannot be reached: it is not sent to
+    /// the next origin (which would get a torn or empty body), the call fails with the connect
+    /// error, and the next call goes to the origin that answers.
+    @Test func aOneShotBodyIsNotFailedOverButTheNextCallIs() async throws {
+        let closedURL = refusingBaseURL
+        try await withLoopback(handler: { request in .text("got \(request.body.count)") }) { secondary, _, transport in
+            let failover = FailoverMiddleware(baseURLs: [closedURL, secondary.baseURL])
+            let client = APIClient(configuration: ClientConfiguration(baseURL: closedURL, middleware: [failover]), transport: transport)
+            let stream = RequestBodyStream.once(
+                length: 7,
+                AsyncThrowingStream<Data, any Error> {
+                    $0.yield(Data("payload".utf8)); $0.finish()
+                })
+            let error = await #expect(throws: CurlewError.self) { try await client.send(Upload(path: "up", body: .stream(stream))) }
+            #expect(error?.code == .cannotConnect)
+            #expect(secondary.requests.isEmpty)
+            let replayable = try await client.send(Upload(path: "up", body: .data(Data("payload".utf8))))
+            #expect(String(decoding: replayable, as: UTF8.self) == "got 7")
+            #expect(secondary.requests.map(\.path) == ["/up"])
+        }
+    }
+
     @Test func failoverMovesOnOnlyWhenThePrimaryCannotBeReached() async throws {
         let closedURL = refusingBaseURL
         try await withLoopback(handler: { _ in .text("secondary") }) { secondary, _, transport in
