@@ -87,7 +87,7 @@ public struct CurlewTransport: ClientTransport {
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let policy = configuration.policy(for: operationID)
         let url = try Self.url(of: request, baseURL: baseURL)
-        let summary = RequestSummary(method: request.method, url: url)
+        let summary = RequestSummary(method: request.method, url: url, secretKeyFragments: client.configuration.secretQueryKeyFragments)
         try Self.checkSendable(url, baseURL: baseURL, request: summary)
         let readsParameters = body != nil && Self.hasParameterBody(request.headerFields) && Self.parameterMiddlewareApplies(client: client, options: policy.options)
         let content = try await requestContent(body, request: summary, inMemory: readsParameters)

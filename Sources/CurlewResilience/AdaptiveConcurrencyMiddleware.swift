@@ -49,7 +49,8 @@ public final class AdaptiveConcurrencyMiddleware: APIMiddleware {
 
         /// How the gradient limit measures and moves.
         ///
-        /// A *probe* pins the limit to ``probeConcurrency`` until ``probeSamples`` calls that
+        /// A *probe* pins the limit to ``probeConcurrency`` (never below the policy's minimum
+        /// limit) until ``probeSamples`` calls that
         /// started during it have ended; the ``percentile`` of their latencies is the origin's
         /// unloaded latency, the *baseline*. A probe runs for an origin's first calls, again every
         /// ``probeInterval`` calls, and when the limit has sat at its minimum for five windows.

@@ -62,9 +62,10 @@ struct GradientLimit: Sendable, Equatable {
         self.probing = options.averagedBaselineWindows == nil
     }
 
-    /// The whole number of calls allowed at once: the probe's concurrency while probing.
+    /// The whole number of calls allowed at once: the probe's concurrency while probing, never
+    /// below the minimum limit nor above the maximum.
     var capacity: Int {
-        probing ? max(1, min(options.probeConcurrency, maximumLimit)) : steadyCapacity
+        probing ? max(1, minimumLimit, min(options.probeConcurrency, maximumLimit)) : steadyCapacity
     }
 
     /// The whole number of calls allowed at once between probes.

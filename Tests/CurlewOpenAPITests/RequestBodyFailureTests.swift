@@ -87,6 +87,25 @@ struct RequestBodyFailureTests {
         #expect(store.uploads.isEmpty, "\(label)")
     }
 
+    /// An error the transport makes itself (here: a body shorter than announced) redacts the
+    /// query keys the client calls secret, like every error of the client.
+    @Test func anErrorTheTransportMakesRedactsTheClientsSecretQueryKeys() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        let api = APIClient(configuration: ClientConfiguration(baseURL: store.server.baseURL, secretQueryKeyFragments: ["sig"]))
+        let transport = CurlewTransport(client: api)
+        let body = Shape.bufferedMultiple.body(ScriptedChunks(chunks: [[1, 2, 3]], failure: nil), announcing: 10)
+        let base = try #require(URL(string: store.server.baseURL))
+        let error = await #expect(throws: CurlewError.self) {
+            try await transport.send(
+                HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/v1/blobs/short?sig=s3cr3t"), body: body, baseURL: base,
+                operationID: "uploadBlob")
+        }
+        #expect(error?.code == .bodyStreamFailed)
+        #expect(error?.request.map { !$0.redactedURL.contains("s3cr3t") } == true)
+        #expect(error.map { !String(describing: $0).contains("s3cr3t") } == true)
+    }
+
     @Test("A body longer than its announced length: .bodyStreamFailed, nothing accepted", arguments: [Shape.bufferedMultiple, .single])
     func longerThanAnnounced(shape: Shape) async throws {
         let store = try await PetStoreServer.start()

@@ -27,6 +27,14 @@ struct GradientLimitTests {
 
     static func close(_ value: Double, _ expected: Double) -> Bool { abs(value - expected) < 1e-9 }
 
+    /// A probe never runs below the minimum limit: with a minimum of 10 and probes of 2, the
+    /// probe lets 10 calls go at once.
+    @Test func aProbeNeverRunsBelowTheMinimumLimit() {
+        let limit = Self.limit(minimum: 10)
+        #expect(limit.probing)
+        #expect(limit.capacity == 10)
+    }
+
     @Test func theFirstProbeMeasuresTheBaselineAtLowConcurrency() {
         var limit = Self.limit()
         #expect(limit.probing)

@@ -124,8 +124,10 @@ public actor QueueActor {
 
     /// Opens the gate: waiting work starts in priority, then arrival, order.
     public func resume(_ queue: String) {
-        guard let aftermath = book.withLock({ $0.resume(queue) }) else { return }
-        publish(.queueResumed, queue)
+        let (wasHeld, aftermath) = book.withLock { book in (book.status(of: queue).isHeld, book.resume(queue)) }
+        guard let aftermath else { return }
+        // A gate that was open is not resumed: nothing to tell.
+        if wasHeld { publish(.queueResumed, queue) }
         carryOut(aftermath, queue)
     }
 

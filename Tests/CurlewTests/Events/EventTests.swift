@@ -62,6 +62,21 @@ struct EventTests {
         }
     }
 
+    /// Resuming a queue that was not held publishes nothing: the next event a subscriber sees
+    /// is the hold that follows.
+    @Test func resumingAnOpenQueuePublishesNothing() async throws {
+        let queues = QueueActor()
+        let stream = queues.events
+        await queues.resume("q")
+        await queues.hold("q")
+        var kinds: [ClientEvent.Kind] = []
+        for await event in stream {
+            kinds.append(event.kind)
+            break
+        }
+        #expect(kinds == [.queueHeld])
+    }
+
     @Test func queueEventsReachEverySubscriber() async throws {
         let queues = QueueActor()
         let first = queues.events
