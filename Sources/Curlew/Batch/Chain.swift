@@ -65,7 +65,7 @@ public struct Chain<Output: Sendable>: Sendable {
         let progress = ChainProgress()
         let activity = Activity(kind: .chain, name: "chain \(name) (\(stepCount) steps)")
         do {
-            return try await AccessoryScope.run(activity, accessories: client.configuration.accessories) {
+            return try await AccessoryScope.run(activity, accessories: client.configuration.accessories, group: true) {
                 try await body(progress)
             }
         } catch {

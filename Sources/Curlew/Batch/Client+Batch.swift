@@ -68,7 +68,7 @@ extension APIClient {
             return error
         }
         // `work` never throws, so neither does the scope.
-        return (try? await AccessoryScope.run(activity, accessories: configuration.accessories, isFailure: outcome, work)) ?? []
+        return (try? await AccessoryScope.run(activity, accessories: configuration.accessories, group: true, isFailure: outcome, work)) ?? []
     }
 
     /// Sends requests of different types together and returns their results as a tuple.

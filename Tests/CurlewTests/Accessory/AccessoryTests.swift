@@ -72,6 +72,20 @@ struct AccessoryTests {
         #expect(extra.events == ["extra start request ExtraRequest", "extra willStop request ok", "extra didStop request ok"])
     }
 
+    /// A member's own accessories stay quiet inside a batch or a chain also on a client without
+    /// accessories of its own: a group never reports member by member.
+    @Test func membersOfAGroupStayQuietOnAClientWithoutAccessories() async throws {
+        let extra = RecordingAccessory("extra ")
+        let transport = MockTransport { request in .text("fine", for: request) }
+        let client = APIClient(configuration: ClientConfiguration(baseURL: "https://api.test"), transport: transport)
+        let batch = await client.batch([ExtraRequest(extra: extra), ExtraRequest(extra: extra)])
+        #expect(batch.failedRequests.isEmpty)
+        _ = try await client.chain(ExtraRequest(extra: extra)).run()
+        #expect(extra.events.isEmpty)
+        _ = try await client.send(ExtraRequest(extra: extra))
+        #expect(extra.events.count == 3, "alone, the request reports")
+    }
+
     @Test func aBatchReportsAsOneUnit() async {
         let accessory = RecordingAccessory()
         let batch = await client(accessory).batch((0..<5).map { Send(path: $0 == 3 ? "bad" : "ok\($0)") })
