@@ -80,12 +80,14 @@ struct StatusGate: APIMiddleware {
 struct ForwardedResponse: Error, Sendable {
     let response: RawResponse
 
-    /// The forwarded response behind `error`: an `.unacceptableStatus` from the gate, or the
-    /// `.unauthorized` token refresh throws when its attempts are spent (wrapping the last one).
+    /// The forwarded response behind `error`: an `.unacceptableStatus` from the gate, or what
+    /// token refresh wraps it in — `.unauthorized` when its attempts are spent, `.sessionEnded`
+    /// for a status that ends the session (the session ended; the response is still the
+    /// operation's answer).
     static func find(in error: CurlewError) -> ForwardedResponse? {
         var current: CurlewError? = error
         while let error = current {
-            guard error.code == .unacceptableStatus || error.code == .unauthorized else { return nil }
+            guard error.code == .unacceptableStatus || error.code == .unauthorized || error.code == .sessionEnded else { return nil }
             if let forwarded = error.underlying as? ForwardedResponse { return forwarded }
             current = error.underlying as? CurlewError
         }

@@ -422,6 +422,23 @@ struct CurlewTransportTests {
         #expect(store.count("GET /v1/me") == 2)
     }
 
+    @Test("A status that ends the session reaches the generated client as the documented response, the session ended")
+    func sessionEndingStatusForwarded() async throws {
+        let store = try await PetStoreServer.start()
+        defer { Task { await store.shutdown() } }
+        store.state.withLock { $0.validToken = "never" }
+        let tokens = TokenStore(credential: .init(accessToken: "T1"))
+        let refresh = TokenRefreshMiddleware(store: tokens, sessionEndedStatuses: [401]) { _ in .init(accessToken: "T9") }
+        let (client, _) = try makeClient(store, middleware: [refresh, AuthorizationMiddleware(store: tokens)])
+        let output = try await client.getProfile()
+        guard case .unauthorized = output else {
+            Issue.record("expected the 401, got \(output)")
+            return
+        }
+        #expect(store.count("GET /v1/me") == 1)
+        #expect(await tokens.current() == nil, "the session ended: the store is cleared")
+    }
+
     @Test("Events carry the operation id as the request name")
     func eventsNameTheOperation() async throws {
         let store = try await PetStoreServer.start()
