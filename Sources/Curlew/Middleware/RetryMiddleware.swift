@@ -100,7 +100,7 @@ public struct RetryMiddleware: APIMiddleware {
                 return try await next(request, context)
             } catch let error as CurlewError {
                 guard attempt < maximumAttempts, isRetryable(error) else { throw error }
-                let delay = self.delay(after: attempt, retryAfter: error.headers?[.retryAfter])
+                let delay = self.delay(after: attempt, retryAfter: error.headers?[.retryAfter], date: error.headers?[.date])
                 guard ContinuousClock.now - started + delay < maximumTotalTime else { throw error }
                 // A retry never outlives the call's deadline: it could only fail with `.deadlineExceeded`.
                 if let deadline = context.deadline, ContinuousClock.now + delay >= deadline { throw error }
@@ -157,8 +157,10 @@ public struct RetryMiddleware: APIMiddleware {
     }
 
     /// `Retry-After` when present (capped), else full jitter: random in 0…min(max, base·2^(n−1)).
-    func delay(after attempt: Int, retryAfter: String?) -> Duration {
-        if let retryAfter, let seconds = Self.retryAfterSeconds(retryAfter) {
+    /// A `Retry-After` date counts from the answer's own `Date` when it has one, so a server
+    /// whose clock is off from this machine's still gets the wait it asked for.
+    func delay(after attempt: Int, retryAfter: String?, date: String? = nil) -> Duration {
+        if let retryAfter, let seconds = Self.retryAfterSeconds(retryAfter, answeredAt: date.flatMap(ServerClock.parseHTTPDate)) {
             // Capped before the conversion: a server may name any number of seconds.
             let cap = Double(maximumDelay.components.seconds) + Double(maximumDelay.components.attoseconds) / 1e18
             return seconds >= cap ? maximumDelay : .milliseconds(Int(seconds * 1000))
@@ -169,13 +171,14 @@ public struct RetryMiddleware: APIMiddleware {
     }
 
     /// Seconds to wait from a `Retry-After` value: delta-seconds (`1*DIGIT`, RFC 9110 §10.2.3,
-    /// so never `inf`, `-5` or `1e400`) or an HTTP date; `nil` for anything else.
-    static func retryAfterSeconds(_ value: String) -> Double? {
+    /// so never `inf`, `-5` or `1e400`) or an HTTP date in any of its three forms, counted from
+    /// `answeredAt` (the answer's `Date`) when known, else from now; `nil` for anything else.
+    static func retryAfterSeconds(_ value: String, answeredAt: Date? = nil) -> Double? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             return Double(trimmed)
         }
         guard let date = ServerClock.parseHTTPDate(trimmed) else { return nil }
-        return max(0, date.timeIntervalSinceNow)
+        return max(0, date.timeIntervalSince(answeredAt ?? Date()))
     }
 }

@@ -100,15 +100,39 @@ public final class ServerClock: APIMiddleware {
     /// not a number) is ignored, so the timestamp stays an `Int`.
     static let latestSeconds: TimeInterval = 253_402_300_799
 
-    /// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the only format servers send
-    /// today, by hand (a `DateFormatter` per response costs more than the whole request).
+    /// Parses an HTTP date by hand (a `DateFormatter` per response costs more than the whole
+    /// request): the IMF-fixdate servers send today (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two
+    /// obsolete forms a recipient must still accept (RFC 9110 §5.6.7), RFC 850
+    /// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).
     static func parseHTTPDate(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", parts[0].hasSuffix(","),
-            let day = Int(parts[1]), let year = Int(parts[3]), (0...9999).contains(year),
-            let month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(of: String(parts[2]))
-        else { return nil }
-        let clock = parts[4].split(separator: ":").compactMap { Int($0) }
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let parsed: (day: Int, month: Int, year: Int, time: Substring)
+        if parts.count == 6, parts[5] == "GMT", parts[0].hasSuffix(",") {
+            // IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
+            guard let parsedDay = Int(parts[1]), let parsedYear = Int(parts[3]), let index = months.firstIndex(of: String(parts[2])) else { return nil }
+            parsed = (parsedDay, index, parsedYear, parts[4])
+        } else if parts.count == 4, parts[3] == "GMT", parts[0].hasSuffix(",") {
+            // RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`; a two-digit year more than 50 years
+            // ahead is the last century's (RFC 9110 §5.6.7).
+            let date = parts[1].split(separator: "-")
+            guard date.count == 3, let parsedDay = Int(date[0]), let short = Int(date[2]), date[2].count == 2,
+                let index = months.firstIndex(of: String(date[1]))
+            else { return nil }
+            let thisYear = 1970 + Int(Date().timeIntervalSince1970 / 31_556_952)
+            var full = thisYear / 100 * 100 + short
+            if full > thisYear + 50 { full -= 100 }
+            parsed = (parsedDay, index, full, parts[2])
+        } else if parts.count == 5, !parts[0].hasSuffix(",") {
+            // asctime: `Sun Nov  6 08:49:37 1994` (the day padded with a space).
+            guard let index = months.firstIndex(of: String(parts[1])), let parsedDay = Int(parts[2]), let parsedYear = Int(parts[4]) else { return nil }
+            parsed = (parsedDay, index, parsedYear, parts[3])
+        } else {
+            return nil
+        }
+        let (day, month, year, time) = parsed
+        guard (0...9999).contains(year) else { return nil }
+        let clock = time.split(separator: ":").compactMap { Int($0) }
         guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else {
             return nil
         }

@@ -337,6 +337,29 @@ struct SigningFailoverRetryTests {
         #expect(RetryMiddleware.retryAfterSeconds("soon") == nil)
     }
 
+    /// RFC 9110 §5.6.7: a recipient accepts all three HTTP date forms — IMF-fixdate, RFC 850
+    /// (a two-digit year more than 50 years ahead is the last century's) and asctime.
+    @Test func allThreeHTTPDateFormsParse() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(ServerClock.parseHTTPDate("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(ServerClock.parseHTTPDate("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(ServerClock.parseHTTPDate("Thursday, 06-Nov-25 08:49:37 GMT")?.timeIntervalSince1970 == 1_762_418_977)
+        #expect(ServerClock.parseHTTPDate("Sunday, 06-Nov-1994 08:49:37 GMT") == nil)
+        #expect(ServerClock.parseHTTPDate("Sun Nov 6 08:49:37") == nil)
+    }
+
+    /// A `Retry-After` date counts from the answer's `Date`: a server whose clock is an hour
+    /// ahead of this machine's, asking for two minutes, gets two minutes.
+    @Test func aRetryAfterDateCountsFromTheAnswersDate() {
+        let serverNow = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3_600).rounded(.down))
+        let retryAt = serverNow.addingTimeInterval(120)
+        #expect(RetryMiddleware.retryAfterSeconds(Self.httpDate(retryAt), answeredAt: serverNow) == 120)
+        let retry = RetryMiddleware(maximumDelay: .seconds(600))
+        #expect(retry.delay(after: 1, retryAfter: Self.httpDate(retryAt), date: Self.httpDate(serverNow)) == .seconds(120))
+        #expect(retry.delay(after: 1, retryAfter: "Sunday, 06-Nov-94 08:49:37 GMT") == .zero, "a past date in the RFC 850 form: at once")
+    }
+
     @Test func anyRetryAfterAServerSendsIsCappedWithoutTrapping() {
         let retry = RetryMiddleware(maximumDelay: .seconds(10))
         for huge in ["99999999999999999999", "9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT"] {
@@ -374,7 +397,8 @@ struct SigningFailoverRetryTests {
         #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 1994 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
         #expect(ServerClock.parseHTTPDate("Thu, 01 Jan 1970 00:00:00 GMT")?.timeIntervalSince1970 == 0)
         #expect(ServerClock.parseHTTPDate("Tue, 29 Feb 2028 23:59:59 GMT")?.timeIntervalSince1970 == 1_835_481_599)
-        #expect(ServerClock.parseHTTPDate("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+        // The obsolete RFC 850 form is read too (RFC 9110 §5.6.7; see allThreeHTTPDateFormsParse).
+        #expect(ServerClock.parseHTTPDate("Sunday, 06-Nov-94 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
         #expect(ServerClock.parseHTTPDate("Sun, 06 Nov 1994 25:49:37 GMT") == nil)
         for offset in stride(from: 0.0, to: 4e9, by: 123_456_789) {
             let date = Date(timeIntervalSince1970: offset.rounded())
