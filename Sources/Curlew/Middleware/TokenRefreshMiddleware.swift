@@ -32,7 +32,11 @@ public struct TokenRefreshMiddleware: APIMiddleware {
     public var refreshCodes: Set<String>
     /// Business codes that end the session, e.g. `["802"]`.
     public var sessionEndedCodes: Set<String>
-    /// HTTP statuses that end the session (a forced logout, e.g. 307).
+    /// HTTP statuses that end the session (a forced logout, e.g. 403 or 419). A redirect status
+    /// with a `Location` (a `307` to a login page) is followed before this middleware sees it, so
+    /// it ends nothing: where such a redirect means "logged out", set
+    /// ``/CurlewCore/TransferOptions/redirectLimit`` to 0, or list only statuses that are not
+    /// followed.
     public var sessionEndedStatuses: Set<Int>
     /// Attempts per request, the first send included: `3` (the default) is the send and at most
     /// two resends; "resend at most three times" is `4`; `1` sends once and never refreshes. Less
