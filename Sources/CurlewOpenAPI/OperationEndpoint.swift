@@ -77,7 +77,7 @@ struct StatusGate: APIMiddleware {
 
 /// The response a `StatusGate` turned into an error; the transport returns it to the
 /// generated client when that error is the call's outcome.
-struct ForwardedResponse: Error, Sendable {
+struct ForwardedResponse: ResponseCarryingError, Sendable {
     let response: RawResponse
 
     /// The forwarded response behind `error`: an `.unacceptableStatus` from the gate, or what

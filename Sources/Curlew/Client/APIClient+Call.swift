@@ -118,7 +118,13 @@ extension APIClient {
         let slot = try await queues.heldSlot(in: queue, priority: options.priority, deadline: CallDeadline.current, request: request)
         defer { slot.giveBackUnlessKept() }
         reporter.report(.dequeued) { $0.queue = queue }
-        return try await work(slot)
+        do {
+            return try await work(slot)
+        } catch {
+            // A failure that still hands its streamed body to the caller keeps the slot for it.
+            slot.keep(forResponseIn: error)
+            throw error
+        }
     }
 
     /// The middleware for one call: the client's (already in phase order) and the call's own,

@@ -42,3 +42,26 @@ final class QueueSlot: Sendable {
         }
     }
 }
+
+/// An error that hands the call's response on to its caller (`CurlewOpenAPI`'s forwarded status
+/// answer, which the generated client receives as a response): a streamed body in it keeps the
+/// call's queue slot until it ends, as a returned one does.
+package protocol ResponseCarryingError: Error {
+    /// The response the caller receives.
+    var response: RawResponse { get }
+}
+
+extension QueueSlot {
+    /// Keeps the slot for the streamed body of the response `error` carries (directly or under
+    /// a `CurlewError`'s ``/CurlewCore/CurlewError/underlying`` chain), if any.
+    func keep(forResponseIn error: any Error) {
+        var current: (any Error)? = error
+        while let error = current {
+            if let carrying = error as? any ResponseCarryingError {
+                keep(for: carrying.response)
+                return
+            }
+            current = (error as? CurlewError)?.underlying
+        }
+    }
+}

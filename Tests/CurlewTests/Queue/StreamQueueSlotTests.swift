@@ -54,6 +54,62 @@ struct StreamQueueSlotTests {
         }
     }
 
+    /// Throws a failure that still hands the (streamed) `503` to the caller, as `CurlewOpenAPI`
+    /// forwards a status its middleware acted on.
+    struct Forwarding: APIMiddleware {
+        struct Carried: ResponseCarryingError {
+            let response: RawResponse
+        }
+
+        /// Innermost, where the status is still a response (the endpoint's checks come after).
+        var phase: MiddlewarePhase? { MiddlewarePhase(rank: 1_000, name: "forwarding") }
+
+        func intercept(_ request: PreparedRequest, context: MiddlewareContext, next: MiddlewareNext) async throws -> RawResponse {
+            var context = context
+            context.handledStatuses.insert(503)
+            let raw = try await next(request, context)
+            guard raw.status.code == 503 else { return raw }
+            throw CurlewError(code: .unacceptableStatus, message: "forwarded", request: request.summary, underlying: Carried(response: raw))
+        }
+    }
+
+    /// A failure that hands its streamed body on keeps the call's slot until that body ends, as
+    /// a returned stream does: the next call of a serial queue waits for it.
+    @Test func aFailureThatHandsOnItsStreamedBodyKeepsTheSlotForIt() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: { request in
+            guard request.path == "/busy" else { return .text(request.path) }
+            return .stream(status: 503, headers: []) { writer in
+                try await writer.write("head-")
+                while !gate.isOpen { try await Task.sleep(for: .milliseconds(5)) }
+                try await writer.write("tail")
+            }
+        }) { server, _, transport in
+            let queues = QueueActor(limits: ["partner": 1])
+            let client = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [Forwarding()]), transport: transport, queues: queues)
+            var carried: RawResponse?
+            do {
+                _ = try await client.stream(FetchText(path: "busy")) { $0.queue = "partner" }
+                Issue.record("the 503 was forwarded as a failure")
+            } catch let error as CurlewError {
+                carried = (error.underlying as? Forwarding.Carried)?.response
+            }
+            let body = try #require(carried)
+            #expect(await queues.status(of: "partner").running == 1, "the forwarded body is still arriving")
+            let later = Task { try await client.send(FetchText(path: "later"), queue: "partner") }
+            #expect(await eventually(within: 10) { await queues.status(of: "partner").waiting == 1 })
+            gate.open()
+            guard case .stream(let stream) = body.content else {
+                Issue.record("expected a streamed body")
+                return
+            }
+            #expect(String(decoding: try await stream.collect(upTo: 1 << 10), as: UTF8.self) == "head-tail")
+            #expect(try await later.value == "/later")
+            #expect(server.requests.map(\.path) == ["/busy", "/later"])
+        }
+    }
+
     @Test func droppingAStreamGivesItsSlotBack() async throws {
         let gate = Gate()
         try await withLoopback(handler: handler(gate)) { server, _, transport in
