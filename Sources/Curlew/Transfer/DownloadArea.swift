@@ -92,7 +92,8 @@ public final class DownloadArea: Sendable {
     }
 
     /// Deletes the regular files older than ``lifetime`` (by modification time) except those in
-    /// use (being written, or a partial file being resumed); returns how many were deleted.
+    /// use (being written, or a partial file being resumed — by this process, or by another whose
+    /// resumable download holds the files' lock); returns how many were deleted.
     @discardableResult
     public func sweep(now: Date = Date()) -> Int {
         let path = directory.path
@@ -101,14 +102,44 @@ public final class DownloadArea: Sendable {
         let (seconds, attoseconds) = lifetime.components
         let limit = Double(seconds) + Double(attoseconds) / 1e18
         var removed = 0
+        // Whether another process's resumable download holds the lock of a key, asked once per key.
+        var lockedKeys: [Substring: Bool] = [:]
         for name in names {
             let file = path + "/" + name
             guard !busy.contains(file) else { continue }
             var info = stat()
             guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            if now.timeIntervalSince1970 - modified >= limit, unlink(file) == 0 { removed += 1 }
+            guard now.timeIntervalSince1970 - modified >= limit else { continue }
+            if let key = Self.resumableKey(name) {
+                let locked = lockedKeys[key] ?? Self.isLocked(path + "/.curlew-\(key).curlew-lock")
+                lockedKeys[key] = locked
+                if locked { continue }
+            }
+            if unlink(file) == 0 { removed += 1 }
         }
         return removed
+    }
+
+    /// The key of a resumable download's partial file, resume record or lock
+    /// (`.curlew-<key>.curlew-partial`), `nil` for any other name.
+    private static func resumableKey(_ name: String) -> Substring? {
+        guard name.hasPrefix(".curlew-") else { return nil }
+        for suffix in [".curlew-partial", ".curlew-resume", ".curlew-lock"] where name.hasSuffix(suffix) {
+            return name.dropFirst(".curlew-".count).dropLast(suffix.count)
+        }
+        return nil
+    }
+
+    /// Whether a download (of any process) holds the lock at `path` (``PartialFileLock``). Asked
+    /// with a shared lock taken and dropped at once; a download that starts in that instant
+    /// finds its lock taken and fails with `.downloadInProgress`, as it would beside a running one.
+    private static func isLocked(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var result: Int32
+        repeat { result = flock(descriptor, LOCK_SH | LOCK_NB) } while result != 0 && errno == EINTR
+        return result != 0
     }
 }

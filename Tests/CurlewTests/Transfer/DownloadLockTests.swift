@@ -45,6 +45,37 @@ struct DownloadLockTests {
         }
     }
 
+    /// Another `DownloadArea` on the same folder (another process's, in effect) never sweeps the
+    /// partial file, resume record or lock of a resumable download that is running — however old
+    /// their modification times — while it sweeps an abandoned download's old files.
+    @Test func aSweepLeavesTheFilesOfARunningResumableDownloadAlone() async throws {
+        let folder = try temporaryDirectory("lock-sweep")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let held = 256 * 1024
+        let mine = DownloadArea(directory: folder, lifetime: .seconds(1))
+        let other = DownloadArea(directory: folder, lifetime: .seconds(1))
+        try await withLoopback(router: SlowRoutes.router()) { _, client, _ in
+            var options = resumable
+            options.area = mine
+            let first = Task { try await client.download(FileGet(path: "/hold?after=\(held)"), options: options) }
+            #expect(await eventually { partialSize(folder) == Int64(held) }, "\(contents(of: folder))")
+            // An abandoned download's files, unlocked.
+            for suffix in ["curlew-partial", "curlew-resume", "curlew-lock"] {
+                try Data("old".utf8).write(to: folder.appendingPathComponent(".curlew-0123abcd.\(suffix)"))
+            }
+            let running = contents(of: folder).filter { !$0.contains("0123abcd") }
+            #expect(running.count == 3, "\(running)")
+            // Every file two hours old.
+            let past = Date().addingTimeInterval(-7_200).timeIntervalSince1970
+            var times = [timeval(tv_sec: Int(past), tv_usec: 0), timeval(tv_sec: Int(past), tv_usec: 0)]
+            for name in contents(of: folder) { #expect(utimes(folder.appendingPathComponent(name).path, &times) == 0) }
+            #expect(other.sweep() == 3, "the abandoned download's three files")
+            #expect(contents(of: folder).sorted() == running.sorted(), "the running download's files stay")
+            first.cancel()
+            #expect(await first.result.failureIsCancellation)
+        }
+    }
+
     @Test func manyConcurrentResumableDownloadsOfOneFileLandItOnceByteIdentical() async throws {
         let folder = try temporaryDirectory("lock-many")
         defer { try? FileManager.default.removeItem(at: folder) }
