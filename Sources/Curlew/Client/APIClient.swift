@@ -165,7 +165,7 @@ public actor APIClient {
     /// (``RequestOptions/queue``) the call keeps its slot until the body has arrived, failed, or
     /// been stopped (a cancelled read, the stream dropped); an unread body beyond `highWaterMark`
     /// has not arrived, so read or drop it before sending another call through the same serial
-    /// queue.
+    /// queue. A ``RequestTracker`` ticket (``RequestOptions/ticket``) is handed back then too.
     ///
     /// ```swift
     /// let response = try await client.stream(ExportRequest())
@@ -183,8 +183,20 @@ public actor APIClient {
     ) async throws -> APIResponse<ResponseBodyStream> {
         var options = request.options
         adjust?(&options)
-        return try await call(request, options: options, responseBody: .stream(highWaterMark: highWaterMark)) { raw, _ in
-            APIResponse(value: ResponseBodyStream(body: raw.content), raw: raw)
+        // The call is running until its body has arrived: the ticket goes back when the body
+        // ends (or at once, when the call fails or answers without a stream).
+        let ticket = options.ticket
+        options.ticket = nil
+        do {
+            return try await call(request, options: options, responseBody: .stream(highWaterMark: highWaterMark)) { raw, _ in
+                if let ticket {
+                    if case .stream(let body) = raw.content { body.whenEnded { _ in ticket.finish() } } else { ticket.finish() }
+                }
+                return APIResponse(value: ResponseBodyStream(body: raw.content), raw: raw)
+            }
+        } catch {
+            ticket?.finish()
+            throw error
         }
     }
 }

@@ -110,6 +110,35 @@ struct StreamQueueSlotTests {
         }
     }
 
+    /// A streamed call's tracker ticket goes back when its body has arrived, as its queue slot
+    /// does: `waitUntilFinished()` does not return while the body is still coming.
+    @Test func aStreamsTicketIsHandedBackWhenItsBodyHasArrived() async throws {
+        let gate = Gate()
+        try await withLoopback(handler: handler(gate)) { server, _, transport in
+            let queues = QueueActor(limits: ["partner": 1])
+            let client = client(server, transport, queues)
+            let tracker = RequestTracker()
+            let ticket = tracker.ticket()
+            let response = try await client.stream(FetchText(path: "stream")) {
+                $0.queue = "partner"
+                $0.ticket = ticket
+            }
+            #expect(tracker.outstanding == 1, "the body is still arriving")
+            gate.open()
+            _ = try await response.value.collect(upTo: 1 << 10)
+            #expect(await eventually { tracker.outstanding == 0 })
+            // A stream that fails before its head hands its ticket back at once.
+            let failing = tracker.ticket()
+            _ = await #expect(throws: CurlewError.self) {
+                try await client.stream(FetchText(path: "stream")) {
+                    $0.ticket = failing
+                    $0.baseURL = "http://127.0.0.1:1"
+                }
+            }
+            #expect(tracker.outstanding == 0)
+        }
+    }
+
     @Test func droppingAStreamGivesItsSlotBack() async throws {
         let gate = Gate()
         try await withLoopback(handler: handler(gate)) { server, _, transport in
