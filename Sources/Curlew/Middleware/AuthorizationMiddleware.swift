@@ -101,7 +101,9 @@ public struct AuthorizationMiddleware: APIMiddleware {
         if attachesOnlyWhenLoginRequired, !context.requiresAuthentication {
             return try await next(request, context)
         }
-        var credential = context.credential?.token
+        // The refresh middleware's choice, when it is this store's (or set by code of your own).
+        let chosenHere = context.credentialStore.map { $0 == ObjectIdentifier(store) } ?? true
+        var credential = chosenHere ? context.credential?.token : nil
         if credential == nil { credential = store.snapshot?.0 }
         guard let credential else {
             if context.requiresAuthentication {

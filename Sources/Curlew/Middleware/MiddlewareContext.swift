@@ -58,6 +58,10 @@ public struct MiddlewareContext: Sendable {
     /// The credential chosen for this attempt and its version, set by ``TokenRefreshMiddleware``
     /// (so ``AuthorizationMiddleware`` sends exactly the token refresh decisions are based on).
     public var credential: (token: TokenStore.Credential, version: Int)?
+    /// The store ``credential`` comes from, when ``TokenRefreshMiddleware`` set it: an
+    /// ``AuthorizationMiddleware`` of another store (Basic credentials beside a refreshed bearer
+    /// token) sends its own store's credential instead.
+    package var credentialStore: ObjectIdentifier?
     /// The origins that may receive the client's credentials, signature and common arguments;
     /// ask with ``trusts(_:)``.
     package var trustedOrigins: TrustedOrigins {

@@ -100,7 +100,10 @@ public struct TokenRefreshMiddleware: APIMiddleware {
         // transport attempt of the call, a retry's inside included.
         var sends = 1
         while true {
-            if let (credential, version) = snapshot { context.credential = (credential, version) }
+            if let (credential, version) = snapshot {
+                context.credential = (credential, version)
+                context.credentialStore = ObjectIdentifier(store)
+            }
             do {
                 return try await next(request, context)
             } catch let error as CurlewError {

@@ -65,6 +65,30 @@ struct AuthOnTheWireTests {
 
     /// A 401 names the scheme the server asks for: a Digest endpoint (Curlew sends Basic and
     /// Bearer, not Digest), a wrong Basic password, a Bearer endpoint called without a token.
+    /// An `AuthorizationMiddleware` of another store than the refresh middleware's (Basic
+    /// credentials beside a refreshed bearer token) sends its own store's credential, not the
+    /// token the refresh middleware chose.
+    @Test func anAuthorizationOfAnotherStoreSendsItsOwnCredential() async throws {
+        let seen = Mutex<[String]>([])
+        try await withLoopback(handler: { request in
+            seen.withLock { $0.append(request.header("Authorization") ?? "none") }
+            return .text("ok")
+        }) { server, _, transport in
+            let bearer = TokenStore(credential: .init(accessToken: "bearer-token", refreshToken: "r"))
+            let refresh = TokenRefreshMiddleware(store: bearer) { $0 }
+            let client = APIClient(
+                configuration: ClientConfiguration(
+                    baseURL: server.baseURL, middleware: [refresh, AuthorizationMiddleware.basic(username: "u", password: "p")]),
+                transport: transport)
+            _ = try await client.send(Send(path: "basic"))
+            let sameStore = APIClient(
+                configuration: ClientConfiguration(baseURL: server.baseURL, middleware: [refresh, AuthorizationMiddleware(store: bearer)]),
+                transport: transport)
+            _ = try await sameStore.send(Send(path: "bearer"))
+        }
+        #expect(seen.withLock { $0 } == ["Basic dTpw", "Bearer bearer-token"])
+    }
+
     @Test func a401NamesTheSchemeTheServerAsksFor() async throws {
         let base = try TestServers.httpbin()
         let basic = APIClient(
